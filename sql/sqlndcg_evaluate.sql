@@ -1,0 +1,310 @@
+{#-
+  sqlndcg: every requested metric, at every cutoff, for every (group, query), in one statement.
+
+  Definitions (SEMANTICS.md), with rel_i the label at position i (0 if unjudged) and g() the gain:
+    CG@k   = sum_{i<=k} max(rel_i, 0)
+    DCG@k  = sum_{i<=k} g(rel_i) / log2(i + 1)
+    IDCG@k = DCG@k of the ideal ranking (all judged documents, or only the retrieved ones, by gain descending)
+    NDCG@k = DCG@k / IDCG@k                      (IDCG = 0 for lack of any gain: the `empty` setting)
+    P@k    = relevant in top k / k               (`short_lists`: pad divides by k, truncate by min(k, n))
+    R@k    = relevant in top k / R               (R = judged documents with rel >= threshold)
+    AP@k   = sum_{relevant i<=k} P@i / R         (trec_eval map_cut; AP = full depth)
+    RR@k   = 1 / first relevant position <= k, else 0
+    Hit@k  = 1 if any relevant document in top k
+    Judged@k = judged documents in top k / k     (a judgment with rel >= 0)
+  Ranking: score descending, ties by doc_id descending (trec_eval), or tie-averaged (McSherry & Najork), or the
+  run's own rank. Each query's documents are ranked once (one ROW_NUMBER) and every metric reads that ranking.
+
+  The plan `p` is plain data (lists, dicts, strings, validated numbers; identifiers already quoted), so the same
+  macro renders from Python and from dbt. Written in DuckDB SQL restricted to a portable subset (DESIGN.md).
+-#}
+
+{%- macro sqlndcg_per_query(p) -%}
+{%- set kinds = p.metrics | map(attribute='kind') | list -%}
+{%- set needs_idcg = 'idcg' in kinds or 'ndcg' in kinds -%}
+{%- set needs_ap = 'ap' in kinds -%}
+{%- set needs_rr = 'rr' in kinds -%}
+{%- set average = p.ties == 'average' -%}
+{%- set groups = p.groups -%}
+{%- set shared = p.groups | selectattr('shared') | list -%}
+{%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
+{%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
+{%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
+{%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
+WITH run_rows AS (
+  SELECT
+    {%- for g in groups %}
+    {{ g.run_column }} AS {{ g.alias }},
+    {%- endfor %}
+    {{ sqlndcg_id(p.run_query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg_id(p.run_doc_id, p.ids_as_text) }} AS _d,
+    {%- if p.order_by == 'score' %}
+    CAST({{ p.score }} AS {{ sqlndcg_double() }}) AS _score
+    {%- else %}
+    -CAST({{ p.rank }} AS {{ sqlndcg_double() }}) AS _score
+    {%- endif %}
+  FROM {{ p.run }} AS run_input
+),
+ranked AS (
+  SELECT
+    {{ g_cols }}_q, _d, _score,
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _score DESC NULLS LAST, _d DESC) AS _pos
+    {%- if average %},
+    RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _score DESC NULLS LAST) AS _tie_start
+    {%- endif %}
+  FROM run_rows
+),
+top_ranked AS (
+  {#- Only the top of each list is joined to the judgments when every metric has a cutoff; tied groups that
+      start inside the cutoff are kept whole, because their average needs every member. #}
+  SELECT {{ g_cols }}_q, _d, _score, _pos{% if average %}, _tie_start{% endif %}
+  FROM ranked
+  {%- if p.prune_k %}
+  WHERE {% if average %}_tie_start{% else %}_pos{% endif %} <= {{ p.prune_k }}
+  {%- endif %}
+),
+judgment_rows AS (
+  SELECT
+    {%- for g in shared %}
+    {{ g.judgments_column }} AS {{ g.alias }},
+    {%- endfor %}
+    {{ sqlndcg_id(p.judgments_query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg_id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
+    CAST({{ p.rel }} AS {{ sqlndcg_double() }}) AS _rel
+  FROM {{ p.judgments }} AS judgments_input
+),
+labels AS (
+  SELECT
+    {{ s_cols }}_q, _d, _rel,
+    {{ sqlndcg_gain('_rel', p) }} AS _gain,
+    CASE WHEN _rel > 0 THEN _rel ELSE 0 END AS _cg,
+    {%- for t in p.thresholds %}
+    CASE WHEN _rel >= {{ sqlndcg_number(t) }} THEN 1 ELSE 0 END AS _rel_t{{ loop.index0 }},
+    {%- endfor %}
+    CASE WHEN _rel >= 0 THEN 1 ELSE 0 END AS _judged
+  FROM judgment_rows
+),
+judged_queries AS (
+  SELECT
+    {{ s_cols }}_q,
+    {%- for t in p.thresholds %}
+    SUM(_rel_t{{ loop.index0 }}) AS _r_t{{ loop.index0 }},
+    {%- endfor %}
+    MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
+  FROM labels
+  GROUP BY {{ s_cols }}_q
+),
+scored AS (
+  {#- ClickHouse fills unmatched LEFT JOIN columns with 0/'' instead of NULL, so every joined value is read
+      through COALESCE and never tested with IS NULL. #}
+  SELECT
+    {%- for g in groups %}
+    r.{{ g.alias }} AS {{ g.alias }},
+    {%- endfor %}
+    r._q AS _q, r._d AS _d, r._score AS _score, r._pos AS _pos,
+    COALESCE(l._gain, 0) AS _gain,
+    COALESCE(l._cg, 0) AS _cg,
+    {%- for t in p.thresholds %}
+    COALESCE(l._rel_t{{ loop.index0 }}, 0) AS _rel_t{{ loop.index0 }},
+    {%- endfor %}
+    COALESCE(l._judged, 0) AS _judged
+  FROM top_ranked AS r
+  LEFT JOIN labels AS l
+    ON l._q = r._q AND l._d = r._d{% for g in shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+),
+positioned AS (
+  SELECT
+    {{ g_cols }}_q, _pos,
+    {%- for t in p.thresholds %}
+    _rel_t{{ loop.index0 }},
+    {%- endfor %}
+    {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to. #}
+    {%- for v in ns.values %}
+    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg_double() }})) OVER (PARTITION BY {{ g_cols }}_q, _score){% else %}{{ v }}{% endif %} AS {{ v }}_at,
+    {%- endfor %}
+    {%- if needs_ap %}
+    {%- for t in p.thresholds %}
+    SUM(_rel_t{{ loop.index0 }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _seen_t{{ loop.index0 }},
+    {%- endfor %}
+    {%- endif %}
+    {%- if p.ideal == 'retrieved' %}
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _gain DESC) AS _ideal_pos,
+    {%- endif %}
+    _gain
+  FROM scored
+),
+run_metrics AS (
+  SELECT
+    {{ g_cols }}_q,
+    MAX(_pos) AS _n,
+    {#- Per cutoff, only the sums that the metrics at that cutoff read. #}
+    {%- for c in p.cutoffs %}
+    {%- set within %}{% if c.k is none %}1 = 1{% else %}_pos <= {{ c.k }}{% endif %}{% endset %}
+    {%- set at_dcg = 'dcg' in c.kinds or 'ndcg' in c.kinds %}
+    {%- set at_idcg = 'idcg' in c.kinds or 'ndcg' in c.kinds %}
+    {%- set at_hits = 'p' in c.kinds or 'r' in c.kinds or 'hit' in c.kinds %}
+    {%- set at_ap = 'ap' in c.kinds %}
+    {%- set at_cg = 'cg' in c.kinds %}
+    {%- set at_judged = 'judged' in c.kinds %}
+    {%- if at_dcg %}
+    SUM(CASE WHEN {{ within }} THEN _gain_at * {{ sqlndcg_discount('_pos') }} ELSE 0 END) AS _dcg_{{ c.suffix }},
+    {%- endif %}
+    {%- if at_idcg and p.ideal == 'retrieved' %}
+    SUM(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _gain * {{ sqlndcg_discount('_ideal_pos') }} ELSE 0 END) AS _idcg_{{ c.suffix }},
+    {%- endif %}
+    {%- if at_cg %}
+    SUM(CASE WHEN {{ within }} THEN _cg_at ELSE 0 END) AS _cg_{{ c.suffix }},
+    {%- endif %}
+    {%- if at_judged %}
+    SUM(CASE WHEN {{ within }} THEN _judged_at ELSE 0 END) AS _judged_{{ c.suffix }},
+    {%- endif %}
+    {%- for t in p.thresholds %}
+    {%- if at_hits %}
+    SUM(CASE WHEN {{ within }} THEN _rel_t{{ loop.index0 }}_at ELSE 0 END) AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
+    {%- endif %}
+    {%- if at_ap %}
+    SUM(CASE WHEN {{ within }} AND _rel_t{{ loop.index0 }} = 1 THEN CAST(_seen_t{{ loop.index0 }} AS {{ sqlndcg_double() }}) / _pos ELSE 0 END) AS _ap_{{ c.suffix }}_t{{ loop.index0 }},
+    {%- endif %}
+    {%- endfor %}
+    {%- endfor %}
+    {%- if needs_rr %}
+    {%- for t in p.thresholds %}
+    MIN(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN _pos ELSE NULL END) AS _first_t{{ loop.index0 }},
+    {%- endfor %}
+    {%- endif %}
+    MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
+  FROM positioned
+  GROUP BY {{ g_cols }}_q
+),
+{%- if needs_idcg and p.ideal == 'judgments' %}
+ideal_ranking AS (
+  SELECT {{ s_cols }}_q, _gain,
+    ROW_NUMBER() OVER (PARTITION BY {{ s_cols }}_q ORDER BY _gain DESC) AS _ideal_pos
+  FROM labels
+  WHERE _gain > 0
+),
+{%- if p.short_lists == 'pad' %}
+ideal_dcg AS (
+  {#- Padded lists: the ideal takes k positions whatever the length of the run's list (trec_eval). #}
+  SELECT {{ s_cols }}_q,
+    {%- for c in p.cutoffs | selectattr('needs_ideal') %}
+    SUM(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _gain * {{ sqlndcg_discount('_ideal_pos') }} ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM ideal_ranking
+  GROUP BY {{ s_cols }}_q
+),
+{%- else %}
+ideal_dcg AS (
+  {#- Truncated lists: the ideal takes min(k, n) positions, n being the length of this group's list. #}
+  SELECT
+    {%- for g in groups %}
+    rm.{{ g.alias }} AS {{ g.alias }},
+    {%- endfor %}
+    rm._q AS _q,
+    {%- for c in p.cutoffs | selectattr('needs_ideal') %}
+    SUM(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._gain * {{ sqlndcg_discount('i._ideal_pos') }} ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM run_metrics AS rm
+  JOIN ideal_ranking AS i
+    ON i._q = rm._q{% for g in shared %} AND i.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
+  GROUP BY {{ g_cols }}rm._q
+),
+{%- endif %}
+{%- endif %}
+scored_queries AS (
+  {%- if p.queries == 'judged' %}
+  {#- Every judged query, for every group in the run: a query the system did not answer scores 0. #}
+  {%- if groups %}
+  SELECT {% for g in groups %}rg.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
+  FROM (SELECT DISTINCT {% for g in groups %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_metrics) AS rg
+  {%- if shared %}
+  JOIN judged_queries AS jq ON {% for g in shared %}jq.{{ g.alias }} = rg.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
+  {%- else %}
+  CROSS JOIN judged_queries AS jq
+  {%- endif %}
+  {%- else %}
+  SELECT jq._q AS _q FROM judged_queries AS jq
+  {%- endif %}
+  {%- else %}
+  {#- Only queries both answered and judged (trec_eval without -c). #}
+  SELECT {% for g in groups %}rm.{{ g.alias }} AS {{ g.alias }}, {% endfor %}rm._q AS _q
+  FROM run_metrics AS rm
+  JOIN judged_queries AS jq
+    ON jq._q = rm._q{% for g in shared %} AND jq.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
+  {%- endif %}
+)
+SELECT
+  {%- for g in groups %}
+  sq.{{ g.alias }} AS {{ g.output }},
+  {%- endfor %}
+  sq._q AS {{ p.query_output }},
+  {%- for m in p.metrics %}
+  CAST({{ sqlndcg_metric(m, p) }} AS {{ sqlndcg_double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
+  {%- endfor %}
+FROM scored_queries AS sq
+LEFT JOIN run_metrics AS rm
+  ON rm._q = sq._q{% for g in groups %} AND rm.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+LEFT JOIN judged_queries AS jq
+  ON jq._q = sq._q{% for g in shared %} AND jq.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+{%- if needs_idcg and p.ideal == 'judgments' %}
+LEFT JOIN ideal_dcg AS idl
+  ON idl._q = sq._q{% for g in (shared if p.short_lists == 'pad' else groups) %} AND idl.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+{%- endif %}
+ORDER BY {% for g in groups %}sq.{{ g.alias }}, {% endfor %}sq._q
+{%- endmacro -%}
+
+
+{#- gain(rel): 0 for rel <= 0 (unjudged, non-relevant, or judged unusable); else 2^rel - 1, rel, or the map. -#}
+{%- macro sqlndcg_gain(rel, p) -%}
+{%- if p.gain == 'exponential' -%}
+CASE WHEN {{ rel }} > 0 THEN {{ sqlndcg_exp2_minus_1(rel) }} ELSE 0 END
+{%- elif p.gain == 'linear' -%}
+CASE WHEN {{ rel }} > 0 THEN {{ rel }} ELSE 0 END
+{%- else -%}
+CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg_number(grade) }} THEN {{ sqlndcg_number(value) }}{% endfor %} ELSE 0 END
+{%- endif -%}
+{%- endmacro -%}
+
+
+{#- One metric's value from the per-query aggregates (rm: run side, jq: judged side, idl: ideal side). -#}
+{%- macro sqlndcg_metric(m, p) -%}
+{%- set s = m.suffix -%}
+{%- set t = m.threshold_index -%}
+{%- set empty_value %}{% if p.empty == 'zero' %}0{% else %}NULL{% endif %}{% endset -%}
+{%- set n = 'COALESCE(rm._n, 0)' -%}
+{%- if m.k is none -%}
+{%- set positions = n -%}
+{%- elif p.short_lists == 'truncate' -%}
+{%- set positions -%}CASE WHEN {{ n }} < {{ m.k }} THEN {{ n }} ELSE {{ m.k }} END{%- endset -%}
+{%- else -%}
+{%- set positions = m.k -%}
+{%- endif -%}
+{%- if p.ideal == 'retrieved' -%}
+{%- set idcg %}COALESCE(rm._idcg_{{ s }}, 0){% endset -%}
+{%- set has_gain = 'COALESCE(rm._has_gain, 0)' -%}
+{%- else -%}
+{%- set idcg %}COALESCE(idl._idcg_{{ s }}, 0){% endset -%}
+{%- set has_gain = 'COALESCE(jq._has_gain, 0)' -%}
+{%- endif -%}
+{%- if m.kind == 'cg' -%}
+COALESCE(rm._cg_{{ s }}, 0)
+{%- elif m.kind == 'dcg' -%}
+COALESCE(rm._dcg_{{ s }}, 0)
+{%- elif m.kind == 'idcg' -%}
+{{ idcg }}
+{%- elif m.kind == 'ndcg' -%}
+CASE WHEN {{ has_gain }} = 0 THEN {{ empty_value }} WHEN {{ idcg }} = 0 THEN 0 ELSE COALESCE(rm._dcg_{{ s }}, 0) / {{ idcg }} END
+{%- elif m.kind == 'p' -%}
+CASE WHEN {{ positions }} = 0 THEN 0 ELSE CAST(COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) AS {{ sqlndcg_double() }}) / {{ positions }} END
+{%- elif m.kind == 'judged' -%}
+CASE WHEN {{ positions }} = 0 THEN 0 ELSE CAST(COALESCE(rm._judged_{{ s }}, 0) AS {{ sqlndcg_double() }}) / {{ positions }} END
+{%- elif m.kind == 'r' -%}
+CASE WHEN COALESCE(jq._r_t{{ t }}, 0) = 0 THEN {{ empty_value }} ELSE CAST(COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) AS {{ sqlndcg_double() }}) / jq._r_t{{ t }} END
+{%- elif m.kind == 'ap' -%}
+CASE WHEN COALESCE(jq._r_t{{ t }}, 0) = 0 THEN {{ empty_value }} ELSE COALESCE(rm._ap_{{ s }}_t{{ t }}, 0) / jq._r_t{{ t }} END
+{%- elif m.kind == 'rr' -%}
+CASE WHEN COALESCE(rm._first_t{{ t }}, 0) > 0{% if m.k is not none %} AND COALESCE(rm._first_t{{ t }}, 0) <= {{ m.k }}{% endif %} THEN 1 / CAST(rm._first_t{{ t }} AS {{ sqlndcg_double() }}) ELSE 0 END
+{%- elif m.kind == 'hit' -%}
+CASE WHEN COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) > 0 THEN 1 ELSE 0 END
+{%- endif -%}
+{%- endmacro -%}

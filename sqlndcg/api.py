@@ -1,0 +1,97 @@
+"""The public verbs: :func:`evaluate` runs the metrics in DuckDB, :func:`to_sql` returns the SQL it runs."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from . import engine
+from .results import Result
+from .spec import make_spec
+
+MetricNames = Sequence[str] | str
+
+
+def evaluate(
+    run,
+    judgments,
+    metrics: MetricNames = ("ndcg@10",),
+    *,
+    preset: str | None = None,
+    gain: str | Mapping[float, float] | None = None,
+    ideal: str | None = None,
+    ties: str | None = None,
+    short_lists: str | None = None,
+    empty: str | None = None,
+    queries: str | None = None,
+    threshold: float | None = None,
+    group_by: Sequence[str] | str = (),
+    query_id: str = "query_id",
+    doc_id: str = "doc_id",
+    score: str | None = "score",
+    rank: str | None = "rank",
+    rel: str = "rel",
+    judgments_query_id: str | None = None,
+    judgments_doc_id: str | None = None,
+    con=None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+) -> Result:
+    """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
+
+    ``run`` and ``judgments`` are each a DuckDB table/view name (looked up in ``con``), a file path (Parquet,
+    CSV, TSV, TREC run/qrels), or a pandas/polars/pyarrow table. Settings are those of SEMANTICS.md; ``preset``
+    ("trec_eval", "sklearn") fills the ones not given.
+
+    >>> import sqlndcg
+    >>> res = sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5", "map"])
+    >>> round(res.summary.column("ndcg@5")[0], 4)
+    0.6936
+    """
+    spec = make_spec(
+        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, short_lists=short_lists, empty=empty,
+        queries=queries, threshold=threshold, group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
+        rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
+    )
+    return engine.evaluate(spec, run, judgments, con=con, run_format=run_format, judgments_format=judgments_format)
+
+
+def to_sql(
+    run,
+    judgments,
+    metrics: MetricNames = ("ndcg@10",),
+    *,
+    dialect: str = "duckdb",
+    preset: str | None = None,
+    gain: str | Mapping[float, float] | None = None,
+    ideal: str | None = None,
+    ties: str | None = None,
+    short_lists: str | None = None,
+    empty: str | None = None,
+    queries: str | None = None,
+    threshold: float | None = None,
+    group_by: Sequence[str] | str = (),
+    query_id: str = "query_id",
+    doc_id: str = "doc_id",
+    score: str | None = "score",
+    rank: str | None = "rank",
+    rel: str = "rel",
+    judgments_query_id: str | None = None,
+    judgments_doc_id: str | None = None,
+    con=None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+) -> str:
+    """The per-query SQL statement that :func:`evaluate` runs, formatted, in ``dialect`` (via sqlglot).
+
+    >>> import sqlndcg
+    >>> sql = sqlndcg.to_sql(run="runs", judgments="qrels", metrics=["ndcg@10"])
+    >>> sql.startswith("WITH run_rows AS")
+    True
+    """
+    spec = make_spec(
+        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, short_lists=short_lists, empty=empty,
+        queries=queries, threshold=threshold, group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
+        rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
+    )
+    return engine.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
+                           judgments_format=judgments_format)

@@ -1,0 +1,164 @@
+"""Refuse input that would produce a wrong number, before any number is produced.
+
+Each problem is reported with the input, the column and a few offending rows, and what to do about it.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from . import render
+from .errors import DataError, InputError
+from .sources import TREC_LAYOUT, Source
+from .spec import MAX_EXPONENTIAL_REL, Spec
+
+EXAMPLES = 5
+EMPTY_EXAMPLES = 10
+
+_INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+                  "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"}
+_NUMERIC_TYPES = _INTEGER_TYPES | {"FLOAT", "DOUBLE", "REAL"}
+_TEXT_TYPES = {"VARCHAR"}
+
+
+def is_integer_type(duck_type: str) -> bool:
+    return duck_type.upper() in _INTEGER_TYPES
+
+
+def is_numeric_type(duck_type: str) -> bool:
+    t = duck_type.upper()
+    return t in _NUMERIC_TYPES or t.startswith("DECIMAL")
+
+
+def check_trec_lines(con: duckdb.DuckDBPyConnection, source: Source) -> None:
+    """A TREC line with the wrong number of fields, or text where a number belongs, is named with its number."""
+    if not source.trec_path:
+        return
+    fields, integers, numbers = TREC_LAYOUT[source.trec_format]
+    sql = render.call("sqlndcg_trec_bad_lines", source.trec_path, fields, integers, numbers, EXAMPLES)
+    try:
+        bad = con.execute(sql).fetchall()
+    except duckdb.Error as exc:
+        raise InputError(f"{source.label} cannot be read as a TREC file: {str(exc).splitlines()[0]}") from None
+    if bad:
+        layout = "query_id Q0 doc_id rank score tag" if source.trec_format == "trec_run" else "query_id 0 doc_id rel"
+        shown = "; ".join(f"line {n}: {line!r}" for n, line, _ in bad)
+        raise DataError(
+            f"{source.label}: {bad[0][2]} line(s) do not have the {fields} whitespace-separated fields "
+            f"'{layout}' with numbers where numbers belong: {shown}"
+        )
+
+
+def require_columns(source: Source, columns: dict[str, str], needed: dict[str, str]) -> None:
+    """``needed`` maps a role ("query id column") to a column name that must exist."""
+    for role, name in needed.items():
+        if name not in columns:
+            close = [c for c in columns if c.lower() == name.lower()]
+            hint = f" (did you mean {close[0]!r}? names are case-sensitive)" if close else ""
+            raise InputError(
+                f"{source.label} has no {role} column {name!r}{hint}; its columns are {list(columns)}. "
+                f"Name the right one with the matching setting (query_id=, doc_id=, score=, rank=, rel=, group_by=)."
+            )
+
+
+def require_types(source: Source, columns: dict[str, str], numeric: list[str], ids: list[str]) -> None:
+    for name in numeric:
+        if not is_numeric_type(columns[name]):
+            raise InputError(
+                f"{source.label}: column {name!r} holds {columns[name]}, but must hold numbers; "
+                "convert it (or fix the rows that made it text) and try again"
+            )
+    for name in ids:
+        t = columns[name].upper()
+        if not (is_integer_type(t) or t in _TEXT_TYPES):
+            raise InputError(
+                f"{source.label}: id column {name!r} holds {columns[name]}; ids must be text or integers "
+                "(cast it, e.g. to VARCHAR)"
+            )
+
+
+def _show(columns: list[str], row: tuple) -> str:
+    return "(" + ", ".join(f"{c}={v!r}" for c, v in zip(columns, row)) + ")"
+
+
+def check_rows(con: duckdb.DuckDBPyConnection, source: Source, spec: Spec, identity: list[str],
+               problems: list[tuple[dict, str]], keys: list[str], key_meaning: str) -> int:
+    """Run every row check on one input in a single scan; raise on the first problem found. Returns row count."""
+    checks = [c for c, _ in problems]
+    counts = con.execute(render.call("sqlndcg_profile", source.sql, checks)).fetchone()
+    rows = counts[0]
+    if rows == 0:
+        raise InputError(f"{source.label} has no rows; there is nothing to evaluate")
+    shown_cols = [render.quote(c) for c in identity]
+    for (check, message), count in zip(problems, counts[1:]):
+        if count:
+            columns = shown_cols + ([check["column"]] if check["column"] not in shown_cols else [])
+            examples = con.execute(
+                render.call("sqlndcg_offending_rows", source.sql, check, columns, EXAMPLES)
+            ).fetchall()
+            names = identity + ([check["name"]] if check["name"] not in identity else [])
+            shown = ", ".join(_show(names, r) for r in examples)
+            raise DataError(f"{source.label}: column {check['name']!r} {message} in {count} row(s), e.g. {shown}")
+    dupes = con.execute(
+        render.call("sqlndcg_duplicates", source.sql, [render.quote(k) for k in keys], EXAMPLES)
+    ).fetchall()
+    if dupes:
+        shown = ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
+        raise DataError(
+            f"{source.label}: {dupes[0][-1]} {key_meaning} occur more than once ({', '.join(keys)}), e.g. {shown}. "
+            "Each must appear once: keep one row per key (e.g. the best score) before evaluating; "
+            "nothing is dropped or chosen silently."
+        )
+    return rows
+
+
+def _check(kind: str, name: str, **extra) -> dict:
+    return {"kind": kind, "column": render.quote(name), "name": name, **extra}
+
+
+def check_run(con, source: Source, spec: Spec, columns: dict[str, str]) -> int:
+    cols = spec.columns
+    identity = list(spec.group_by) + [cols.query_id, cols.doc_id]
+    problems = [(_check("null", c), "is NULL") for c in identity]
+    if cols.score:
+        problems.append((_check("null", cols.score), "is NULL (every retrieved document needs a score)"))
+        if not is_integer_type(columns[cols.score]):
+            problems.append((_check("not_finite", cols.score), "is NaN or infinite"))
+    if cols.rank:
+        problems.append((_check("null", cols.rank), "is NULL (every retrieved document needs a rank)"))
+        problems.append((_check("bad_rank", cols.rank), "is not a positive whole number (ranks start at 1)"))
+    rows = check_rows(con, source, spec, identity, problems, identity, "(query, document) pairs")
+    if cols.rank and spec.ties == "rank":
+        keys = list(spec.group_by) + [cols.query_id, cols.rank]
+        dupes = con.execute(
+            render.call("sqlndcg_duplicates", source.sql, [render.quote(k) for k in keys], EXAMPLES)
+        ).fetchall()
+        if dupes:
+            shown = ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
+            raise DataError(
+                f"{source.label}: ties='rank' needs distinct ranks within a query, but {dupes[0][-1]} rank(s) are "
+                f"shared, e.g. {shown}; use ties='doc_id' or 'average' to break or average ties by score"
+            )
+    return rows
+
+
+def check_judgments(con, source: Source, spec: Spec, columns: dict[str, str], shared: list[str]) -> int:
+    cols = spec.columns
+    identity = shared + [cols.jq, cols.jd]
+    problems = [(_check("null", c), "is NULL") for c in identity]
+    problems.append((_check("null", cols.rel), "is NULL (every judgment needs a relevance label)"))
+    if not is_integer_type(columns[cols.rel]):
+        problems.append((_check("not_finite", cols.rel), "is NaN or infinite"))
+    if spec.gain == "exponential":
+        problems.append((
+            _check("above", cols.rel, limit=float(MAX_EXPONENTIAL_REL)),
+            f"is above {MAX_EXPONENTIAL_REL}, where the exponential gain 2^rel - 1 overflows a double "
+            "(use gain='linear' or a gain map)",
+        ))
+    if spec.gain_map is not None:
+        grades = sorted(spec.gain_map)
+        problems.append((
+            _check("unmapped", cols.rel, grades=grades),
+            f"has a positive grade that the gain map does not cover (it maps {[f'{g:g}' for g in grades]})",
+        ))
+    return check_rows(con, source, spec, identity, problems, identity, "(query, document) judgments")

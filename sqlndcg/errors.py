@@ -1,0 +1,27 @@
+"""One exception type per kind of mistake, so callers can catch exactly what they can fix."""
+
+from __future__ import annotations
+
+
+class SqlndcgError(Exception):
+    """Base class: every error sqlndcg raises on purpose is one of these."""
+
+
+class MetricError(SqlndcgError, ValueError):
+    """A metric name that cannot be parsed, or a metric that a setting does not allow."""
+
+
+class SettingError(SqlndcgError, ValueError):
+    """A setting with a value outside the allowed ones, or settings that contradict each other."""
+
+
+class InputError(SqlndcgError, ValueError):
+    """An input that cannot be read or lacks what is needed: missing table, file, column, or rows."""
+
+
+class DataError(SqlndcgError, ValueError):
+    """Rows that would make a number wrong: duplicates, NULL or non-finite values, labels out of range."""
+
+
+class EmptyQueryError(DataError):
+    """A query with nothing to find (IDCG or R is 0) under ``empty="error"``."""
