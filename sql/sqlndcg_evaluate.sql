@@ -32,18 +32,7 @@
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
 WITH run_rows AS (
-  SELECT
-    {%- for g in groups %}
-    {{ g.run_column }} AS {{ g.alias }},
-    {%- endfor %}
-    {{ sqlndcg_id(p.run_query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg_id(p.run_doc_id, p.ids_as_text) }} AS _d,
-    {%- if p.order_by == 'score' %}
-    CAST({{ p.score }} AS {{ sqlndcg_double() }}) AS _score
-    {%- else %}
-    -CAST({{ p.rank }} AS {{ sqlndcg_double() }}) AS _score
-    {%- endif %}
-  FROM {{ p.run }} AS run_input
+  {{ sqlndcg_run_rows(p) }}
 ),
 ranked AS (
   SELECT
@@ -64,14 +53,7 @@ top_ranked AS (
   {%- endif %}
 ),
 judgment_rows AS (
-  SELECT
-    {%- for g in shared %}
-    {{ g.judgments_column }} AS {{ g.alias }},
-    {%- endfor %}
-    {{ sqlndcg_id(p.judgments_query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg_id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
-    CAST({{ p.rel }} AS {{ sqlndcg_double() }}) AS _rel
-  FROM {{ p.judgments }} AS judgments_input
+  {{ sqlndcg_judgment_rows(p) }}
 ),
 labels AS (
   SELECT
@@ -251,6 +233,38 @@ LEFT JOIN ideal_dcg AS idl
   ON idl._q = sq._q{% for g in (shared if p.short_lists == 'pad' else groups) %} AND idl.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
 {%- endif %}
 ORDER BY {% for g in groups %}sq.{{ g.alias }}, {% endfor %}sq._q
+{%- endmacro -%}
+
+
+{#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _score (higher is better;
+    a rank becomes -rank). Internal names cannot collide with whatever the user's columns are called. -#}
+{%- macro sqlndcg_run_rows(p) -%}
+SELECT
+    {%- for g in p.groups %}
+    {{ g.run_column }} AS {{ g.alias }},
+    {%- endfor %}
+    {{ sqlndcg_id(p.run_query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg_id(p.run_doc_id, p.ids_as_text) }} AS _d,
+    {%- if p.order_by == 'score' %}
+    CAST({{ p.score }} AS {{ sqlndcg_double() }}) AS _score
+    {%- else %}
+    -CAST({{ p.rank }} AS {{ sqlndcg_double() }}) AS _score
+    {%- endif %}
+  FROM {{ p.run }} AS run_input
+{%- endmacro -%}
+
+
+{#- The judgments' rows: shared group columns, _q, _d, and the label _rel as a DOUBLE. -#}
+{%- macro sqlndcg_judgment_rows(p) -%}
+{%- set shared = p.groups | selectattr('shared') | list -%}
+SELECT
+    {%- for g in shared %}
+    {{ g.judgments_column }} AS {{ g.alias }},
+    {%- endfor %}
+    {{ sqlndcg_id(p.judgments_query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg_id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
+    CAST({{ p.rel }} AS {{ sqlndcg_double() }}) AS _rel
+  FROM {{ p.judgments }} AS judgments_input
 {%- endmacro -%}
 
 

@@ -43,9 +43,10 @@ def evaluate(
     ("trec_eval", "sklearn") fills the ones not given.
 
     >>> import sqlndcg
-    >>> res = sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5", "map"])
-    >>> round(res.summary.column("ndcg@5")[0], 4)
-    0.6936
+    >>> res = sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5", "map"],
+    ...                        group_by="tag")
+    >>> [(row["tag"], round(row["ndcg@5"], 4)) for row in res.summary]
+    [('bm25', 0.1916), ('rerank', 0.4913)]
     """
     spec = make_spec(
         metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, short_lists=short_lists, empty=empty,

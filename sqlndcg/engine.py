@@ -142,12 +142,18 @@ def execute(con, prepared: Prepared) -> Result:
     try:
         if spec.empty == "error":
             _refuse_empty(con, name, plan, spec)
-        cur = con.execute(render.call("sqlndcg_select_all", name))
-        per_query = Table(tuple(d[0] for d in cur.description), tuple(cur.fetchall()), spec.settings())
+        per_query = _fetch(con, render.call("sqlndcg_select_all", name), spec)
         summary = _summary(con, name, plan, spec)
     finally:
         con.execute(render.call("sqlndcg_drop", name))
-    return Result(per_query, summary, spec.settings(), prepared.sql)
+    with _registered(con, prepared.run, prepared.judgments):
+        account = _fetch(con, render.call("sqlndcg_account", plan), spec)
+    return Result(per_query, summary, spec.settings(), prepared.sql, account)
+
+
+def _fetch(con, sql: str, spec: Spec) -> Table:
+    cur = con.execute(sql)
+    return Table(tuple(d[0] for d in cur.description), tuple(cur.fetchall()), spec.settings())
 
 
 def evaluate(spec: Spec, run, judgments, *, con=None, run_format=None, judgments_format=None) -> Result:

@@ -77,6 +77,22 @@ class Result:
     summary: Table
     settings: dict
     sql: str
+    account: Table  # per group: rows and queries that went in, and what was left out (sql/sqlndcg_account.sql)
+
+    def account_text(self) -> str:
+        """The account in words, one line per group."""
+        groups = list(self.settings.get("group_by", []))
+        lines = []
+        for a in self.account.to_dicts():
+            who = ", ".join(f"{g}={a[g]}" for g in groups)
+            lines.append(
+                (f"{who}: " if who else "")
+                + f"{a['scored_queries']} queries scored; {a['run_rows']} run rows in {a['run_queries']} queries, "
+                f"{a['run_queries_without_judgments']} of them without judgments (not scored); "
+                f"{a['judged_queries']} judged queries, {a['judged_queries_missing_from_run']} missing from the run "
+                f"(scored 0 under queries='judged'); {a['retrieved_unjudged']} retrieved documents unjudged (gain 0)"
+            )
+        return "\n".join(lines)
 
     def summary_text(self) -> str:
         """One line per (group, metric): mean, 95% confidence interval, and how many queries it averages."""
@@ -90,4 +106,4 @@ class Result:
 
     def __str__(self) -> str:
         described = ", ".join(f"{k}={v}" for k, v in self.settings.items() if k not in ("metrics", "columns"))
-        return f"{self.summary_text()}\n({described})"
+        return f"{self.summary_text()}\n({described})\n{self.account_text()}"
