@@ -77,12 +77,18 @@ def require_types(source: Source, columns: dict[str, str], numeric: list[str], i
             )
 
 
+def _brief(value, limit: int = 60) -> str:
+    """A value as Python would write it, cut short so one huge id cannot flood the message."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 20]}...{text[-8:]} ({len(text)} chars)"
+
+
 def _show(columns: list[str], row: tuple) -> str:
-    return "(" + ", ".join(f"{c}={v!r}" for c, v in zip(columns, row)) + ")"
+    return "(" + ", ".join(f"{c}={_brief(v)}" for c, v in zip(columns, row)) + ")"
 
 
-def check_rows(con: duckdb.DuckDBPyConnection, source: Source, spec: Spec, identity: list[str],
-               problems: list[tuple[dict, str]], keys: list[str], key_meaning: str) -> int:
+def check_rows(con: duckdb.DuckDBPyConnection, source: Source, identity: list[str],
+               problems: list[tuple[dict, str]], key_meaning: str, hint: str = "") -> int:
     """Run every row check on one input in a single scan; raise on the first problem found. Returns row count."""
     checks = [c for c, _ in problems]
     counts = con.execute(render.call("sqlndcg_profile", source.sql, checks)).fetchone()
@@ -100,14 +106,13 @@ def check_rows(con: duckdb.DuckDBPyConnection, source: Source, spec: Spec, ident
             shown = ", ".join(_show(names, r) for r in examples)
             raise DataError(f"{source.label}: column {check['name']!r} {message} in {count} row(s), e.g. {shown}")
     dupes = con.execute(
-        render.call("sqlndcg_duplicates", source.sql, [render.quote(k) for k in keys], EXAMPLES)
+        render.call("sqlndcg_duplicates", source.sql, [render.quote(k) for k in identity], EXAMPLES)
     ).fetchall()
     if dupes:
-        shown = ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
+        shown = ", ".join(_show(identity + ["copies"], r[:-1]) for r in dupes)
         raise DataError(
-            f"{source.label}: {dupes[0][-1]} {key_meaning} occur more than once ({', '.join(keys)}), e.g. {shown}. "
-            "Each must appear once: keep one row per key (e.g. the best score) before evaluating; "
-            "nothing is dropped or chosen silently."
+            f"{source.label}: {dupes[0][-1]} {key_meaning} occur more than once ({', '.join(identity)}), e.g. "
+            f"{shown}. Each must appear once{hint}; nothing is dropped or chosen silently."
         )
     return rows
 
@@ -121,13 +126,19 @@ def check_run(con, source: Source, spec: Spec, columns: dict[str, str]) -> int:
     identity = list(spec.group_by) + [cols.query_id, cols.doc_id]
     problems = [(_check("null", c), "is NULL") for c in identity]
     if cols.score:
-        problems.append((_check("null", cols.score), "is NULL (every retrieved document needs a score)"))
+        problems.append((_check("null", cols.score),
+                         "is missing (NULL, or NaN in a pandas frame; every retrieved document needs a score)"))
         if not is_integer_type(columns[cols.score]):
             problems.append((_check("not_finite", cols.score), "is NaN or infinite"))
     if cols.rank:
         problems.append((_check("null", cols.rank), "is NULL (every retrieved document needs a rank)"))
         problems.append((_check("bad_rank", cols.rank), "is not a positive whole number (ranks start at 1)"))
-    rows = check_rows(con, source, spec, identity, problems, identity, "(query, document) pairs")
+    hint = (
+        ". If the run holds several systems, days or segments, name that column with group_by"
+        + ("" if spec.group_by else f" (its columns: {list(columns)})")
+        + "; otherwise keep one row per document (e.g. its best score)"
+    )
+    rows = check_rows(con, source, identity, problems, "(query, document) pairs", hint)
     if cols.rank and spec.ties == "rank":
         keys = list(spec.group_by) + [cols.query_id, cols.rank]
         dupes = con.execute(
@@ -146,7 +157,8 @@ def check_judgments(con, source: Source, spec: Spec, columns: dict[str, str], sh
     cols = spec.columns
     identity = shared + [cols.jq, cols.jd]
     problems = [(_check("null", c), "is NULL") for c in identity]
-    problems.append((_check("null", cols.rel), "is NULL (every judgment needs a relevance label)"))
+    problems.append((_check("null", cols.rel),
+                     "is missing (NULL, or NaN in a pandas frame; every judgment needs a relevance label)"))
     if not is_integer_type(columns[cols.rel]):
         problems.append((_check("not_finite", cols.rel), "is NaN or infinite"))
     if spec.gain == "exponential":
@@ -161,4 +173,5 @@ def check_judgments(con, source: Source, spec: Spec, columns: dict[str, str], sh
             _check("unmapped", cols.rel, grades=grades),
             f"has a positive grade that the gain map does not cover (it maps {[f'{g:g}' for g in grades]})",
         ))
-    return check_rows(con, source, spec, identity, problems, identity, "(query, document) judgments")
+    hint = ". If judgments differ per group (say per day), add that column to both inputs and to group_by"
+    return check_rows(con, source, identity, problems, "(query, document) judgments", hint)

@@ -30,6 +30,9 @@ BINARY_KINDS = frozenset({"p", "r", "ap", "rr", "hit"})
 #: Kinds whose value is a sum of per-position contributions; only these are defined under ``ties="average"``.
 ADDITIVE_KINDS = frozenset({"cg", "dcg", "idcg", "ndcg", "p", "r", "judged"})
 
+#: The largest cutoff: a 32-bit integer is the widest every SQL engine compares without surprises.
+MAX_K = 2**31 - 1
+
 #: Other spellings accepted on input (ir_measures, trec_eval, common usage).
 _ALIASES = {
     "map": "ap",
@@ -96,8 +99,8 @@ def parse_metric(text: str | Metric) -> Metric:
     k = None
     if m["k"] is not None:
         k = int(m["k"])
-        if k < 1:
-            raise MetricError(f"metric {text!r}: the cutoff k must be a positive integer, got {k}")
+        if not 1 <= k <= MAX_K:
+            raise MetricError(f"metric {text!r}: the cutoff k must be an integer from 1 to {MAX_K}, got {k}")
     rel = None
     if m["rel"] is not None:
         if kind not in BINARY_KINDS:
