@@ -42,7 +42,7 @@ run_queries AS (
   FROM run_rows AS r
   LEFT JOIN judged_documents AS jd
     ON jd._q = r._q AND jd._d = r._d{% for g in shared %} AND jd.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
-  GROUP BY {{ g_cols }}r._q
+  GROUP BY {% for g in groups %}r.{{ g.alias }}, {% endfor %}r._q
 ),
 per_group AS (
   SELECT

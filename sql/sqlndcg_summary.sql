@@ -32,6 +32,10 @@ CREATE TEMPORARY TABLE {{ name }} AS
 SELECT * FROM {{ name }}
 {%- endmacro -%}
 
+{%- macro sqlndcg_any_row(name) -%}
+SELECT 1 FROM {{ name }} AS input_rows LIMIT 1
+{%- endmacro -%}
+
 {%- macro sqlndcg_drop(name) -%}
 DROP TABLE IF EXISTS {{ name }}
 {%- endmacro -%}

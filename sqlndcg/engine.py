@@ -38,13 +38,14 @@ def _registered(con, *srcs):
             s.unregister(con)
 
 
-def _facts(con, spec: Spec, run: sources.Source, judgments: sources.Source, check: bool) -> tuple[Spec, InputFacts]:
+def _facts(con, spec: Spec, run: sources.Source, judgments: sources.Source, check: bool,
+           own_connection: bool) -> tuple[Spec, InputFacts]:
     """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume."""
     if check:
         checks.check_trec_lines(con, run)
         checks.check_trec_lines(con, judgments)
-    run_cols = run.describe(con)
-    judgment_cols = judgments.describe(con)
+    run_cols = run.describe(con, own_connection)
+    judgment_cols = judgments.describe(con, own_connection)
     cols = spec.columns
     has_score = bool(cols.score) and cols.score in run_cols
     has_rank = bool(cols.rank) and cols.rank in run_cols
@@ -74,11 +75,12 @@ def _facts(con, spec: Spec, run: sources.Source, judgments: sources.Source, chec
     return spec, InputFacts(run.sql, judgments.sql, ids_as_text=ids_as_text, shared_groups=tuple(shared))
 
 
-def prepare(con, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True) -> Prepared:
+def prepare(con, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
+            own_connection=False) -> Prepared:
     run_src = sources.resolve(run, "run", con, run_format)
     judgment_src = sources.resolve(judgments, "judgments", con, judgments_format)
     with _registered(con, run_src, judgment_src):
-        spec, facts = _facts(con, spec, run_src, judgment_src, check)
+        spec, facts = _facts(con, spec, run_src, judgment_src, check, own_connection)
     plan = build_plan(spec, facts)
     sql = render.pretty(render.call("sqlndcg_per_query", plan))
     return Prepared(spec, plan, sql, run_src, judgment_src)
@@ -92,7 +94,7 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect="duckdb", run_form
         facts = InputFacts(sources.resolve(run, "run", None).sql, sources.resolve(judgments, "judgments", None).sql)
         return render.pretty(render.call("sqlndcg_per_query", build_plan(spec, facts)), dialect)
     prepared = prepare(con or duckdb.connect(), spec, run, judgments, run_format=run_format,
-                       judgments_format=judgments_format, check=False)
+                       judgments_format=judgments_format, check=False, own_connection=con is None)
     return prepared.sql if dialect == "duckdb" else render.pretty(prepared.sql, dialect)
 
 
@@ -162,7 +164,8 @@ def evaluate(spec: Spec, run, judgments, *, con=None, run_format=None, judgments
     own = con is None
     con = con or duckdb.connect()
     try:
-        prepared = prepare(con, spec, run, judgments, run_format=run_format, judgments_format=judgments_format)
+        prepared = prepare(con, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
+                           own_connection=own)
         return execute(con, prepared)
     finally:
         if own:

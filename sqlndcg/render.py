@@ -12,7 +12,11 @@ from pathlib import Path
 
 import jinja2
 import sqlglot
+import sqlglot.errors
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, Dialects
+
+from .errors import SettingError
 
 
 def _sql_dir() -> Path:
@@ -71,6 +75,14 @@ def call(macro_name: str, *args, **kwargs) -> str:
 
 def pretty(sql: str, dialect: str = "duckdb") -> str:
     """Parse the DuckDB SQL and write it in ``dialect``, formatted for people; unsupported constructs raise."""
-    return sqlglot.transpile(
-        sql, read="duckdb", write=dialect, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE
-    )[0]
+    try:
+        target = Dialect.get_or_raise(dialect)
+    except ValueError:
+        known = ", ".join(sorted(d.value for d in Dialects if d.value))
+        raise SettingError(f"dialect={dialect!r} is not known; choose one of {known}") from None
+    try:
+        return sqlglot.transpile(
+            sql, read="duckdb", write=target, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE
+        )[0]
+    except sqlglot.errors.SqlglotError as exc:
+        raise SettingError(f"the SQL cannot be written in dialect {dialect!r}: {str(exc).splitlines()[0]}") from None

@@ -55,17 +55,26 @@ class Source:
             except duckdb.Error:
                 pass
 
-    def describe(self, con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-        """Column name -> DuckDB type; fails with the reason DuckDB gives, attributed to this input."""
+    def describe(self, con: duckdb.DuckDBPyConnection, own_connection: bool = False) -> dict[str, str]:
+        """Column name -> DuckDB type; fails with the reason DuckDB gives, attributed to this input.
+        An input without rows is refused here, before its column types (guessed from nothing) can mislead."""
         try:
             rel = con.sql(render.call("sqlndcg_select_all", self.sql))
+            has_rows = con.execute(render.call("sqlndcg_any_row", self.sql)).fetchall()
         except duckdb.CatalogException:
+            where = (
+                "sqlndcg opened a new, empty in-memory DuckDB because no con= was given"
+                if own_connection
+                else "no table or view of that name in the DuckDB connection given as con="
+            )
             raise InputError(
-                f"{self.label}: no table or view of that name in the DuckDB connection, and no file at that path; "
-                "pass con= with the connection that has the table, or a path to a Parquet, CSV/TSV or TREC file"
+                f"{self.label}: {where}, and there is no file at that path; pass con= with the connection that "
+                "has the table, or a path to a Parquet, CSV/TSV or TREC file"
             ) from None
         except duckdb.Error as exc:
             raise InputError(f"{self.label}: cannot be read: {_first_line(exc)}") from None
+        if not has_rows:
+            raise InputError(f"{self.label} has no rows; there is nothing to evaluate")
         return dict(zip(rel.columns, (str(t) for t in rel.types)))
 
 
@@ -75,7 +84,7 @@ def _first_line(exc: BaseException) -> str:
 
 def _is_frame(obj) -> bool:
     module = type(obj).__module__.split(".")[0]
-    return module in {"pandas", "polars", "pyarrow"} or isinstance(obj, duckdb.DuckDBPyRelation)
+    return module in {"pandas", "polars", "pyarrow"}
 
 
 def _table_sql(name, con: duckdb.DuckDBPyConnection | None) -> str:
@@ -135,6 +144,11 @@ def resolve(obj, role: str, con: duckdb.DuckDBPyConnection | None, fmt: str | No
     """Classify one input; nothing is read yet except, for an unknown file extension, its first line."""
     if obj is None:
         raise InputError(f"no {role} given: pass a table name, a file path or a data frame")
+    if isinstance(obj, duckdb.DuckDBPyRelation):
+        raise InputError(
+            f"{role}: a DuckDB relation belongs to the connection that made it; save it as a view "
+            "(relation.create_view('name')) and pass the name with con= that connection"
+        )
     if _is_frame(obj):
         name = render.quote(f"sqlndcg_{role}_{uuid.uuid4().hex[:12]}")
         return Source(role, f"{role} ({type(obj).__name__})", name, frame=obj)
