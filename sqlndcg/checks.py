@@ -105,16 +105,24 @@ def check_rows(con: duckdb.DuckDBPyConnection, source: Source, identity: list[st
             names = identity + ([check["name"]] if check["name"] not in identity else [])
             shown = ", ".join(_show(names, r) for r in examples)
             raise DataError(f"{source.label}: column {check['name']!r} {message} in {count} row(s), e.g. {shown}")
-    dupes = con.execute(
-        render.call("sqlndcg_duplicates", source.sql, [render.quote(k) for k in identity], EXAMPLES)
-    ).fetchall()
-    if dupes:
-        shown = ", ".join(_show(identity + ["copies"], r[:-1]) for r in dupes)
+    found = _duplicates(con, source, identity)
+    if found:
+        count, shown = found
         raise DataError(
-            f"{source.label}: {dupes[0][-1]} {key_meaning} occur more than once ({', '.join(identity)}), e.g. "
+            f"{source.label}: {count} {key_meaning} occur more than once ({', '.join(identity)}), e.g. "
             f"{shown}. Each must appear once{hint}; nothing is dropped or chosen silently."
         )
     return rows
+
+
+def _duplicates(con, source: Source, keys: list[str]) -> tuple[int, str] | None:
+    """How many key values occur more than once, and a few of them shown; None when all are distinct."""
+    dupes = con.execute(
+        render.call("sqlndcg_duplicates", source.sql, [render.quote(k) for k in keys], EXAMPLES)
+    ).fetchall()
+    if not dupes:
+        return None
+    return dupes[0][-1], ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
 
 
 def _check(kind: str, name: str, **extra) -> dict:
@@ -140,14 +148,11 @@ def check_run(con, source: Source, spec: Spec, columns: dict[str, str]) -> int:
     )
     rows = check_rows(con, source, identity, problems, "(query, document) pairs", hint)
     if cols.rank and spec.ties == "rank":
-        keys = list(spec.group_by) + [cols.query_id, cols.rank]
-        dupes = con.execute(
-            render.call("sqlndcg_duplicates", source.sql, [render.quote(k) for k in keys], EXAMPLES)
-        ).fetchall()
-        if dupes:
-            shown = ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
+        found = _duplicates(con, source, list(spec.group_by) + [cols.query_id, cols.rank])
+        if found:
+            count, shown = found
             raise DataError(
-                f"{source.label}: ties='rank' needs distinct ranks within a query, but {dupes[0][-1]} rank(s) are "
+                f"{source.label}: ties='rank' needs distinct ranks within a query, but {count} rank(s) are "
                 f"shared, e.g. {shown}; use ties='doc_id' or 'average' to break or average ties by score"
             )
     return rows
