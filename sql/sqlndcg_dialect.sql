@@ -27,3 +27,9 @@
 {%- macro sqlndcg_id(expression, cast_to_text) -%}
 {%- if cast_to_text -%}CAST({{ expression }} AS VARCHAR){%- else -%}{{ expression }}{%- endif -%}
 {%- endmacro -%}
+
+{#- An aggregate over rows summed in a fixed order, so the result is the same bits whatever the thread count.
+    DuckDB (the engine sqlndcg runs) orders the input; elsewhere the plain aggregate is the portable choice. -#}
+{%- macro sqlndcg_ordered(function, column, order_by) -%}{{ adapter.dispatch('sqlndcg_ordered', 'sqlndcg')(function, column, order_by) }}{%- endmacro -%}
+{%- macro default__sqlndcg_ordered(function, column, order_by) -%}{{ function }}({{ column }}){%- endmacro -%}
+{%- macro duckdb__sqlndcg_ordered(function, column, order_by) -%}{{ function }}({{ column }} ORDER BY {{ order_by }}){%- endmacro -%}

@@ -21,14 +21,19 @@
 
 {%- macro sqlndcg_per_query(p) -%}
 {%- set kinds = p.metrics | map(attribute='kind') | list -%}
+{%- set needs_dcg = 'dcg' in kinds or 'ndcg' in kinds -%}
 {%- set needs_idcg = 'idcg' in kinds or 'ndcg' in kinds -%}
+{%- set needs_hits = 'p' in kinds or 'r' in kinds or 'hit' in kinds -%}
 {%- set needs_ap = 'ap' in kinds -%}
 {%- set needs_rr = 'rr' in kinds -%}
+{%- set needs_cg = 'cg' in kinds -%}
+{%- set needs_judged = 'judged' in kinds -%}
 {%- set average = p.ties == 'average' -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
+{%- set running %}PARTITION BY {{ g_cols }}_q ORDER BY _pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW{% endset -%}
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
 WITH run_rows AS (
@@ -96,56 +101,85 @@ scored AS (
 ),
 positioned AS (
   SELECT
-    {{ g_cols }}_q, _pos,
+    {{ g_cols }}_q, _pos, _gain,
     {%- for t in p.thresholds %}
     _rel_t{{ loop.index0 }},
     {%- endfor %}
-    {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to. #}
+    {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
+        fixes the order of summation, so the mean is the same bits on every run). #}
     {%- for v in ns.values %}
-    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg_double() }})) OVER (PARTITION BY {{ g_cols }}_q, _score){% else %}{{ v }}{% endif %} AS {{ v }}_at,
+    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg_double() }})) OVER (PARTITION BY {{ g_cols }}_q, _score ORDER BY _pos ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
     {%- endfor %}
     {%- if needs_ap %}
     {%- for t in p.thresholds %}
-    SUM(_rel_t{{ loop.index0 }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _seen_t{{ loop.index0 }},
+    SUM(_rel_t{{ loop.index0 }}) OVER ({{ running }}) AS _seen_t{{ loop.index0 }},
     {%- endfor %}
     {%- endif %}
-    {%- if p.ideal == 'retrieved' %}
+    {%- if needs_idcg and p.ideal == 'retrieved' %}
     ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _gain DESC) AS _ideal_pos,
     {%- endif %}
-    _gain
+    _score
   FROM scored
+),
+accumulated AS (
+  {#- Running sums in rank order: a metric at cutoff k is the running sum at position min(k, n), which is the
+      largest running sum within k since no contribution is negative. Summing in one fixed order keeps every
+      number bit-identical whatever the engine's thread count. #}
+  SELECT
+    {{ g_cols }}_q, _pos, _gain,
+    {%- for t in p.thresholds %}
+    _rel_t{{ loop.index0 }},
+    {%- endfor %}
+    {%- if needs_dcg %}
+    SUM(_gain_at * {{ sqlndcg_discount('_pos') }}) OVER ({{ running }}) AS _dcg_run,
+    {%- endif %}
+    {%- if needs_cg %}
+    SUM(_cg_at) OVER ({{ running }}) AS _cg_run,
+    {%- endif %}
+    {%- if needs_judged %}
+    SUM(_judged_at) OVER ({{ running }}) AS _judged_run,
+    {%- endif %}
+    {%- for t in p.thresholds %}
+    {%- if needs_hits %}
+    SUM(_rel_t{{ loop.index0 }}_at) OVER ({{ running }}) AS _hits_run_t{{ loop.index0 }},
+    {%- endif %}
+    {%- if needs_ap %}
+    SUM(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN CAST(_seen_t{{ loop.index0 }} AS {{ sqlndcg_double() }}) / _pos ELSE 0 END) OVER ({{ running }}) AS _ap_run_t{{ loop.index0 }},
+    {%- endif %}
+    {%- endfor %}
+    {%- if needs_idcg and p.ideal == 'retrieved' %}
+    _ideal_pos,
+    SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _ideal_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
+    {%- endif %}
+    _score
+  FROM positioned
 ),
 run_metrics AS (
   SELECT
     {{ g_cols }}_q,
     MAX(_pos) AS _n,
-    {#- Per cutoff, only the sums that the metrics at that cutoff read. #}
+    {#- Per cutoff, only the values that the metrics at that cutoff read. #}
     {%- for c in p.cutoffs %}
     {%- set within %}{% if c.k is none %}1 = 1{% else %}_pos <= {{ c.k }}{% endif %}{% endset %}
-    {%- set at_dcg = 'dcg' in c.kinds or 'ndcg' in c.kinds %}
-    {%- set at_idcg = 'idcg' in c.kinds or 'ndcg' in c.kinds %}
     {%- set at_hits = 'p' in c.kinds or 'r' in c.kinds or 'hit' in c.kinds %}
-    {%- set at_ap = 'ap' in c.kinds %}
-    {%- set at_cg = 'cg' in c.kinds %}
-    {%- set at_judged = 'judged' in c.kinds %}
-    {%- if at_dcg %}
-    SUM(CASE WHEN {{ within }} THEN _gain_at * {{ sqlndcg_discount('_pos') }} ELSE 0 END) AS _dcg_{{ c.suffix }},
+    {%- if 'dcg' in c.kinds or 'ndcg' in c.kinds %}
+    MAX(CASE WHEN {{ within }} THEN _dcg_run ELSE 0 END) AS _dcg_{{ c.suffix }},
     {%- endif %}
-    {%- if at_idcg and p.ideal == 'retrieved' %}
-    SUM(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _gain * {{ sqlndcg_discount('_ideal_pos') }} ELSE 0 END) AS _idcg_{{ c.suffix }},
+    {%- if c.needs_ideal and p.ideal == 'retrieved' %}
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }},
     {%- endif %}
-    {%- if at_cg %}
-    SUM(CASE WHEN {{ within }} THEN _cg_at ELSE 0 END) AS _cg_{{ c.suffix }},
+    {%- if 'cg' in c.kinds %}
+    MAX(CASE WHEN {{ within }} THEN _cg_run ELSE 0 END) AS _cg_{{ c.suffix }},
     {%- endif %}
-    {%- if at_judged %}
-    SUM(CASE WHEN {{ within }} THEN _judged_at ELSE 0 END) AS _judged_{{ c.suffix }},
+    {%- if 'judged' in c.kinds %}
+    MAX(CASE WHEN {{ within }} THEN _judged_run ELSE 0 END) AS _judged_{{ c.suffix }},
     {%- endif %}
     {%- for t in p.thresholds %}
     {%- if at_hits %}
-    SUM(CASE WHEN {{ within }} THEN _rel_t{{ loop.index0 }}_at ELSE 0 END) AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
+    MAX(CASE WHEN {{ within }} THEN _hits_run_t{{ loop.index0 }} ELSE 0 END) AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
-    {%- if at_ap %}
-    SUM(CASE WHEN {{ within }} AND _rel_t{{ loop.index0 }} = 1 THEN CAST(_seen_t{{ loop.index0 }} AS {{ sqlndcg_double() }}) / _pos ELSE 0 END) AS _ap_{{ c.suffix }}_t{{ loop.index0 }},
+    {%- if 'ap' in c.kinds %}
+    MAX(CASE WHEN {{ within }} THEN _ap_run_t{{ loop.index0 }} ELSE 0 END) AS _ap_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
     {%- endfor %}
@@ -155,22 +189,27 @@ run_metrics AS (
     {%- endfor %}
     {%- endif %}
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
-  FROM positioned
+  FROM accumulated
   GROUP BY {{ g_cols }}_q
 ),
 {%- if needs_idcg and p.ideal == 'judgments' %}
-ideal_ranking AS (
+ideal_order AS (
   SELECT {{ s_cols }}_q, _gain,
     ROW_NUMBER() OVER (PARTITION BY {{ s_cols }}_q ORDER BY _gain DESC) AS _ideal_pos
   FROM labels
   WHERE _gain > 0
+),
+ideal_ranking AS (
+  SELECT {{ s_cols }}_q, _ideal_pos,
+    SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
+  FROM ideal_order
 ),
 {%- if p.short_lists == 'pad' %}
 ideal_dcg AS (
   {#- Padded lists: the ideal takes k positions whatever the length of the run's list (trec_eval). #}
   SELECT {{ s_cols }}_q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
-    SUM(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _gain * {{ sqlndcg_discount('_ideal_pos') }} ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM ideal_ranking
   GROUP BY {{ s_cols }}_q
@@ -184,12 +223,12 @@ ideal_dcg AS (
     {%- endfor %}
     rm._q AS _q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
-    SUM(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._gain * {{ sqlndcg_discount('i._ideal_pos') }} ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
+    MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM run_metrics AS rm
   JOIN ideal_ranking AS i
     ON i._q = rm._q{% for g in shared %} AND i.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
-  GROUP BY {{ g_cols }}rm._q
+  GROUP BY {% for g in groups %}rm.{{ g.alias }}, {% endfor %}rm._q
 ),
 {%- endif %}
 {%- endif %}

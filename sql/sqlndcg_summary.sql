@@ -11,9 +11,9 @@ SELECT
   {%- endfor %}
   COUNT(*) AS {{ p.queries_output }},
   {%- for m in p.metrics %}
-  AVG({{ m.column }}) AS {{ m.column }},
+  {{ sqlndcg_ordered('AVG', m.column, p.query_output) }} AS {{ m.column }},
   COUNT({{ m.column }}) AS {{ m.count_column }},
-  STDDEV_SAMP({{ m.column }}) AS {{ m.std_column }}{% if not loop.last %},{% endif %}
+  {{ sqlndcg_ordered('STDDEV_SAMP', m.column, p.query_output) }} AS {{ m.std_column }}{% if not loop.last %},{% endif %}
   {%- endfor %}
 FROM {{ per_query }} AS per_query
 {%- if p.groups %}
