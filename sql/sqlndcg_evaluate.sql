@@ -29,6 +29,7 @@
 {%- set needs_cg = 'cg' in kinds -%}
 {%- set needs_judged = 'judged' in kinds -%}
 {%- set average = p.ties == 'average' -%}
+{%- set direction = 'DESC' if p.order_by == 'score' else 'ASC' -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
@@ -41,17 +42,17 @@ WITH run_rows AS (
 ),
 ranked AS (
   SELECT
-    {{ g_cols }}_q, _d, _score,
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _score DESC NULLS LAST, _d DESC) AS _pos
+    {{ g_cols }}_q, _d, _key,
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }} NULLS LAST, _d DESC) AS _pos
     {%- if average %},
-    RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _score DESC NULLS LAST) AS _tie_start
+    RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }} NULLS LAST) AS _tie_start
     {%- endif %}
   FROM run_rows
 ),
 top_ranked AS (
   {#- Only the top of each list is joined to the judgments when every metric has a cutoff; tied groups that
       start inside the cutoff are kept whole, because their average needs every member. #}
-  SELECT {{ g_cols }}_q, _d, _score, _pos{% if average %}, _tie_start{% endif %}
+  SELECT {{ g_cols }}_q, _d, _key, _pos{% if average %}, _tie_start{% endif %}
   FROM ranked
   {%- if p.prune_k %}
   WHERE {% if average %}_tie_start{% else %}_pos{% endif %} <= {{ p.prune_k }}
@@ -88,7 +89,7 @@ scored AS (
     {%- for g in groups %}
     r.{{ g.alias }} AS {{ g.alias }},
     {%- endfor %}
-    r._q AS _q, r._d AS _d, r._score AS _score, r._pos AS _pos,
+    r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos,
     COALESCE(l._gain, 0) AS _gain,
     COALESCE(l._cg, 0) AS _cg,
     {%- for t in p.thresholds %}
@@ -108,7 +109,7 @@ positioned AS (
     {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
         fixes the order of summation, so the mean is the same bits on every run). #}
     {%- for v in ns.values %}
-    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg_double() }})) OVER (PARTITION BY {{ g_cols }}_q, _score ORDER BY _pos ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
+    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg_double() }})) OVER (PARTITION BY {{ g_cols }}_q, _key ORDER BY _pos ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
     {%- endfor %}
     {%- if needs_ap %}
     {%- for t in p.thresholds %}
@@ -118,7 +119,7 @@ positioned AS (
     {%- if needs_idcg and p.ideal == 'retrieved' %}
     ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _gain DESC) AS _ideal_pos,
     {%- endif %}
-    _score
+    _key
   FROM scored
 ),
 accumulated AS (
@@ -151,7 +152,7 @@ accumulated AS (
     _ideal_pos,
     SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _ideal_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
     {%- endif %}
-    _score
+    _key
   FROM positioned
 ),
 run_metrics AS (
@@ -275,8 +276,8 @@ ORDER BY {% for g in groups %}sq.{{ g.alias }}, {% endfor %}sq._q
 {%- endmacro -%}
 
 
-{#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _score (higher is better;
-    a rank becomes -rank). Internal names cannot collide with whatever the user's columns are called. -#}
+{#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _key: the score (higher
+    is better) or the rank (lower is better), by which the documents are ordered. Internal names cannot collide with whatever the user's columns are called. -#}
 {%- macro sqlndcg_run_rows(p) -%}
 SELECT
     {%- for g in p.groups %}
@@ -284,11 +285,8 @@ SELECT
     {%- endfor %}
     {{ sqlndcg_id(p.run_query_id, p.ids_as_text) }} AS _q,
     {{ sqlndcg_id(p.run_doc_id, p.ids_as_text) }} AS _d,
-    {%- if p.order_by == 'score' %}
-    CAST({{ p.score }} AS {{ sqlndcg_double() }}) AS _score
-    {%- else %}
-    -CAST({{ p.rank }} AS {{ sqlndcg_double() }}) AS _score
-    {%- endif %}
+    {#- Kept in its own type: a cast of large integer scores to DOUBLE would turn distinct scores into ties. #}
+    {{ p.score if p.order_by == 'score' else p.rank }} AS _key
   FROM {{ p.run }} AS run_input
 {%- endmacro -%}
 

@@ -9,7 +9,25 @@ read_parquet({{ path }})
 {%- endmacro -%}
 
 {%- macro sqlndcg_read_csv(path, delimiter) -%}
-read_csv({{ path }}, header = true{% if delimiter %}, delim = {{ delimiter }}{% endif %})
+read_csv({{ path }}, header = true, delim = {{ delimiter }})
+{%- endmacro -%}
+
+{#- Lines whose field count differs from the header's: the usual reason a delimited file cannot be read.
+    (Counted naively, so a quoted delimiter can miscount; this only explains a failure, it decides nothing.) -#}
+{%- macro sqlndcg_delimited_bad_lines(path, delimiter, limit) -%}
+WITH counted AS (
+  SELECT line_number, line, len(string_split(line, {{ delimiter }})) AS field_count
+  FROM {{ sqlndcg_read_lines(path) }} AS lines
+  WHERE COALESCE(line, '') <> ''
+),
+header AS (
+  SELECT field_count FROM counted ORDER BY line_number LIMIT 1
+)
+SELECT c.line_number, c.line, c.field_count, h.field_count AS header_fields, COUNT(*) OVER () AS bad_lines
+FROM counted AS c CROSS JOIN header AS h
+WHERE c.field_count <> h.field_count
+ORDER BY c.line_number
+LIMIT {{ limit }}
 {%- endmacro -%}
 
 {%- macro sqlndcg_read_lines(path) -%}
@@ -18,10 +36,12 @@ read_csv({{ path }}, header = true{% if delimiter %}, delim = {{ delimiter }}{% 
                auto_detect = false))
 {%- endmacro -%}
 
+{#- Blanks at either end (spaces, tabs, a Windows carriage return) are not fields. -#}
 {%- macro sqlndcg_trec_fields(path) -%}
-(SELECT line_number, line, string_split_regex(trim(line), '\s+') AS fields
- FROM {{ sqlndcg_read_lines(path) }} AS lines
- WHERE trim(COALESCE(line, '')) <> '')
+(SELECT line_number, line, string_split_regex(stripped, '\s+') AS fields
+ FROM (SELECT line_number, line, regexp_replace(COALESCE(line, ''), '^\s+|\s+$', '', 'g') AS stripped
+       FROM {{ sqlndcg_read_lines(path) }} AS lines) AS stripped_lines
+ WHERE stripped <> '')
 {%- endmacro -%}
 
 {#- TREC run: `query_id Q0 doc_id rank score tag`. -#}

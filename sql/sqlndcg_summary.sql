@@ -40,11 +40,12 @@ SELECT 1 FROM {{ name }} AS input_rows LIMIT 1
 DROP TABLE IF EXISTS {{ name }}
 {%- endmacro -%}
 
-{#- Rows where any of `columns` is NULL: the queries empty="error" refuses. -#}
-{%- macro sqlndcg_rows_with_nulls(name, identity, columns, limit) -%}
-SELECT {{ identity | join(', ') }}, COUNT(*) OVER () AS null_rows
+{#- Rows where any of `columns` is NULL (test='null': the queries empty="error" refuses) or not a finite number
+    (test='not_finite': gains too large for a DOUBLE). -#}
+{%- macro sqlndcg_rows_where(name, identity, columns, test, limit) -%}
+SELECT {{ identity | join(', ') }}, COUNT(*) OVER () AS matching_rows
 FROM {{ name }}
-WHERE {% for c in columns %}{{ c }} IS NULL{% if not loop.last %} OR {% endif %}{% endfor %}
+WHERE {% for c in columns %}{% if test == 'null' %}{{ c }} IS NULL{% else %}NOT isfinite({{ c }}){% endif %}{% if not loop.last %} OR {% endif %}{% endfor %}
 ORDER BY {{ identity | join(', ') }}
 LIMIT {{ limit }}
 {%- endmacro -%}

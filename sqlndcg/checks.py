@@ -9,7 +9,7 @@ import duckdb
 
 from . import render
 from .errors import DataError, InputError
-from .sources import TREC_LAYOUT, Source
+from .sources import TREC_LAYOUT, Source, brief
 from .spec import MAX_EXPONENTIAL_REL, Spec
 
 EXAMPLES = 5
@@ -42,7 +42,7 @@ def check_trec_lines(con: duckdb.DuckDBPyConnection, source: Source) -> None:
         raise InputError(f"{source.label} cannot be read as a TREC file: {str(exc).splitlines()[0]}") from None
     if bad:
         layout = "query_id Q0 doc_id rank score tag" if source.trec_format == "trec_run" else "query_id 0 doc_id rel"
-        shown = "; ".join(f"line {n}: {line!r}" for n, line, _ in bad)
+        shown = "; ".join(f"line {n}: {brief(line)}" for n, line, _ in bad)
         raise DataError(
             f"{source.label}: {bad[0][2]} line(s) do not have the {fields} whitespace-separated fields "
             f"'{layout}' with numbers where numbers belong: {shown}"
@@ -77,14 +77,8 @@ def require_types(source: Source, columns: dict[str, str], numeric: list[str], i
             )
 
 
-def _brief(value, limit: int = 60) -> str:
-    """A value as Python would write it, cut short so one huge id cannot flood the message."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 20]}...{text[-8:]} ({len(text)} chars)"
-
-
 def _show(columns: list[str], row: tuple) -> str:
-    return "(" + ", ".join(f"{c}={_brief(v)}" for c, v in zip(columns, row)) + ")"
+    return "(" + ", ".join(f"{c}={brief(v)}" for c, v in zip(columns, row)) + ")"
 
 
 def check_rows(con: duckdb.DuckDBPyConnection, source: Source, identity: list[str],

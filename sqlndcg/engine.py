@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import duckdb
 
 from . import checks, render, sources, stats
-from .errors import EmptyQueryError, InputError, SettingError
+from .sources import brief
+from .errors import DataError, EmptyQueryError, InputError, SettingError
 from .plan import InputFacts, build_plan
 from .results import Result, Table
 from .spec import Spec, with_order
@@ -118,16 +119,37 @@ def _summary(con, name: str, plan: dict, spec: Spec) -> Table:
     return Table(tuple(columns), tuple(rows), spec.settings())
 
 
-def _refuse_empty(con, name: str, plan: dict, spec: Spec) -> None:
-    columns = [m["column"] for m in plan["metrics"] if m["kind"] in EMPTYABLE]
+def _rows_where(con, name: str, plan: dict, columns: list[str], test: str) -> tuple[int, str] | None:
+    """How many per-query rows fail `test` in any of `columns`, and a few of their (group, query) keys."""
     if not columns:
-        return
+        return None
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
-    found = con.execute(render.call("sqlndcg_rows_with_nulls", name, identity, columns, checks.EMPTY_EXAMPLES)).fetchall()
-    if found:
-        shown = ", ".join(repr(r[-2]) if len(r) == 2 else repr(r[:-1]) for r in found)
+    found = con.execute(
+        render.call("sqlndcg_rows_where", name, identity, columns, test, checks.EMPTY_EXAMPLES)
+    ).fetchall()
+    if not found:
+        return None
+    keys = [r[:-1] for r in found]
+    shown = ", ".join(brief(k[0]) if len(k) == 1 else "(" + ", ".join(map(brief, k)) + ")" for k in keys)
+    return found[0][-1], shown
+
+
+def _refuse_bad_numbers(con, name: str, plan: dict, spec: Spec) -> None:
+    """Overflowed sums and, under empty="error", queries with nothing to find, are refused by name."""
+    overflow = _rows_where(con, name, plan, [m["column"] for m in plan["metrics"]], "not_finite")
+    if overflow:
+        count, shown = overflow
+        raise DataError(
+            f"the metrics of {count} quer(ies) are not finite numbers, e.g. {shown}: the labels or gains are too "
+            "large for a double (sums overflowed). Rescale the labels or use a gain map with smaller values."
+        )
+    if spec.empty != "error":
+        return
+    empty = _rows_where(con, name, plan, [m["column"] for m in plan["metrics"] if m["kind"] in EMPTYABLE], "null")
+    if empty:
+        count, shown = empty
         raise EmptyQueryError(
-            f"{found[0][-1]} judged quer(ies) have nothing to find (no document with a positive gain, or no "
+            f"{count} judged quer(ies) have nothing to find (no document with a positive gain, or no "
             f"relevant document for R and AP), e.g. {shown}; empty='error' refuses them. Use empty='zero' to "
             "score them 0 (trec_eval) or empty='skip' to leave them out of the mean."
         )
@@ -142,8 +164,7 @@ def execute(con, prepared: Prepared) -> Result:
         except duckdb.Error as exc:
             raise InputError(f"DuckDB could not evaluate the inputs: {str(exc).strip()}") from None
     try:
-        if spec.empty == "error":
-            _refuse_empty(con, name, plan, spec)
+        _refuse_bad_numbers(con, name, plan, spec)
         per_query = _fetch(con, render.call("sqlndcg_select_all", name), spec)
         summary = _summary(con, name, plan, spec)
     finally:

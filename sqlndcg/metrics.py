@@ -5,6 +5,7 @@ The canonical name doubles as the result column name, so ``"NDCG@10"`` and ``"nd
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 
@@ -84,10 +85,27 @@ def _known() -> str:
     return f"known metrics: {kinds}; also map, mrr, and P(rel=2)@5 for a per-metric threshold"
 
 
+def _validated(metric: Metric) -> Metric:
+    """A Metric built by hand gets the same checks as a parsed name (its fields end up in SQL)."""
+    kind, k, rel = metric.kind, metric.k, metric.rel
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise MetricError(f"unknown metric kind {kind!r}; {_known()}")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= MAX_K):
+        raise MetricError(f"metric {kind}: the cutoff k must be an integer from 1 to {MAX_K} or None, got {k!r}")
+    k = None if k is None else int(k)
+    if rel is not None:
+        if kind not in BINARY_KINDS:
+            raise MetricError(f"metric {kind}: a relevance threshold applies only to {sorted(BINARY_KINDS)}")
+        if isinstance(rel, bool) or not isinstance(rel, (int, float)) or not 0 < rel < float("inf"):
+            raise MetricError(f"metric {kind}: the relevance threshold must be a positive number, got {rel!r}")
+        rel = float(rel)
+    return Metric(kind, k, rel)
+
+
 def parse_metric(text: str | Metric) -> Metric:
     """Parse one metric name; raise :class:`MetricError` naming what is allowed."""
     if isinstance(text, Metric):
-        return text
+        return _validated(text)
     if not isinstance(text, str):
         raise MetricError(f"a metric name must be a string like 'ndcg@10', got {text!r}")
     m = _PATTERN.match(text.lower())

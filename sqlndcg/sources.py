@@ -37,6 +37,8 @@ class Source:
     frame: object = None  # a data frame to register under `sql` before use
     trec_path: str | None = None  # the literal path of a TREC file, checked line by line
     trec_format: str | None = None
+    delimited_path: str | None = None  # the literal path and delimiter of a CSV/TSV file, to explain failures
+    delimiter: str | None = None
 
     def register(self, con: duckdb.DuckDBPyConnection) -> None:
         if self.frame is not None:
@@ -47,6 +49,21 @@ class Source:
                     f"{self.label}: DuckDB cannot read a {type(self.frame).__name__}; pass a table name, a file "
                     f"path, or a pandas/polars/pyarrow table ({exc})"
                 ) from None
+
+    def _explain(self, con: duckdb.DuckDBPyConnection) -> str | None:
+        """For a delimited file DuckDB could not read: the lines whose field count differs from the header's."""
+        if not self.delimited_path:
+            return None
+        try:
+            bad = con.execute(
+                render.call("sqlndcg_delimited_bad_lines", self.delimited_path, self.delimiter, 5)
+            ).fetchall()
+        except duckdb.Error:
+            return None
+        if not bad:
+            return None
+        shown = "; ".join(f"line {n} has {got} field(s): {brief(line)}" for n, line, got, _, _ in bad)
+        return f"{bad[0][4]} line(s) do not have the header's {bad[0][3]} fields: {shown}"
 
     def unregister(self, con: duckdb.DuckDBPyConnection) -> None:
         if self.frame is not None:
@@ -72,10 +89,20 @@ class Source:
                 "has the table, or a path to a Parquet, CSV/TSV or TREC file"
             ) from None
         except duckdb.Error as exc:
-            raise InputError(f"{self.label}: cannot be read: {_first_line(exc)}") from None
+            raise InputError(f"{self.label}: cannot be read: {self._explain(con) or _first_line(exc)}") from None
+        if self.delimited_path and len(rel.columns) == 1:
+            explained = self._explain(con)
+            if explained:
+                raise InputError(f"{self.label}: cannot be read: {explained}")
         if not has_rows:
             raise InputError(f"{self.label} has no rows; there is nothing to evaluate")
         return dict(zip(rel.columns, (str(t) for t in rel.types)))
+
+
+def brief(value, limit: int = 60) -> str:
+    """A value as Python would write it, cut short so one huge id cannot flood a message."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 20]}...{text[-8:]} ({len(text)} chars)"
 
 
 def _first_line(exc: BaseException) -> str:
@@ -167,8 +194,9 @@ def resolve(obj, role: str, con: duckdb.DuckDBPyConnection | None, fmt: str | No
         if kind == "parquet":
             return Source(role, label, render.call("sqlndcg_read_parquet", literal))
         if kind in ("csv", "tsv"):
-            delimiter = render.string_literal("\t") if kind == "tsv" else None
-            return Source(role, label, render.call("sqlndcg_read_csv", literal, delimiter))
+            delimiter = render.string_literal("\t" if kind == "tsv" else ",")
+            return Source(role, label, render.call("sqlndcg_read_csv", literal, delimiter),
+                          delimited_path=literal, delimiter=delimiter)
         reader = "sqlndcg_read_trec_run" if kind == "trec_run" else "sqlndcg_read_trec_qrels"
         return Source(role, label, render.call(reader, literal), trec_path=literal, trec_format=kind)
     if isinstance(obj, (str, tuple, list)):
