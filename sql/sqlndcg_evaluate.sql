@@ -29,12 +29,14 @@
 {%- set needs_cg = 'cg' in kinds -%}
 {%- set needs_judged = 'judged' in kinds -%}
 {%- set average = p.ties == 'average' -%}
-{%- set direction = 'DESC' if p.order_by == 'score' else 'ASC' -%}
+{#- Window orders spell out their NULL placement (no value here is NULL) as each engine's default for that direction
+    is most common: descending with NULLS LAST, ascending with NULLS FIRST; so transpiled SQL needs no emulation. -#}
+{%- set direction = 'DESC NULLS LAST' if p.order_by == 'score' else 'ASC NULLS FIRST' -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
-{%- set running %}PARTITION BY {{ g_cols }}_q ORDER BY _pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW{% endset -%}
+{%- set running %}PARTITION BY {{ g_cols }}_q ORDER BY _pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW{% endset -%}
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
 WITH run_rows AS (
@@ -43,9 +45,9 @@ WITH run_rows AS (
 ranked AS (
   SELECT
     {{ g_cols }}_q, _d, _key,
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }} NULLS LAST, _d DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}, _d DESC) AS _pos
     {%- if average %},
-    RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }} NULLS LAST) AS _tie_start
+    RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}) AS _tie_start
     {%- endif %}
   FROM run_rows
 ),
@@ -109,7 +111,7 @@ positioned AS (
     {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
         fixes the order of summation, so the mean is the same bits on every run). #}
     {%- for v in ns.values %}
-    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg_double() }})) OVER (PARTITION BY {{ g_cols }}_q, _key ORDER BY _pos ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
+    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg_double() }})) OVER (PARTITION BY {{ g_cols }}_q, _key ORDER BY _pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
     {%- endfor %}
     {%- if needs_ap %}
     {%- for t in p.thresholds %}
@@ -150,7 +152,7 @@ accumulated AS (
     {%- endfor %}
     {%- if needs_idcg and p.ideal == 'retrieved' %}
     _ideal_pos,
-    SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _ideal_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
+    SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _ideal_pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
     {%- endif %}
     _key
   FROM positioned
@@ -202,7 +204,7 @@ ideal_order AS (
 ),
 ideal_ranking AS (
   SELECT {{ s_cols }}_q, _ideal_pos,
-    SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
+    SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
   FROM ideal_order
 ),
 {%- if p.short_lists == 'pad' %}
