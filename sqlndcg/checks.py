@@ -49,9 +49,9 @@ def check_trec_lines(con: duckdb.DuckDBPyConnection, source: Source) -> None:
         )
 
 
-def require_columns(source: Source, columns: dict[str, str], needed: dict[str, str]) -> None:
-    """``needed`` maps a role ("query id column") to a column name that must exist."""
-    for role, name in needed.items():
+def require_columns(source: Source, columns: dict[str, str], needed: list[tuple[str, str]]) -> None:
+    """``needed`` pairs a role ("query id") with a column name that must exist."""
+    for role, name in needed:
         if name not in columns:
             close = [c for c in columns if c.lower() == name.lower()]
             hint = f" (did you mean {close[0]!r}? names are case-sensitive)" if close else ""

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import duckdb
 
 from . import checks, render, sources, stats
-from .sources import brief
 from .errors import DataError, EmptyQueryError, InputError, SettingError
 from .plan import InputFacts, build_plan
 from .results import Result, Table
+from .sources import brief
 from .spec import Spec, with_order
 
 #: Metrics that `empty` can leave NULL.
@@ -51,7 +51,7 @@ def _facts(con, spec: Spec, run: sources.Source, judgments: sources.Source, chec
     has_score = bool(cols.score) and cols.score in run_cols
     has_rank = bool(cols.rank) and cols.rank in run_cols
     if spec.ties == "rank" and not has_rank:
-        checks.require_columns(run, run_cols, {"rank": cols.rank})
+        checks.require_columns(run, run_cols, [("rank", cols.rank)])
     if not has_score and not has_rank:
         wanted = " or ".join(repr(c) for c in (cols.score, cols.rank) if c)
         raise InputError(
@@ -60,10 +60,9 @@ def _facts(con, spec: Spec, run: sources.Source, judgments: sources.Source, chec
         )
     spec = with_order(spec, has_score=has_score, has_rank=has_rank)
     cols = spec.columns
-    needed_run = {"query id": cols.query_id, "document id": cols.doc_id}
-    needed_run.update({f"group_by": g for g in spec.group_by})
+    needed_run = [("query id", cols.query_id), ("document id", cols.doc_id)] + [("group_by", g) for g in spec.group_by]
     checks.require_columns(run, run_cols, needed_run)
-    checks.require_columns(judgments, judgment_cols, {"query id": cols.jq, "document id": cols.jd, "rel": cols.rel})
+    checks.require_columns(judgments, judgment_cols, [("query id", cols.jq), ("document id", cols.jd), ("rel", cols.rel)])
     order_col = cols.score or cols.rank
     checks.require_types(run, run_cols, [order_col], [cols.query_id, cols.doc_id])
     checks.require_types(judgments, judgment_cols, [cols.rel], [cols.jq, cols.jd])
@@ -158,19 +157,18 @@ def _refuse_bad_numbers(con, name: str, plan: dict, spec: Spec) -> None:
 def execute(con, prepared: Prepared) -> Result:
     spec, plan = prepared.spec, prepared.plan
     name = render.quote(f"sqlndcg_per_query_{uuid.uuid4().hex[:12]}")
-    with _registered(con, prepared.run, prepared.judgments):
-        try:
-            con.execute(render.call("sqlndcg_materialize", name, prepared.sql))
-        except duckdb.Error as exc:
-            raise InputError(f"DuckDB could not evaluate the inputs: {str(exc).strip()}") from None
     try:
+        with _registered(con, prepared.run, prepared.judgments):
+            try:
+                con.execute(render.call("sqlndcg_materialize", name, prepared.sql))
+            except duckdb.Error as exc:
+                raise InputError(f"DuckDB could not evaluate the inputs: {str(exc).strip()}") from None
+            account = _fetch(con, render.call("sqlndcg_account", plan), spec)
         _refuse_bad_numbers(con, name, plan, spec)
         per_query = _fetch(con, render.call("sqlndcg_select_all", name), spec)
         summary = _summary(con, name, plan, spec)
     finally:
         con.execute(render.call("sqlndcg_drop", name))
-    with _registered(con, prepared.run, prepared.judgments):
-        account = _fetch(con, render.call("sqlndcg_account", plan), spec)
     return Result(per_query, summary, spec.settings(), prepared.sql, account)
 
 

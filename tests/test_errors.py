@@ -75,6 +75,12 @@ def test_missing_group_by_column():
         sqlndcg.evaluate(RUN, JUDGMENTS, group_by=["system"])
 
 
+
+def test_every_missing_group_by_column_is_named_not_only_the_last():
+    run = RUN.assign(system="bm25")
+    with refused(InputError, r"^run \(DataFrame\)", r"no group_by column 'day'"):
+        sqlndcg.evaluate(run, JUDGMENTS, ["ndcg@2"], group_by=["day", "system"])
+
 def test_run_without_score_or_rank_column():
     with refused(InputError, r"^run", r"neither a score column nor a rank column", r"'score' or 'rank'"):
         sqlndcg.evaluate(RUN.drop(columns="score"), JUDGMENTS)
