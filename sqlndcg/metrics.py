@@ -85,21 +85,27 @@ def _known() -> str:
     return f"known metrics: {kinds}; also map, mrr, and P(rel=2)@5 for a per-metric threshold"
 
 
-def _validated(metric: Metric) -> Metric:
-    """A Metric built by hand gets the same checks as a parsed name (its fields end up in SQL)."""
+def _validated(metric: Metric, label: str | None = None) -> Metric:
+    """The one check of a metric's fields, whether parsed from a name or built by hand (they end up in SQL).
+    ``label`` is what the user wrote, for messages."""
     kind, k, rel = metric.kind, metric.k, metric.rel
     if not isinstance(kind, str) or kind not in KINDS:
-        raise MetricError(f"unknown metric kind {kind!r}; {_known()}")
+        raise MetricError(f"unknown metric {label or kind!r}; {_known()}")
+    label = label or kind
     if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= MAX_K):
-        raise MetricError(f"metric {kind}: the cutoff k must be an integer from 1 to {MAX_K} or None, got {k!r}")
-    k = None if k is None else int(k)
+        raise MetricError(
+            f"metric {label!r}: the cutoff k must be an integer from 1 to {MAX_K} (or none for the full list), "
+            f"got {k!r}"
+        )
     if rel is not None:
         if kind not in BINARY_KINDS:
-            raise MetricError(f"metric {kind}: a relevance threshold applies only to {sorted(BINARY_KINDS)}")
+            raise MetricError(
+                f"metric {label!r}: a (rel=...) threshold applies only to {sorted(BINARY_KINDS)}, "
+                f"whose labels are binary; {kind} uses the graded labels"
+            )
         if isinstance(rel, bool) or not isinstance(rel, (int, float)) or not 0 < rel < float("inf"):
-            raise MetricError(f"metric {kind}: the relevance threshold must be a positive number, got {rel!r}")
-        rel = float(rel)
-    return Metric(kind, k, rel)
+            raise MetricError(f"metric {label!r}: the relevance threshold must be a positive number, got {rel!r}")
+    return Metric(kind, None if k is None else int(k), None if rel is None else float(rel))
 
 
 def parse_metric(text: str | Metric) -> Metric:
@@ -112,24 +118,9 @@ def parse_metric(text: str | Metric) -> Metric:
     if not m:
         raise MetricError(f"cannot read metric {text!r}; write it like 'ndcg@10', 'p@5', 'map'; {_known()}")
     kind = _ALIASES.get(m["kind"], m["kind"])
-    if kind not in KINDS:
-        raise MetricError(f"unknown metric {text!r}; {_known()}")
-    k = None
-    if m["k"] is not None:
-        k = int(m["k"])
-        if not 1 <= k <= MAX_K:
-            raise MetricError(f"metric {text!r}: the cutoff k must be an integer from 1 to {MAX_K}, got {k}")
-    rel = None
-    if m["rel"] is not None:
-        if kind not in BINARY_KINDS:
-            raise MetricError(
-                f"metric {text!r}: a (rel=...) threshold applies only to {sorted(BINARY_KINDS)}, "
-                f"whose labels are binary; {kind} uses the graded labels"
-            )
-        rel = float(m["rel"])
-        if rel <= 0:
-            raise MetricError(f"metric {text!r}: the relevance threshold must be positive, got {m['rel']}")
-    return Metric(kind, k, rel)
+    k = None if m["k"] is None else int(m["k"])
+    rel = None if m["rel"] is None else float(m["rel"])
+    return _validated(Metric(kind, k, rel), label=text)
 
 
 def parse_metrics(names) -> tuple[Metric, ...]:
