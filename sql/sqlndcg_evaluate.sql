@@ -104,7 +104,7 @@ scored AS (
 ),
 positioned AS (
   SELECT
-    {{ g_cols }}_q, _pos, _gain,
+    {{ g_cols }}_q, _pos,
     {%- for t in p.thresholds %}
     _rel_t{{ loop.index0 }},
     {%- endfor %}
@@ -121,7 +121,7 @@ positioned AS (
     {%- if needs_idcg and p.ideal == 'retrieved' %}
     ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _gain DESC) AS _ideal_pos,
     {%- endif %}
-    _key
+    _gain
   FROM scored
 ),
 accumulated AS (
@@ -129,7 +129,7 @@ accumulated AS (
       largest running sum within k since no contribution is negative. Summing in one fixed order keeps every
       number bit-identical whatever the engine's thread count. #}
   SELECT
-    {{ g_cols }}_q, _pos, _gain,
+    {{ g_cols }}_q, _pos,
     {%- for t in p.thresholds %}
     _rel_t{{ loop.index0 }},
     {%- endfor %}
@@ -154,7 +154,7 @@ accumulated AS (
     _ideal_pos,
     SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _ideal_pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
     {%- endif %}
-    _key
+    _gain
   FROM positioned
 ),
 run_metrics AS (
