@@ -279,7 +279,8 @@ ORDER BY {% for g in groups %}sq.{{ g.alias }}, {% endfor %}sq._q
 
 
 {#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _key: the score (higher
-    is better) or the rank (lower is better), by which the documents are ordered. Internal names cannot collide with whatever the user's columns are called. -#}
+    is better) or the rank (lower is better), by which the documents are ordered. Internal names cannot collide
+    with whatever the user's columns are called. -#}
 {%- macro sqlndcg_run_rows(p) -%}
 SELECT
     {%- for g in p.groups %}
