@@ -1,11 +1,15 @@
-"""Render the Jinja templates in ``sql/`` into SQL text.
+"""Render the Jinja templates in ``sql/`` into SQL text, exactly as dbt renders them.
 
-The templates are plain Jinja macros, written so dbt can load them too: the only dbt facility they use is
-``adapter.dispatch`` (and ``adapter.quote``), which :class:`_Adapter` provides here in a few lines.
+``sql/macros/`` is the dbt package's macro path: every macro there is written for dbt and calls its siblings as
+``sqlndcg.name(...)``. Python renders the same files with a small stand-in for the few dbt facilities they use:
+``adapter.dispatch``/``adapter.quote``/``adapter.type``, ``return``, ``exceptions.raise_compiler_error``,
+``modules.re`` and ``execute``. ``sql/local/`` holds the DuckDB-only helpers (file readers, session helpers) that
+dbt never sees. One renderer per target engine: dispatch picks that engine's fragments, as dbt's adapter would.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -16,7 +20,7 @@ import sqlglot.errors
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, Dialects
 
-from .errors import SettingError
+from .errors import InputError, MetricError, SettingError, SqlndcgError
 
 
 def _sql_dir() -> Path:
@@ -29,60 +33,196 @@ def _sql_dir() -> Path:
 
 SQL_DIR = _sql_dir()
 
+#: sqlglot dialect -> the dbt adapter whose macros render for it, and the adapters it inherits from (as dbt's
+#: dispatch searches redshift__ then postgres__, databricks__ then spark__, before default__).
+ADAPTERS: dict[str, tuple[str, ...]] = {
+    "duckdb": ("duckdb",),
+    "postgres": ("postgres",),
+    "redshift": ("redshift", "postgres"),
+    "snowflake": ("snowflake",),
+    "bigquery": ("bigquery",),
+    "spark": ("spark",),
+    "spark2": ("spark",),
+    "databricks": ("databricks", "spark"),
+    "hive": ("spark",),
+    "tsql": ("sqlserver",),
+    "fabric": ("fabric", "sqlserver"),
+    "mysql": ("mysql",),
+    "clickhouse": ("clickhouse",),
+    "sqlite": ("sqlite",),
+    "trino": ("trino",),
+    "presto": ("trino",),
+    "athena": ("athena", "trino"),
+}
 
-def quote(name: str) -> str:
-    """An identifier, always quoted (so keywords, spaces, quotes and unicode are safe), in DuckDB syntax."""
-    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+#: Messages raised by the templates start with one of these; each maps to the exception a Python caller catches.
+_ERROR_PREFIXES = {
+    "sqlndcg metric error: ": MetricError,
+    "sqlndcg setting error: ": SettingError,
+    "sqlndcg input error: ": InputError,
+}
 
 
-def string_literal(value: str) -> str:
-    """A string value as an escaped SQL literal."""
-    return exp.Literal.string(value).sql(dialect="duckdb")
+class _MacroReturn(Exception):
+    """dbt's ``return(value)``: a macro hands back a value instead of text."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _return(value):
+    raise _MacroReturn(value)
+
+
+def _unwrap(macro):
+    """Call a Jinja macro the way dbt does: a ``return(...)`` inside gives its value, otherwise the text."""
+
+    def call(*args, **kwargs):
+        try:
+            return macro(*args, **kwargs)
+        except _MacroReturn as returned:
+            return returned.value
+
+    call.__name__ = getattr(macro, "__name__", "macro")
+    return call
+
+
+class _Exceptions:
+    @staticmethod
+    def raise_compiler_error(message: str):
+        for prefix, error in _ERROR_PREFIXES.items():
+            if message.startswith(prefix):
+                raise error(message[len(prefix):])
+        raise SqlndcgError(message)
+
+
+class _Modules:
+    re = re
+
+
+class _Namespace:
+    """``sqlndcg.name``: the package's macros, as dbt exposes an installed package."""
+
+    def __init__(self, module) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str):
+        macro = getattr(self._module, name, None)
+        if macro is None or not callable(macro):
+            raise AttributeError(f"no macro {name!r} in {SQL_DIR}")
+        return _unwrap(macro)
 
 
 class _Adapter:
-    """The sliver of dbt's ``adapter`` the templates use: dispatch to ``default__`` macros, and quoting."""
+    """The sliver of dbt's ``adapter`` the templates use."""
 
-    def __init__(self) -> None:
-        self.module = None
+    def __init__(self, dialect: str) -> None:
+        self.dialect = dialect
+        self.chain = ADAPTERS.get(dialect, (dialect,))
+        self.namespace: _Namespace | None = None
+
+    def type(self) -> str:
+        return self.chain[0]
 
     def dispatch(self, name: str, macro_namespace: str | None = None):
-        for candidate in (f"duckdb__{name}", f"default__{name}"):
-            macro = getattr(self.module, candidate, None)
+        for prefix in (*self.chain, "default"):
+            macro = getattr(self.namespace._module, f"{prefix}__{name}", None)
             if macro is not None:
-                return macro
+                return _unwrap(macro)
         raise LookupError(f"no macro default__{name} in {SQL_DIR}")
 
     def quote(self, name: str) -> str:
-        return quote(name)
+        """What dbt's adapter.quote does: wrap in the engine's quote character (escaping is the caller's job)."""
+        start, end = _quote_chars(self.dialect)
+        return f"{start}{name}{end}"
 
 
-@lru_cache(maxsize=1)
-def macros():
-    """Every macro of every ``sql/*.sql`` file, in one namespace, as dbt sees a package's macros."""
-    source = "\n".join(path.read_text(encoding="utf-8") for path in sorted(SQL_DIR.glob("*.sql")))
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
-    adapter = _Adapter()
-    module = env.from_string(source).make_module({"adapter": adapter})
-    adapter.module = module
-    return module
+def _quote_chars(dialect: str) -> tuple[str, str]:
+    """The identifier quotes of a dialect: ('"', '"'), ('`', '`'), ('[', ']')."""
+    first = Dialect.get_or_raise(dialect).tokenizer_class.IDENTIFIERS[0]
+    return (first, first) if isinstance(first, str) else tuple(first)
 
 
-def call(macro_name: str, *args, **kwargs) -> str:
-    """Render one macro to SQL text."""
-    return str(getattr(macros(), macro_name)(*args, **kwargs)).strip()
+def _source(folders: tuple[str, ...]) -> str:
+    files = [path for folder in folders for path in sorted((SQL_DIR / folder).glob("*.sql"))]
+    return "\n".join(path.read_text(encoding="utf-8") for path in files)
 
 
-def pretty(sql: str, dialect: str = "duckdb") -> str:
-    """Parse the DuckDB SQL and write it in ``dialect``, formatted for people; unsupported constructs raise."""
+def environment() -> jinja2.Environment:
+    """A Jinja environment configured as dbt's: ``do`` statements, loop controls, strict about undefined names."""
+    return jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols"],
+    )
+
+
+@lru_cache(maxsize=None)
+def package(dialect: str = "duckdb") -> _Namespace:
+    """Every macro of ``sql/macros`` and ``sql/local``, rendered for ``dialect``'s adapter."""
+    adapter = _Adapter(dialect)
+    env = environment()
+    module_globals = {
+        "adapter": adapter,
+        "return": _return,
+        "exceptions": _Exceptions(),
+        "modules": _Modules(),
+        "execute": True,
+    }
+    template = env.from_string(_source(("macros", "local")))
+    holder: dict = {}
+    module_globals["sqlndcg"] = _Lazy(holder)
+    module = template.make_module(module_globals)
+    namespace = _Namespace(module)
+    holder["namespace"] = namespace
+    adapter.namespace = namespace
+    return namespace
+
+
+class _Lazy:
+    """The ``sqlndcg`` global, bound once the module it names exists."""
+
+    def __init__(self, holder: dict) -> None:
+        self._holder = holder
+
+    def __getattr__(self, name: str):
+        return getattr(self._holder["namespace"], name)
+
+
+def call(macro_name: str, *args, dialect: str = "duckdb", **kwargs):
+    """Render one macro to SQL text (or, for a macro that uses ``return``, give its value)."""
+    result = getattr(package(dialect), macro_name)(*args, **kwargs)
+    return result.strip() if isinstance(result, str) else result
+
+
+def quote(name: str, dialect: str = "duckdb") -> str:
+    """An identifier, always quoted (so keywords, spaces, quotes and unicode are safe), by the package's rule."""
+    return call("quote", name, dialect=dialect)
+
+
+def string_literal(value: str) -> str:
+    """A string value as an escaped SQL literal (DuckDB)."""
+    return exp.Literal.string(value).sql(dialect="duckdb")
+
+
+def known_dialect(dialect: str) -> str:
     try:
-        target = Dialect.get_or_raise(dialect)
+        Dialect.get_or_raise(dialect)
     except ValueError:
         known = ", ".join(sorted(d.value for d in Dialects if d.value))
         raise SettingError(f"dialect={dialect!r} is not known; choose one of {known}") from None
+    return dialect
+
+
+def pretty(sql: str, dialect: str = "duckdb") -> str:
+    """Format SQL rendered for ``dialect``: sqlglot reads it in that dialect and writes it back for people,
+    normalizing what the portable text leaves to each engine (types, NULL ordering); anything sqlglot cannot
+    express in that dialect raises instead of emitting something else."""
+    known_dialect(dialect)
     try:
         return sqlglot.transpile(
-            sql, read="duckdb", write=target, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE
+            sql, read=dialect, write=dialect, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE
         )[0]
     except sqlglot.errors.SqlglotError as exc:
         raise SettingError(f"the SQL cannot be written in dialect {dialect!r}: {str(exc).splitlines()[0]}") from None

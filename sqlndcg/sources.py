@@ -114,7 +114,7 @@ def _is_frame(obj) -> bool:
     return module in {"pandas", "polars", "pyarrow"}
 
 
-def _table_sql(name, con: duckdb.DuckDBPyConnection | None) -> str:
+def table_sql(name, con: duckdb.DuckDBPyConnection | None, dialect: str = "duckdb") -> str:
     """A table name quoted part by part: ``"schema"."table"``; an exact existing name is taken whole."""
     if isinstance(name, (tuple, list)):
         parts = list(name)
@@ -124,7 +124,7 @@ def _table_sql(name, con: duckdb.DuckDBPyConnection | None) -> str:
         parts = name.split(".") if 1 <= name.count(".") <= 2 and all(name.split(".")) else [name]
     if not all(isinstance(p, str) and p for p in parts):
         raise InputError(f"table name {name!r}: every part must be a non-empty string")
-    return ".".join(render.quote(p) for p in parts)
+    return ".".join(render.quote(p, dialect) for p in parts)
 
 
 def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -200,7 +200,7 @@ def resolve(obj, role: str, con: duckdb.DuckDBPyConnection | None, fmt: str | No
         reader = "sqlndcg_read_trec_run" if kind == "trec_run" else "sqlndcg_read_trec_qrels"
         return Source(role, label, render.call(reader, literal), trec_path=literal, trec_format=kind)
     if isinstance(obj, (str, tuple, list)):
-        return Source(role, f"{role} table {obj!r}", _table_sql(obj, con))
+        return Source(role, f"{role} table {obj!r}", table_sql(obj, con))
     raise InputError(
         f"{role}: cannot use a {type(obj).__name__}; pass a table name, a file path, or a pandas/polars/pyarrow table"
     )

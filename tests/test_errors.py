@@ -311,11 +311,18 @@ def test_threshold_not_a_finite_number(threshold):
         sqlndcg.evaluate(RUN, JUDGMENTS, threshold=threshold)
 
 
-@pytest.mark.parametrize("gain, pattern", [({}, r"gain=\{\} is empty"), ({1: -1}, r"gains non-negative"),
-                                            ({0: 1}, r"grades must be positive"), ({"a": 1}, r"grade 'a'")])
+@pytest.mark.parametrize("gain, pattern", [({}, r"gain=\{\} is empty"), ({1: -1}, r"gains must be non-negative"),
+                                            ({0: 1}, r"grades <= 0 always have gain 0"), ({"a": 1}, r"grade 'a'")])
 def test_bad_gain_map(gain, pattern):
     with refused(SettingError, pattern):
         sqlndcg.evaluate(RUN, JUDGMENTS, gain=gain)
+
+
+def test_gain_map_may_list_grades_without_gain_as_users_write_whole_grade_tables():
+    whole = sqlndcg.evaluate(RUN, JUDGMENTS, ["ndcg@5"], gain={-1: 0, 0: 0, 1: 1, 2: 3, 3: 7})
+    positive_only = sqlndcg.evaluate(RUN, JUDGMENTS, ["ndcg@5"], gain={1: 1, 2: 3, 3: 7})
+    assert whole.per_query.rows == positive_only.per_query.rows
+    assert whole.per_query.column("ndcg@5") == sqlndcg.evaluate(RUN, JUDGMENTS, ["ndcg@5"]).per_query.column("ndcg@5")
 
 
 def test_group_by_clashing_with_an_id_column():

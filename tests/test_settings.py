@@ -471,8 +471,10 @@ def test_settings_record_every_setting():
         "threshold": 2.0,
         "group_by": ["system"],
         "metrics": ["ndcg@3", "ap"],
-        # the columns actually read: the run has a score, so its (absent) rank column is not recorded
-        "columns": {"query_id": "query_id", "doc_id": "doc_id", "score": "score", "rel": "rel"},
+        # the columns actually read: the run has a score, so its (absent) rank column is not recorded; the
+        # judgments' id columns are named even when they are the run's
+        "columns": {"query_id": "query_id", "doc_id": "doc_id", "score": "score", "rel": "rel",
+                    "judgments_query_id": "query_id", "judgments_doc_id": "doc_id"},
     }
 
 

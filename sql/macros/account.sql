@@ -10,16 +10,16 @@
     scored_queries                   the queries the summary averages over
 -#}
 
-{%- macro sqlndcg_account(p) -%}
+{%- macro account_sql(p) -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 WITH run_rows AS (
-  {{ sqlndcg_run_rows(p) }}
+  {{ sqlndcg.run_rows(p) }}
 ),
 judgment_rows AS (
-  {{ sqlndcg_judgment_rows(p) }}
+  {{ sqlndcg.judgment_rows(p) }}
 ),
 judged_documents AS (
   SELECT {{ s_cols }}_q, _d, 1 AS _judged

@@ -12,14 +12,14 @@
     RR@k   = 1 / first relevant position <= k, else 0
     Hit@k  = 1 if any relevant document in top k
     Judged@k = judged documents in top k / k     (a judgment with rel >= 0)
-  Ranking: score descending, ties by doc_id descending (trec_eval), or tie-averaged (McSherry & Najork), or the
+  Ranking: score descending, ties by doc_id descending in byte order (trec_eval), or tie-averaged (McSherry & Najork), or the
   run's own rank. Each query's documents are ranked once (one ROW_NUMBER) and every metric reads that ranking.
 
   The plan `p` is plain data (lists, dicts, strings, validated numbers; identifiers already quoted), so the same
   macro renders from Python and from dbt. Written in DuckDB SQL restricted to a portable subset (DESIGN.md).
 -#}
 
-{%- macro sqlndcg_per_query(p) -%}
+{%- macro per_query_sql(p) -%}
 {%- set kinds = p.metrics | map(attribute='kind') | list -%}
 {%- set needs_dcg = 'dcg' in kinds or 'ndcg' in kinds -%}
 {%- set needs_idcg = 'idcg' in kinds or 'ndcg' in kinds -%}
@@ -31,21 +31,22 @@
 {%- set average = p.ties == 'average' -%}
 {#- Window orders spell out their NULL placement (no value here is NULL) as each engine's default for that direction
     is most common: descending with NULLS LAST, ascending with NULLS FIRST; so transpiled SQL needs no emulation. -#}
-{%- set direction = 'DESC NULLS LAST' if p.order_by == 'score' else 'ASC NULLS FIRST' -%}
+{%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
+{%- set direction = ('DESC' ~ last) if p.order_by == 'score' else ('ASC' ~ first) -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
-{%- set running %}PARTITION BY {{ g_cols }}_q ORDER BY _pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW{% endset -%}
+{%- set running %}PARTITION BY {{ g_cols }}_q ORDER BY _pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW{% endset -%}
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
 WITH run_rows AS (
-  {{ sqlndcg_run_rows(p) }}
+  {{ sqlndcg.run_rows(p) }}
 ),
 ranked AS (
   SELECT
     {{ g_cols }}_q, _d, _key,
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}, _d DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}, {{ sqlndcg.byte_order('_d') if p.ids_as_text else '_d' }} DESC) AS _pos
     {%- if average %},
     RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}) AS _tie_start
     {%- endif %}
@@ -61,15 +62,15 @@ top_ranked AS (
   {%- endif %}
 ),
 judgment_rows AS (
-  {{ sqlndcg_judgment_rows(p) }}
+  {{ sqlndcg.judgment_rows(p) }}
 ),
 labels AS (
   SELECT
     {{ s_cols }}_q, _d, _rel,
-    {{ sqlndcg_gain('_rel', p) }} AS _gain,
+    {{ sqlndcg.gain('_rel', p) }} AS _gain,
     CASE WHEN _rel > 0 THEN _rel ELSE 0 END AS _cg,
     {%- for t in p.thresholds %}
-    CASE WHEN _rel >= {{ sqlndcg_number(t) }} THEN 1 ELSE 0 END AS _rel_t{{ loop.index0 }},
+    CASE WHEN _rel >= {{ sqlndcg.number(t) }} THEN 1 ELSE 0 END AS _rel_t{{ loop.index0 }},
     {%- endfor %}
     CASE WHEN _rel >= 0 THEN 1 ELSE 0 END AS _judged
   FROM judgment_rows
@@ -111,7 +112,7 @@ positioned AS (
     {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
         fixes the order of summation, so the mean is the same bits on every run). #}
     {%- for v in ns.values %}
-    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg_double() }})) OVER (PARTITION BY {{ g_cols }}_q, _key ORDER BY _pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
+    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg.double() }})) OVER (PARTITION BY {{ g_cols }}_q, _key ORDER BY _pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
     {%- endfor %}
     {%- if needs_ap %}
     {%- for t in p.thresholds %}
@@ -134,7 +135,7 @@ accumulated AS (
     _rel_t{{ loop.index0 }},
     {%- endfor %}
     {%- if needs_dcg %}
-    SUM(_gain_at * {{ sqlndcg_discount('_pos') }}) OVER ({{ running }}) AS _dcg_run,
+    SUM(_gain_at * {{ sqlndcg.discount('_pos') }}) OVER ({{ running }}) AS _dcg_run,
     {%- endif %}
     {%- if needs_cg %}
     SUM(_cg_at) OVER ({{ running }}) AS _cg_run,
@@ -147,12 +148,12 @@ accumulated AS (
     SUM(_rel_t{{ loop.index0 }}_at) OVER ({{ running }}) AS _hits_run_t{{ loop.index0 }},
     {%- endif %}
     {%- if needs_ap %}
-    SUM(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN CAST(_seen_t{{ loop.index0 }} AS {{ sqlndcg_double() }}) / _pos ELSE 0 END) OVER ({{ running }}) AS _ap_run_t{{ loop.index0 }},
+    SUM(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN CAST(_seen_t{{ loop.index0 }} AS {{ sqlndcg.double() }}) / _pos ELSE 0 END) OVER ({{ running }}) AS _ap_run_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
     {%- if needs_idcg and p.ideal == 'retrieved' %}
     _ideal_pos,
-    SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _ideal_pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
+    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _ideal_pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
     {%- endif %}
     _gain
   FROM positioned
@@ -204,7 +205,7 @@ ideal_order AS (
 ),
 ideal_ranking AS (
   SELECT {{ s_cols }}_q, _ideal_pos,
-    SUM(_gain * {{ sqlndcg_discount('_ideal_pos') }}) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
+    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
   FROM ideal_order
 ),
 {%- if p.short_lists == 'pad' %}
@@ -263,7 +264,7 @@ SELECT
   {%- endfor %}
   sq._q AS {{ p.query_output }},
   {%- for m in p.metrics %}
-  CAST({{ sqlndcg_metric(m, p) }} AS {{ sqlndcg_double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
+  CAST({{ sqlndcg.metric_value(m, p) }} AS {{ sqlndcg.double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
   {%- endfor %}
 FROM scored_queries AS sq
 LEFT JOIN run_metrics AS rm
@@ -281,13 +282,13 @@ ORDER BY {% for g in groups %}sq.{{ g.alias }}, {% endfor %}sq._q
 {#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _key: the score (higher
     is better) or the rank (lower is better), by which the documents are ordered. Internal names cannot collide
     with whatever the user's columns are called. -#}
-{%- macro sqlndcg_run_rows(p) -%}
+{%- macro run_rows(p) -%}
 SELECT
     {%- for g in p.groups %}
     {{ g.run_column }} AS {{ g.alias }},
     {%- endfor %}
-    {{ sqlndcg_id(p.run_query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg_id(p.run_doc_id, p.ids_as_text) }} AS _d,
+    {{ sqlndcg.id(p.run_query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg.id(p.run_doc_id, p.ids_as_text) }} AS _d,
     {#- Kept in its own type: a cast of large integer scores to DOUBLE would turn distinct scores into ties. #}
     {{ p.score if p.order_by == 'score' else p.rank }} AS _key
   FROM {{ p.run }} AS run_input
@@ -295,33 +296,33 @@ SELECT
 
 
 {#- The judgments' rows: shared group columns, _q, _d, and the label _rel as a DOUBLE. -#}
-{%- macro sqlndcg_judgment_rows(p) -%}
+{%- macro judgment_rows(p) -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 SELECT
     {%- for g in shared %}
     {{ g.judgments_column }} AS {{ g.alias }},
     {%- endfor %}
-    {{ sqlndcg_id(p.judgments_query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg_id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
-    CAST({{ p.rel }} AS {{ sqlndcg_double() }}) AS _rel
+    {{ sqlndcg.id(p.judgments_query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg.id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
+    CAST({{ p.rel }} AS {{ sqlndcg.double() }}) AS _rel
   FROM {{ p.judgments }} AS judgments_input
 {%- endmacro -%}
 
 
 {#- gain(rel): 0 for rel <= 0 (unjudged, non-relevant, or judged unusable); else 2^rel - 1, rel, or the map. -#}
-{%- macro sqlndcg_gain(rel, p) -%}
+{%- macro gain(rel, p) -%}
 {%- if p.gain == 'exponential' -%}
-CASE WHEN {{ rel }} > 0 THEN {{ sqlndcg_exp2_minus_1(rel) }} ELSE 0 END
+CASE WHEN {{ rel }} > 0 THEN {{ sqlndcg.exp2_minus_1(rel) }} ELSE 0 END
 {%- elif p.gain == 'linear' -%}
 CASE WHEN {{ rel }} > 0 THEN {{ rel }} ELSE 0 END
 {%- else -%}
-CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg_number(grade) }} THEN {{ sqlndcg_number(value) }}{% endfor %} ELSE 0 END
+CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg.number(grade) }} THEN {{ sqlndcg.number(value) }}{% endfor %} ELSE 0 END
 {%- endif -%}
 {%- endmacro -%}
 
 
 {#- One metric's value from the per-query aggregates (rm: run side, jq: judged side, idl: ideal side). -#}
-{%- macro sqlndcg_metric(m, p) -%}
+{%- macro metric_value(m, p) -%}
 {%- set s = m.suffix -%}
 {%- set t = m.threshold_index -%}
 {%- set empty_value %}{% if p.empty == 'zero' %}0{% else %}NULL{% endif %}{% endset -%}
@@ -349,15 +350,15 @@ COALESCE(rm._dcg_{{ s }}, 0)
 {%- elif m.kind == 'ndcg' -%}
 CASE WHEN {{ has_gain }} = 0 THEN {{ empty_value }} WHEN {{ idcg }} = 0 THEN 0 ELSE COALESCE(rm._dcg_{{ s }}, 0) / {{ idcg }} END
 {%- elif m.kind == 'p' -%}
-CASE WHEN {{ positions }} = 0 THEN 0 ELSE CAST(COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) AS {{ sqlndcg_double() }}) / {{ positions }} END
+CASE WHEN {{ positions }} = 0 THEN 0 ELSE CAST(COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) AS {{ sqlndcg.double() }}) / {{ positions }} END
 {%- elif m.kind == 'judged' -%}
-CASE WHEN {{ positions }} = 0 THEN 0 ELSE CAST(COALESCE(rm._judged_{{ s }}, 0) AS {{ sqlndcg_double() }}) / {{ positions }} END
+CASE WHEN {{ positions }} = 0 THEN 0 ELSE CAST(COALESCE(rm._judged_{{ s }}, 0) AS {{ sqlndcg.double() }}) / {{ positions }} END
 {%- elif m.kind == 'r' -%}
-CASE WHEN COALESCE(jq._r_t{{ t }}, 0) = 0 THEN {{ empty_value }} ELSE CAST(COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) AS {{ sqlndcg_double() }}) / jq._r_t{{ t }} END
+CASE WHEN COALESCE(jq._r_t{{ t }}, 0) = 0 THEN {{ empty_value }} ELSE CAST(COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) AS {{ sqlndcg.double() }}) / jq._r_t{{ t }} END
 {%- elif m.kind == 'ap' -%}
 CASE WHEN COALESCE(jq._r_t{{ t }}, 0) = 0 THEN {{ empty_value }} ELSE COALESCE(rm._ap_{{ s }}_t{{ t }}, 0) / jq._r_t{{ t }} END
 {%- elif m.kind == 'rr' -%}
-CASE WHEN COALESCE(rm._first_t{{ t }}, 0) > 0{% if m.k is not none %} AND COALESCE(rm._first_t{{ t }}, 0) <= {{ m.k }}{% endif %} THEN 1 / CAST(rm._first_t{{ t }} AS {{ sqlndcg_double() }}) ELSE 0 END
+CASE WHEN COALESCE(rm._first_t{{ t }}, 0) > 0{% if m.k is not none %} AND COALESCE(rm._first_t{{ t }}, 0) <= {{ m.k }}{% endif %} THEN 1 / CAST(rm._first_t{{ t }} AS {{ sqlndcg.double() }}) ELSE 0 END
 {%- elif m.kind == 'hit' -%}
 CASE WHEN COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) > 0 THEN 1 ELSE 0 END
 {%- endif -%}

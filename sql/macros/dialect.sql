@@ -1,0 +1,94 @@
+{#-
+  The few SQL fragments that differ between engines, one macro each, dispatched like dbt-utils:
+  adapter.dispatch('name', 'sqlndcg') picks `<adapter>__name` (then the adapter's parents: redshift -> postgres,
+  databricks -> spark) and falls back to `default__name`. The defaults are DuckDB's SQL, which most engines share.
+  Python renders these same macros per target engine (sqlndcg/render.py), so `to_sql(dialect=...)` and dbt agree.
+-#}
+
+{#- The double-precision float type (DuckDB's FLOAT is 32-bit; Postgres has no DOUBLE). -#}
+{%- macro double() -%}{{ return(adapter.dispatch('double', 'sqlndcg')()) }}{%- endmacro -%}
+{%- macro default__double() -%}{{ return('DOUBLE') }}{%- endmacro -%}
+{%- macro postgres__double() -%}{{ return('DOUBLE PRECISION') }}{%- endmacro -%}
+{%- macro bigquery__double() -%}{{ return('FLOAT64') }}{%- endmacro -%}
+{%- macro sqlserver__double() -%}{{ return('FLOAT') }}{%- endmacro -%}
+{%- macro clickhouse__double() -%}{{ return('Float64') }}{%- endmacro -%}
+
+{#- A text type that holds any id whole (T-SQL's bare VARCHAR is 30 characters, Redshift's 256; MySQL casts to
+    CHAR only). -#}
+{%- macro text_type() -%}{{ return(adapter.dispatch('text_type', 'sqlndcg')()) }}{%- endmacro -%}
+{%- macro default__text_type() -%}{{ return('VARCHAR') }}{%- endmacro -%}
+{%- macro bigquery__text_type() -%}{{ return('STRING') }}{%- endmacro -%}
+{%- macro spark__text_type() -%}{{ return('STRING') }}{%- endmacro -%}
+{%- macro redshift__text_type() -%}{{ return('VARCHAR(65535)') }}{%- endmacro -%}
+{%- macro sqlserver__text_type() -%}{{ return('NVARCHAR(4000)') }}{%- endmacro -%}
+{%- macro mysql__text_type() -%}{{ return('CHAR') }}{%- endmacro -%}
+{%- macro clickhouse__text_type() -%}{{ return('String') }}{%- endmacro -%}
+
+{#- Text ids in byte (binary, UTF-8) order whatever the column's or database's collation: tie-breaks follow
+    SEMANTICS.md on every engine. A Postgres database with ICU en-US otherwise orders `dóc, DOC, Doc, doc`
+    where byte order gives `dóc, doc, Doc, DOC`. Engines whose text order is binary use the id as it is. -#}
+{%- macro byte_order(expression) -%}{{ return(adapter.dispatch('byte_order', 'sqlndcg')(expression)) }}{%- endmacro -%}
+{%- macro default__byte_order(expression) -%}{{ return(expression) }}{%- endmacro -%}
+{%- macro postgres__byte_order(expression) -%}{{ return(expression ~ ' COLLATE "C"') }}{%- endmacro -%}
+{%- macro redshift__byte_order(expression) -%}{{ return("COLLATE(" ~ expression ~ ", 'case_sensitive')") }}{%- endmacro -%}
+{%- macro snowflake__byte_order(expression) -%}{{ return("COLLATE(" ~ expression ~ ", 'utf8')") }}{%- endmacro -%}
+{%- macro bigquery__byte_order(expression) -%}{{ return('CAST(' ~ expression ~ ' AS BYTES)') }}{%- endmacro -%}
+{%- macro spark__byte_order(expression) -%}{{ return('CAST(' ~ expression ~ ' AS BINARY)') }}{%- endmacro -%}
+{%- macro mysql__byte_order(expression) -%}{{ return('CAST(' ~ expression ~ ' AS BINARY)') }}{%- endmacro -%}
+{%- macro sqlserver__byte_order(expression) -%}{{ return(expression ~ ' COLLATE Latin1_General_100_BIN2_UTF8') }}{%- endmacro -%}
+
+{#- ' NULLS FIRST' / ' NULLS LAST' where the engine has the clause; T-SQL and MySQL lack it (their NULLs sort
+    lowest, which is what the templates spell out: first ascending, last descending). -#}
+{%- macro nulls(where) -%}{{ return(adapter.dispatch('nulls', 'sqlndcg')(where)) }}{%- endmacro -%}
+{%- macro default__nulls(where) -%}{{ return(' NULLS ' ~ where) }}{%- endmacro -%}
+{%- macro sqlserver__nulls(where) -%}{{ return('') }}{%- endmacro -%}
+{%- macro mysql__nulls(where) -%}{{ return('') }}{%- endmacro -%}
+
+{#- True when a double is neither NaN nor infinite. -#}
+{%- macro is_finite(expression) -%}{{ return(adapter.dispatch('is_finite', 'sqlndcg')(expression)) }}{%- endmacro -%}
+{%- macro default__is_finite(expression) -%}{{ return('isfinite(' ~ expression ~ ')') }}{%- endmacro -%}
+{%- macro postgres__is_finite(expression) -%}{{ return('(' ~ expression ~ " NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))") }}{%- endmacro -%}
+{%- macro redshift__is_finite(expression) -%}{{ return('(' ~ expression ~ ' = ' ~ expression ~ ' AND ABS(' ~ expression ~ ") < 1.7976931348623157E308)") }}{%- endmacro -%}
+{%- macro snowflake__is_finite(expression) -%}{{ return('(' ~ expression ~ " NOT IN ('NaN'::FLOAT, 'inf'::FLOAT, '-inf'::FLOAT))") }}{%- endmacro -%}
+{%- macro bigquery__is_finite(expression) -%}{{ return('NOT (IS_NAN(' ~ expression ~ ') OR IS_INF(' ~ expression ~ '))') }}{%- endmacro -%}
+{%- macro spark__is_finite(expression) -%}{{ return('(NOT isnan(' ~ expression ~ ') AND ABS(' ~ expression ~ ") < CAST('Infinity' AS DOUBLE))") }}{%- endmacro -%}
+{%- macro sqlite__is_finite(expression) -%}{{ return('(' ~ expression ~ ' = ' ~ expression ~ ' AND ABS(' ~ expression ~ ') < 1e308 * 10)') }}{%- endmacro -%}
+{%- macro clickhouse__is_finite(expression) -%}{{ return('isFinite(' ~ expression ~ ')') }}{%- endmacro -%}
+{%- macro trino__is_finite(expression) -%}{{ return('is_finite(' ~ expression ~ ')') }}{%- endmacro -%}
+{%- macro sqlserver__is_finite(expression) -%}{{ return('1 = 1') }}{%- endmacro -%}
+{%- macro mysql__is_finite(expression) -%}{{ return('1 = 1') }}{%- endmacro -%}
+
+{#- An identifier, always quoted with the engine's quote characters (via adapter.quote), its closing quote
+    character doubled, so keywords, spaces, quotes and unicode in names are safe. -#}
+{%- macro quote(name) -%}
+{%- if name is not string or name == '' -%}
+  {{ exceptions.raise_compiler_error("sqlndcg setting error: a column or table name must be a non-empty string, got " ~ name) }}
+{%- endif -%}
+{%- set q = adapter.quote('x')[-1] -%}
+{{ return(adapter.quote(name | replace(q, q ~ q))) }}
+{%- endmacro -%}
+
+{#- A number validated by the plan, as a double (bare float literals are DECIMAL in DuckDB and Postgres). -#}
+{%- macro number(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
+
+{#- 1 / log2(position + 1), written as LN(2) / LN(position + 1): one-argument LOG is base 10 in some engines and
+    natural in others, and LOG(a, b) swaps its arguments between engines. -#}
+{%- macro discount(position) -%}
+{{ return('(LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')) / LN(CAST(' ~ position ~ ' AS ' ~ sqlndcg.double() ~ ') + 1))') }}
+{%- endmacro -%}
+
+{#- 2^rel - 1 on doubles (SQL Server's POWER(2, int) is an INT and overflows). -#}
+{%- macro exp2_minus_1(x) -%}
+{{ return('(POWER(CAST(2 AS ' ~ sqlndcg.double() ~ '), ' ~ x ~ ') - 1)') }}
+{%- endmacro -%}
+
+{#- Ids are compared as given when both inputs hold integers, else as text. -#}
+{%- macro id(expression, as_text) -%}
+{{ return(('CAST(' ~ expression ~ ' AS ' ~ sqlndcg.text_type() ~ ')') if as_text else expression) }}
+{%- endmacro -%}
+
+{#- An aggregate over rows summed in a fixed order, so the result is the same bits whatever the thread count.
+    DuckDB orders the aggregate's input; elsewhere the plain aggregate is the portable choice. -#}
+{%- macro ordered(function, column, order_by) -%}{{ return(adapter.dispatch('ordered', 'sqlndcg')(function, column, order_by)) }}{%- endmacro -%}
+{%- macro default__ordered(function, column, order_by) -%}{{ return(function ~ '(' ~ column ~ ')') }}{%- endmacro -%}
+{%- macro duckdb__ordered(function, column, order_by) -%}{{ return(function ~ '(' ~ column ~ ' ORDER BY ' ~ order_by ~ ')') }}{%- endmacro -%}

@@ -1,0 +1,183 @@
+{#-
+  From a validated spec and what the inputs look like (their columns and column classes) to the plan: plain data
+  (lists, dicts, strings, validated numbers; every identifier quoted for the target engine) that the SQL
+  templates read. dbt learns the columns from adapter.get_columns_in_relation (entry.sql), Python from the engine
+  it runs; both call these macros, so the plan has one builder.
+
+  A column is {name, type, class}, class one of 'integer', 'number' (any other numeric type), 'text', 'other'.
+-#}
+
+{%- macro column_names(columns) -%}
+{{ return(columns | map(attribute='name') | list) }}
+{%- endmacro -%}
+
+{%- macro require_columns(label, columns, needed) -%}
+{%- set names = sqlndcg.column_names(columns) -%}
+{%- for role, name in needed if name not in names -%}
+  {%- set close = [] -%}
+  {%- for c in names if c | lower == name | lower -%}{%- do close.append(c) -%}{%- endfor -%}
+  {%- set hint = (' (did you mean ' ~ sqlndcg.show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
+  {{ sqlndcg.fail('input', label ~ ' has no ' ~ role ~ ' column ' ~ sqlndcg.show(name) ~ hint ~ '; its columns are ' ~ sqlndcg.show(names) ~ '. Name the right one with the matching setting (query_id=, doc_id=, score=, rank=, rel=, group_by=).') }}
+{%- endfor -%}
+{%- endmacro -%}
+
+{%- macro column_of(columns, name) -%}
+{%- for c in columns if c.name == name -%}{{ return(c) }}{%- endfor -%}
+{{ return(none) }}
+{%- endmacro -%}
+
+{%- macro require_types(label, columns, numeric, ids) -%}
+{%- for name in numeric -%}
+  {%- set c = sqlndcg.column_of(columns, name) -%}
+  {%- if c.class not in ['integer', 'number'] -%}
+    {{ sqlndcg.fail('input', label ~ ': column ' ~ sqlndcg.show(name) ~ ' holds ' ~ c.type ~ ', but must hold numbers; convert it (or fix the rows that made it text) and try again') }}
+  {%- endif -%}
+{%- endfor -%}
+{%- for name in ids -%}
+  {%- set c = sqlndcg.column_of(columns, name) -%}
+  {%- if c.class not in ['integer', 'text'] -%}
+    {{ sqlndcg.fail('input', label ~ ': id column ' ~ sqlndcg.show(name) ~ ' holds ' ~ c.type ~ '; ids must be text or integers (cast it, e.g. to VARCHAR)') }}
+  {%- endif -%}
+{%- endfor -%}
+{%- endmacro -%}
+
+{#- What the SQL must assume about the inputs: which of score/rank orders the run, whether ids compare as text,
+    which group columns the judgments share. Missing or mistyped columns fail here, by name. Returns the spec with
+    the order column settled, and the facts. -#}
+{%- macro settled_spec(spec, run) -%}
+{%- set cols = spec.columns -%}
+{%- set run_names = sqlndcg.column_names(run.columns) -%}
+{%- set has_score = cols.score is not none and cols.score in run_names -%}
+{%- set has_rank = cols.rank is not none and cols.rank in run_names -%}
+{%- if spec.ties == 'rank' and not has_rank -%}
+  {{ sqlndcg.require_columns(run.label, run.columns, [('rank', cols.rank)]) }}
+{%- endif -%}
+{%- if not has_score and not has_rank -%}
+  {%- set wanted = [] -%}{%- for c in [cols.score, cols.rank] if c -%}{%- do wanted.append(sqlndcg.show(c)) -%}{%- endfor -%}
+  {{ sqlndcg.fail('input', run.label ~ ' has neither a score column nor a rank column (' ~ (wanted | join(' or ')) ~ '); its columns are ' ~ sqlndcg.show(run_names) ~ '. Name one with score= (higher is better) or rank= (1 is best).') }}
+{%- endif -%}
+{%- set score = cols.score if has_score else none -%}
+{%- set rank = cols.rank if has_rank else none -%}
+{%- if spec.ties == 'rank' -%}
+  {%- set score = none -%}
+{%- elif score -%}
+  {%- set rank = none -%}
+{%- endif -%}
+{%- set settled = {} -%}{%- do settled.update(cols) -%}{%- do settled.update({'score': score, 'rank': rank}) -%}
+{%- set spec_out = {} -%}{%- do spec_out.update(spec) -%}{%- do spec_out.update({'columns': settled}) -%}
+{{ return(spec_out) }}
+{%- endmacro -%}
+
+{#- What the SQL must assume about the inputs: which of score/rank orders the run, whether ids compare as text,
+    which group columns the judgments share. Missing or mistyped columns fail here, by name. Returns the spec with
+    the order column settled, and the facts. -#}
+{%- macro facts(spec, run, judgments) -%}
+{%- set spec_out = sqlndcg.settled_spec(spec, run) -%}
+{%- set cols = spec_out.columns -%}
+{%- set score, rank = cols.score, cols.rank -%}
+{%- set judgment_names = sqlndcg.column_names(judgments.columns) -%}
+{%- set needed_run = [('query id', cols.query_id), ('document id', cols.doc_id)] -%}
+{%- for g in spec.group_by -%}{%- do needed_run.append(('group_by', g)) -%}{%- endfor -%}
+{{ sqlndcg.require_columns(run.label, run.columns, needed_run) }}
+{{ sqlndcg.require_columns(judgments.label, judgments.columns, [('query id', cols.judgments_query_id), ('document id', cols.judgments_doc_id), ('rel', cols.rel)]) }}
+{{ sqlndcg.require_types(run.label, run.columns, [score or rank], [cols.query_id, cols.doc_id]) }}
+{{ sqlndcg.require_types(judgments.label, judgments.columns, [cols.rel], [cols.judgments_query_id, cols.judgments_doc_id]) }}
+{%- set shared = [] -%}
+{%- for g in spec.group_by if g in judgment_names -%}{%- do shared.append(g) -%}{%- endfor -%}
+{%- set ns = namespace(all_integer=true) -%}
+{%- for c in [sqlndcg.column_of(run.columns, cols.query_id), sqlndcg.column_of(run.columns, cols.doc_id),
+              sqlndcg.column_of(judgments.columns, cols.judgments_query_id), sqlndcg.column_of(judgments.columns, cols.judgments_doc_id)] -%}
+  {%- if c.class != 'integer' -%}{%- set ns.all_integer = false -%}{%- endif -%}
+{%- endfor -%}
+{{ return({'spec': spec_out, 'run': run.sql, 'judgments': judgments.sql, 'ids_as_text': not ns.all_integer,
+           'shared_groups': shared}) }}
+{%- endmacro -%}
+
+{#- Facts taken on trust, for SQL written without reading the inputs: the score column (or else the rank column)
+    exists, ids compare as they are, the judgments serve every group. -#}
+{%- macro assumed_facts(spec, run_sql, judgments_sql) -%}
+{%- set settled = {} -%}{%- do settled.update(spec.columns) -%}
+{%- if spec.ties == 'rank' or not spec.columns.score -%}
+  {%- do settled.update({'score': none}) -%}
+{%- else -%}
+  {%- do settled.update({'rank': none}) -%}
+{%- endif -%}
+{%- set spec_out = {} -%}{%- do spec_out.update(spec) -%}{%- do spec_out.update({'columns': settled}) -%}
+{{ return({'spec': spec_out, 'run': run_sql, 'judgments': judgments_sql, 'ids_as_text': false, 'shared_groups': []}) }}
+{%- endmacro -%}
+
+{%- macro suffix(k) -%}{{ return('all' if k is none else k | string) }}{%- endmacro -%}
+
+{#- spec + facts -> the plan the per-query, summary and account templates read. -#}
+{%- macro plan(facts) -%}
+{%- set spec = facts.spec -%}
+{%- set cols = spec.columns -%}
+{%- set kinds = sqlndcg.metric_kinds() -%}
+{%- set thresholds, cutoffs = [], [] -%}
+{%- for m in spec.metrics -%}
+  {%- set t = spec.threshold if m.rel is none else m.rel -%}
+  {%- if kinds[m.kind].binary and t not in thresholds -%}{%- do thresholds.append(t) -%}{%- endif -%}
+  {%- if m.k not in cutoffs -%}{%- do cutoffs.append(m.k) -%}{%- endif -%}
+{%- endfor -%}
+{%- set full_depth = none in cutoffs -%}
+{%- set prune = not full_depth and spec.ideal == 'judgments' -%}
+{%- set metrics = [] -%}
+{%- for m in spec.metrics -%}
+  {%- set t = spec.threshold if m.rel is none else m.rel -%}
+  {%- do metrics.append({
+    'name': m.name, 'kind': m.kind, 'k': m.k, 'suffix': sqlndcg.suffix(m.k),
+    'emptyable': kinds[m.kind].emptyable,
+    'threshold_index': thresholds.index(t) if kinds[m.kind].binary else none,
+    'column': sqlndcg.quote(m.name),
+    'count_column': sqlndcg.quote(m.name ~ '_count'),
+    'std_column': sqlndcg.quote(m.name ~ '_std'),
+    'ci_low_column': sqlndcg.quote(m.name ~ '_ci_low'),
+    'ci_high_column': sqlndcg.quote(m.name ~ '_ci_high'),
+  }) -%}
+{%- endfor -%}
+{%- set groups = [] -%}
+{%- for name in spec.group_by -%}
+  {%- do groups.append({'alias': '_g' ~ loop.index0, 'run_column': sqlndcg.quote(name),
+                        'judgments_column': sqlndcg.quote(name), 'output': sqlndcg.quote(name),
+                        'shared': name in facts.shared_groups, 'name': name}) -%}
+{%- endfor -%}
+{%- set cutoff_plans = [] -%}
+{%- for k in cutoffs -%}
+  {%- set at_k = [] -%}{%- set ns = namespace(ideal=false) -%}
+  {%- for m in spec.metrics if m.k == k -%}
+    {%- if m.kind not in at_k -%}{%- do at_k.append(m.kind) -%}{%- endif -%}
+    {%- if m.kind in ['ndcg', 'idcg'] -%}{%- set ns.ideal = true -%}{%- endif -%}
+  {%- endfor -%}
+  {%- do cutoff_plans.append({'k': k, 'suffix': sqlndcg.suffix(k), 'kinds': at_k | sort, 'needs_ideal': ns.ideal}) -%}
+{%- endfor -%}
+{%- set positive_k = [] -%}{%- for k in cutoffs if k is not none -%}{%- do positive_k.append(k) -%}{%- endfor -%}
+{{ return({
+  'spec': spec,
+  'settings': sqlndcg.recorded_settings(spec),
+  'run': facts.run,
+  'judgments': facts.judgments,
+  'run_query_id': sqlndcg.quote(cols.query_id),
+  'run_doc_id': sqlndcg.quote(cols.doc_id),
+  'judgments_query_id': sqlndcg.quote(cols.judgments_query_id),
+  'judgments_doc_id': sqlndcg.quote(cols.judgments_doc_id),
+  'rel': sqlndcg.quote(cols.rel),
+  'order_by': 'score' if cols.score else 'rank',
+  'score': sqlndcg.quote(cols.score) if cols.score else none,
+  'rank': sqlndcg.quote(cols.rank) if cols.rank else none,
+  'ids_as_text': facts.ids_as_text,
+  'groups': groups,
+  'gain': spec.gain,
+  'gain_map': spec.gain_map,
+  'ideal': spec.ideal,
+  'ties': spec.ties,
+  'short_lists': spec.short_lists,
+  'empty': spec.empty,
+  'queries': spec.queries,
+  'thresholds': thresholds,
+  'cutoffs': cutoff_plans,
+  'prune_k': (positive_k | max) if prune else none,
+  'metrics': metrics,
+  'query_output': sqlndcg.quote(cols.query_id),
+  'queries_output': sqlndcg.quote('queries'),
+}) }}
+{%- endmacro -%}
