@@ -40,7 +40,7 @@ def main() -> None:
 
 def _write(name: str, header: tuple, rows: list) -> None:
     with open(SEEDS / name, "w", newline="") as f:
-        writer = csv.writer(f)
+        writer = csv.writer(f, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
 

@@ -7,13 +7,13 @@
     models:
       - name: rankings
         data_tests:
-          - sqlndcg.valid_run: {group_by: [system, ds]}
+          - sqlndcg.valid_run: {arguments: {group_by: [system, ds]}}
       - name: judgments
         data_tests:
-          - sqlndcg.valid_judgments: {group_by: [ds], gain: exponential}
+          - sqlndcg.valid_judgments: {arguments: {group_by: [ds], gain: exponential}}
       - name: per_query_metrics
         data_tests:
-          - sqlndcg.no_empty_queries: {metrics: [ndcg@10, map], group_by: [system, ds]}
+          - sqlndcg.no_empty_queries: {arguments: {metrics: [ndcg@10, map], group_by: [system, ds]}}
 -#}
 
 {%- macro problem_rows(relation, declared) -%}
