@@ -144,7 +144,10 @@ def _quote_chars(dialect: str) -> tuple[str, str]:
 
 
 def _source(folders: tuple[str, ...]) -> str:
-    files = [path for folder in folders for path in sorted((SQL_DIR / folder).glob("*.sql"))]
+    """Every template file under the folders, in a stable order. dbt's generic tests (``{% test %}`` blocks, a dbt
+    extension of Jinja) are dbt's alone and stay out."""
+    files = [path for folder in folders for path in sorted((SQL_DIR / folder).rglob("*.sql"))
+             if "generic_tests" not in path.parts]
     return "\n".join(path.read_text(encoding="utf-8") for path in files)
 
 
