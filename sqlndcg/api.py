@@ -33,6 +33,7 @@ def evaluate(
     judgments_query_id: str | None = None,
     judgments_doc_id: str | None = None,
     con=None,
+    dialect: str | None = None,
     run_format: str | None = None,
     judgments_format: str | None = None,
 ) -> Result:
@@ -53,7 +54,8 @@ def evaluate(
         queries=queries, threshold=threshold, group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
         rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
     )
-    return engine.evaluate(spec, run, judgments, con=con, run_format=run_format, judgments_format=judgments_format)
+    return engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
+                           judgments_format=judgments_format)
 
 
 def to_sql(

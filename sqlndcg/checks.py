@@ -5,8 +5,6 @@ Each problem is reported with the input, the column and a few offending rows, an
 
 from __future__ import annotations
 
-import duckdb
-
 from . import render
 from .errors import DataError, InputError
 from .sources import TREC_LAYOUT, Source, brief
@@ -39,15 +37,15 @@ def is_numeric_type(duck_type: str) -> bool:
     return t in _NUMERIC_TYPES or t.startswith("DECIMAL")
 
 
-def check_trec_lines(con: duckdb.DuckDBPyConnection, source: Source) -> None:
+def check_trec_lines(eng, source: Source) -> None:
     """A TREC line with the wrong number of fields, or text where a number belongs, is named with its number."""
     if not source.trec_path:
         return
     fields, integers, numbers = TREC_LAYOUT[source.trec_format]
     sql = render.call("sqlndcg_trec_bad_lines", source.trec_path, fields, integers, numbers, EXAMPLES)
     try:
-        bad = con.execute(sql).fetchall()
-    except duckdb.Error as exc:
+        bad = eng.fetch(sql)[1]
+    except eng.errors as exc:
         raise InputError(f"{source.label} cannot be read as a TREC file: {str(exc).splitlines()[0]}") from None
     if bad:
         layout = "query_id Q0 doc_id rank score tag" if source.trec_format == "trec_run" else "query_id 0 doc_id rel"
@@ -62,23 +60,22 @@ def _show(columns: list[str], row: tuple) -> str:
     return "(" + ", ".join(f"{c}={brief(v)}" for c, v in zip(columns, row)) + ")"
 
 
-def check_rows(con: duckdb.DuckDBPyConnection, source: Source, identity: list[str],
+def check_rows(eng, source: Source, identity: list[str],
                problems: list[tuple[dict, str]], key_meaning: str, hint: str = "") -> int:
     """Run every row check on one input in a single scan; raise on the first problem found. Returns row count."""
     checks = [c for c, _ in problems]
-    counts = con.execute(render.call("profile", source.sql, checks)).fetchone()
+    counts = eng.fetch(render.call("profile", source.sql, checks, dialect=eng.dialect))[1][0]
     rows = counts[0]  # never 0: Source.describe refused an input without rows before any check ran
-    shown_cols = [render.quote(c) for c in identity]
+    shown_cols = [render.quote(c, eng.dialect) for c in identity]
     for (check, message), count in zip(problems, counts[1:]):
         if count:
             columns = shown_cols + ([check["column"]] if check["column"] not in shown_cols else [])
-            examples = con.execute(
-                render.call("offending_rows", source.sql, check, columns, EXAMPLES)
-            ).fetchall()
+            examples = eng.fetch(render.call("offending_rows", source.sql, check, columns, EXAMPLES,
+                                             dialect=eng.dialect))[1]
             names = identity + ([check["name"]] if check["name"] not in identity else [])
             shown = ", ".join(_show(names, r) for r in examples)
             raise DataError(f"{source.label}: column {check['name']!r} {message} in {count} row(s), e.g. {shown}")
-    found = _duplicates(con, source, identity)
+    found = _duplicates(eng, source, identity)
     if found:
         count, shown = found
         raise DataError(
@@ -88,24 +85,23 @@ def check_rows(con: duckdb.DuckDBPyConnection, source: Source, identity: list[st
     return rows
 
 
-def _duplicates(con, source: Source, keys: list[str]) -> tuple[int, str] | None:
+def _duplicates(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
     """How many key values occur more than once, and a few of them shown; None when all are distinct."""
-    dupes = con.execute(
-        render.call("duplicates", source.sql, [render.quote(k) for k in keys], EXAMPLES)
-    ).fetchall()
+    dupes = eng.fetch(render.call("duplicates", source.sql, [render.quote(k, eng.dialect) for k in keys], EXAMPLES,
+                                  dialect=eng.dialect))[1]
     if not dupes:
         return None
     return dupes[0][-1], ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
 
 
-def _check_input(con, source: Source, role: str, spec: Spec, columns: dict[str, str], shared: list[str]) -> int:
+def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, str], shared: list[str]) -> int:
     """Run the checks the templates declare for this input (checks.sql, input_checks); raise on the first problem."""
-    described = [{"name": n, "type": t, "class": column_class(t)} for n, t in columns.items()]
-    declared = render.call("input_checks", role, spec.plain(), described, shared)
+    described = [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()]
+    declared = render.call("input_checks", role, spec.plain(), described, shared, dialect=eng.dialect)
     problems = [(check, check["message"]) for check in declared["problems"]]
-    rows = check_rows(con, source, declared["identity"], problems, declared["key_meaning"], declared["hint"])
+    rows = check_rows(eng, source, declared["identity"], problems, declared["key_meaning"], declared["hint"])
     if declared["unique_ranks"]:
-        found = _duplicates(con, source, declared["unique_ranks"])
+        found = _duplicates(eng, source, declared["unique_ranks"])
         if found:
             count, shown = found
             raise DataError(
@@ -115,9 +111,9 @@ def _check_input(con, source: Source, role: str, spec: Spec, columns: dict[str, 
     return rows
 
 
-def check_run(con, source: Source, spec: Spec, columns: dict[str, str]) -> int:
-    return _check_input(con, source, "run", spec, columns, [])
+def check_run(eng, source: Source, spec: Spec, columns: dict[str, str]) -> int:
+    return _check_input(eng, source, "run", spec, columns, [])
 
 
-def check_judgments(con, source: Source, spec: Spec, columns: dict[str, str], shared: list[str]) -> int:
-    return _check_input(con, source, "judgments", spec, columns, shared)
+def check_judgments(eng, source: Source, spec: Spec, columns: dict[str, str], shared: list[str]) -> int:
+    return _check_input(eng, source, "judgments", spec, columns, shared)

@@ -1,4 +1,8 @@
-"""The flow: inputs -> spec -> checked sources -> rendered SQL -> executed in DuckDB -> results."""
+"""The flow: inputs -> spec -> checked sources -> rendered SQL -> executed by an engine -> results.
+
+Which engine runs it (DuckDB, PostgreSQL, Spark, ...) is decided by the connection (:mod:`sqlndcg.engines`); the
+SQL is rendered for that engine's dialect from the same templates, checks and summary included.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,13 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import duckdb
-
 from . import checks, render, sources
-from .errors import DataError, EmptyQueryError, InputError, SettingError
+from .engines import Engine, for_connection
+from .errors import DataError, EmptyQueryError, InputError
 from .results import Result, Table
 from .sources import brief
 from .spec import Spec
+
 
 @dataclass
 class Prepared:
@@ -25,49 +29,50 @@ class Prepared:
 
 
 @contextmanager
-def _registered(con, *srcs):
+def _registered(eng: Engine, *srcs):
     for s in srcs:
-        s.register(con)
+        s.register(eng)
     try:
         yield
     finally:
         for s in srcs:
-            s.unregister(con)
+            s.unregister(eng)
 
 
-def _described(source: sources.Source, columns: dict[str, str]) -> dict:
+def _described(eng: Engine, source: sources.Source, columns: dict[str, str]) -> dict:
     """An input as the plan templates take it: its SQL, a label for messages, its columns and their classes."""
     return {
         "sql": source.sql,
         "label": source.label,
-        "columns": [{"name": n, "type": t, "class": checks.column_class(t)} for n, t in columns.items()],
+        "columns": [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()],
     }
 
 
-def _facts(con, spec: Spec, run: sources.Source, judgments: sources.Source, check: bool,
+def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Source, check: bool,
            own_connection: bool) -> tuple[Spec, dict]:
     """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume."""
     if check:
-        checks.check_trec_lines(con, run)
-        checks.check_trec_lines(con, judgments)
-    run_cols = run.describe(con, own_connection)
-    judgment_cols = judgments.describe(con, own_connection)
-    facts = render.call("facts", spec.plain(), _described(run, run_cols), _described(judgments, judgment_cols))
+        checks.check_trec_lines(eng, run)
+        checks.check_trec_lines(eng, judgments)
+    run_cols = run.describe(eng, own_connection)
+    judgment_cols = judgments.describe(eng, own_connection)
+    facts = render.call("facts", spec.plain(), _described(eng, run, run_cols),
+                        _described(eng, judgments, judgment_cols), dialect=eng.dialect)
     spec = Spec.from_data(facts["spec"])
     if check:
-        checks.check_run(con, run, spec, run_cols)
-        checks.check_judgments(con, judgments, spec, judgment_cols, list(facts["shared_groups"]))
+        checks.check_run(eng, run, spec, run_cols)
+        checks.check_judgments(eng, judgments, spec, judgment_cols, list(facts["shared_groups"]))
     return spec, facts
 
 
-def prepare(con, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
+def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
             own_connection=False) -> Prepared:
-    run_src = sources.resolve(run, "run", con, run_format)
-    judgment_src = sources.resolve(judgments, "judgments", con, judgments_format)
-    with _registered(con, run_src, judgment_src):
-        spec, facts = _facts(con, spec, run_src, judgment_src, check, own_connection)
-    plan = render.call("plan", facts)
-    sql = render.pretty(render.call("per_query_sql", plan))
+    run_src = sources.resolve(run, "run", eng, run_format)
+    judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
+    with _registered(eng, run_src, judgment_src):
+        spec, facts = _facts(eng, spec, run_src, judgment_src, check, own_connection)
+    plan = render.call("plan", facts, dialect=eng.dialect)
+    sql = render.call("per_query_sql", plan, dialect=eng.dialect)
     return Prepared(spec, plan, sql, run_src, judgment_src, facts)
 
 
@@ -79,28 +84,26 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect="duckdb", run_form
         facts = render.call("assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
                             sources.table_sql(judgments, None, dialect), dialect=dialect)
     else:
-        prepared = prepare(con or duckdb.connect(), spec, run, judgments, run_format=run_format,
-                           judgments_format=judgments_format, check=False, own_connection=con is None)
-        if dialect == "duckdb":
-            return prepared.sql
+        eng = for_connection(con)
+        try:
+            prepared = prepare(eng, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
+                               check=False, own_connection=con is None)
+        finally:
+            eng.close()
+        if dialect == eng.dialect:
+            return render.pretty(prepared.sql, dialect)
         facts = {**prepared.facts, "spec": prepared.spec.plain()}
     plan = render.call("plan", facts, dialect=dialect)
     return render.pretty(render.call("per_query_sql", plan, dialect=dialect), dialect)
 
 
-def _summary(con, name: str, plan: dict, spec: Spec) -> Table:
-    """Mean, count, std and the 95% interval per group and metric, all computed by the summary template."""
-    return _fetch(con, render.call("summary_sql", name, plan), spec)
-
-
-def _rows_where(con, name: str, plan: dict, columns: list[str], test: str) -> tuple[int, str] | None:
+def _rows_where(eng: Engine, name: str, plan: dict, columns: list[str], test: str) -> tuple[int, str] | None:
     """How many per-query rows fail `test` in any of `columns`, and a few of their (group, query) keys."""
     if not columns:
         return None
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
-    found = con.execute(
-        render.call("rows_where", name, identity, columns, test, checks.EMPTY_EXAMPLES)
-    ).fetchall()
+    _, found = eng.fetch(render.call("rows_where", name, identity, columns, test, checks.EMPTY_EXAMPLES,
+                                     dialect=eng.dialect))
     if not found:
         return None
     keys = [r[:-1] for r in found]
@@ -108,9 +111,9 @@ def _rows_where(con, name: str, plan: dict, columns: list[str], test: str) -> tu
     return found[0][-1], shown
 
 
-def _refuse_bad_numbers(con, name: str, plan: dict, spec: Spec) -> None:
+def _refuse_bad_numbers(eng: Engine, name: str, plan: dict, spec: Spec) -> None:
     """Overflowed sums and, under empty="error", queries with nothing to find, are refused by name."""
-    overflow = _rows_where(con, name, plan, [m["column"] for m in plan["metrics"]], "not_finite")
+    overflow = _rows_where(eng, name, plan, [m["column"] for m in plan["metrics"]], "not_finite")
     if overflow:
         count, shown = overflow
         raise DataError(
@@ -119,7 +122,7 @@ def _refuse_bad_numbers(con, name: str, plan: dict, spec: Spec) -> None:
         )
     if spec.empty != "error":
         return
-    empty = _rows_where(con, name, plan, [m["column"] for m in plan["metrics"] if m["emptyable"]], "null")
+    empty = _rows_where(eng, name, plan, [m["column"] for m in plan["metrics"] if m["emptyable"]], "null")
     if empty:
         count, shown = empty
         raise EmptyQueryError(
@@ -129,38 +132,39 @@ def _refuse_bad_numbers(con, name: str, plan: dict, spec: Spec) -> None:
         )
 
 
-def execute(con, prepared: Prepared) -> Result:
+def execute(eng: Engine, prepared: Prepared) -> Result:
     spec, plan = prepared.spec, prepared.plan
-    name = render.quote(f"sqlndcg_per_query_{uuid.uuid4().hex[:12]}")
+    name = render.quote(f"sqlndcg_per_query_{uuid.uuid4().hex[:12]}", eng.dialect)
+    identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
+    materialized = False
     try:
-        with _registered(con, prepared.run, prepared.judgments):
+        with _registered(eng, prepared.run, prepared.judgments):
             try:
-                con.execute(render.call("sqlndcg_materialize", name, prepared.sql))
-            except duckdb.Error as exc:
-                raise InputError(f"DuckDB could not evaluate the inputs: {str(exc).strip()}") from None
-            account = _fetch(con, render.call("account_sql", plan), spec)
-        _refuse_bad_numbers(con, name, plan, spec)
-        per_query = _fetch(con, render.call("sqlndcg_select_all", name), spec)
-        summary = _summary(con, name, plan, spec)
+                eng.materialize(name, prepared.sql)
+                materialized = True
+            except eng.errors as exc:
+                raise InputError(f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}") from None
+            account = _fetch(eng, render.call("account_sql", plan, dialect=eng.dialect), spec)
+        _refuse_bad_numbers(eng, name, plan, spec)
+        per_query = _fetch(eng, render.call("sqlndcg_select_all", name, identity, dialect=eng.dialect), spec)
+        summary = _fetch(eng, render.call("summary_sql", name, plan, dialect=eng.dialect), spec)
     finally:
-        con.execute(render.call("sqlndcg_drop", name))
-    return Result(per_query, summary, spec.settings(), prepared.sql, account)
+        if materialized:
+            eng.drop(name)
+    shown_sql = prepared.sql if eng.dialect == "datafusion" else render.pretty(prepared.sql, eng.dialect)
+    return Result(per_query, summary, spec.settings(), shown_sql, account)
 
 
-def _fetch(con, sql: str, spec: Spec) -> Table:
-    cur = con.execute(sql)
-    return Table(tuple(d[0] for d in cur.description), tuple(cur.fetchall()), spec.settings())
+def _fetch(eng: Engine, sql: str, spec: Spec) -> Table:
+    columns, rows = eng.fetch(sql)
+    return Table(tuple(columns), tuple(rows), spec.settings())
 
 
-def evaluate(spec: Spec, run, judgments, *, con=None, run_format=None, judgments_format=None) -> Result:
-    if con is not None and not isinstance(con, duckdb.DuckDBPyConnection):
-        raise SettingError(f"con must be a duckdb connection, got {type(con).__name__}")
-    own = con is None
-    con = con or duckdb.connect()
+def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None) -> Result:
+    eng = for_connection(con, dialect)
     try:
-        prepared = prepare(con, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
-                           own_connection=own)
-        return execute(con, prepared)
+        prepared = prepare(eng, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
+                           own_connection=con is None)
+        return execute(eng, prepared)
     finally:
-        if own:
-            con.close()
+        eng.close()

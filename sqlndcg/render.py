@@ -53,7 +53,11 @@ ADAPTERS: dict[str, tuple[str, ...]] = {
     "trino": ("trino",),
     "presto": ("trino",),
     "athena": ("athena", "trino"),
+    "datafusion": ("datafusion",),  # no sqlglot dialect: rendered text runs as it is
 }
+
+#: Engines sqlglot has no dialect for, and the dialect whose rules (quoting, formatting) are closest.
+_NEAREST = {"datafusion": "postgres"}
 
 #: Messages raised by the templates start with one of these; each maps to the exception a Python caller catches.
 _ERROR_PREFIXES = {
@@ -139,7 +143,7 @@ class _Adapter:
 
 def _quote_chars(dialect: str) -> tuple[str, str]:
     """The identifier quotes of a dialect: ('"', '"'), ('`', '`'), ('[', ']')."""
-    first = Dialect.get_or_raise(dialect).tokenizer_class.IDENTIFIERS[0]
+    first = Dialect.get_or_raise(_NEAREST.get(dialect, dialect)).tokenizer_class.IDENTIFIERS[0]
     return (first, first) if isinstance(first, str) else tuple(first)
 
 
@@ -211,7 +215,7 @@ def string_literal(value: str) -> str:
 
 def known_dialect(dialect: str) -> str:
     try:
-        Dialect.get_or_raise(dialect)
+        Dialect.get_or_raise(_NEAREST.get(dialect, dialect))
     except ValueError:
         known = ", ".join(sorted(d.value for d in Dialects if d.value))
         raise SettingError(f"dialect={dialect!r} is not known; choose one of {known}") from None
@@ -223,6 +227,7 @@ def pretty(sql: str, dialect: str = "duckdb") -> str:
     normalizing what the portable text leaves to each engine (types, NULL ordering); anything sqlglot cannot
     express in that dialect raises instead of emitting something else."""
     known_dialect(dialect)
+    dialect = _NEAREST.get(dialect, dialect)
     try:
         return sqlglot.transpile(
             sql, read=dialect, write=dialect, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE

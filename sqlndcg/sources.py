@@ -1,7 +1,8 @@
 """Inputs (table names, files, data frames) turned into something a FROM clause can name.
 
 Files are read by DuckDB's own readers; TREC's whitespace-separated run and qrels formats by a small template
-over DuckDB's line reader. A source knows how to describe itself so that missing columns fail early, by name.
+over DuckDB's line reader. Other engines take their own tables, and data frames where they read them natively.
+A source knows how to describe itself (through the engine) so that missing columns fail early, by name.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import duckdb
 
 from . import render
+from .engines.base import Engine, MissingRelation
 from .errors import InputError
 
 PARQUET = (".parquet", ".pq")
@@ -34,69 +36,71 @@ class Source:
     role: str
     label: str
     sql: str
-    frame: object = None  # a data frame to register under `sql` before use
+    frame: object = None  # a data frame to register under `frame_name` (which `sql` quotes) before use
+    frame_name: str | None = None
     trec_path: str | None = None  # the literal path of a TREC file, checked line by line
     trec_format: str | None = None
     delimited_path: str | None = None  # the literal path and delimiter of a CSV/TSV file, to explain failures
     delimiter: str | None = None
 
-    def register(self, con: duckdb.DuckDBPyConnection) -> None:
+    def register(self, eng: Engine) -> None:
         if self.frame is not None:
             try:
-                con.register(self.sql.strip('"'), self.frame)
-            except Exception as exc:  # duckdb raises several types for unsupported objects
+                eng.register(self.frame_name, self.frame)
+            except InputError:
+                raise
+            except Exception as exc:  # engines raise many types for objects they cannot read
                 raise InputError(
-                    f"{self.label}: DuckDB cannot read a {type(self.frame).__name__}; pass a table name, a file "
-                    f"path, or a pandas/polars/pyarrow table ({exc})"
+                    f"{self.label}: {eng.name} cannot read a {type(self.frame).__name__}; pass a table name, a "
+                    f"file path (DuckDB), or a frame the engine reads ({_first_line(exc)})"
                 ) from None
 
-    def _explain(self, con: duckdb.DuckDBPyConnection) -> str | None:
+    def _explain(self, eng: Engine) -> str | None:
         """For a delimited file DuckDB could not read: the lines whose field count differs from the header's."""
         if not self.delimited_path:
             return None
         try:
-            bad = con.execute(
-                render.call("sqlndcg_delimited_bad_lines", self.delimited_path, self.delimiter, 5)
-            ).fetchall()
-        except duckdb.Error:
+            _, bad = eng.fetch(render.call("sqlndcg_delimited_bad_lines", self.delimited_path, self.delimiter, 5))
+        except eng.errors:
             return None
         if not bad:
             return None
         shown = "; ".join(f"line {n} has {got} field(s): {brief(line)}" for n, line, got, _, _ in bad)
         return f"{bad[0][4]} line(s) do not have the header's {bad[0][3]} fields: {shown}"
 
-    def unregister(self, con: duckdb.DuckDBPyConnection) -> None:
+    def unregister(self, eng: Engine) -> None:
         if self.frame is not None:
             try:
-                con.unregister(self.sql.strip('"'))
-            except duckdb.Error:
+                eng.unregister(self.frame_name)
+            except Exception:  # already gone: nothing to undo
                 pass
 
-    def describe(self, con: duckdb.DuckDBPyConnection, own_connection: bool = False) -> dict[str, str]:
-        """Column name -> DuckDB type; fails with the reason DuckDB gives, attributed to this input.
+    def describe(self, eng: Engine, own_connection: bool = False) -> dict[str, str]:
+        """Column name -> the engine's type; fails with the reason the engine gives, attributed to this input.
         An input without rows is refused here, before its column types (guessed from nothing) can mislead."""
         try:
-            rel = con.sql(render.call("sqlndcg_select_all", self.sql))
-            has_rows = con.execute(render.call("sqlndcg_any_row", self.sql)).fetchall()
-        except duckdb.CatalogException:
+            columns = eng.columns(self.sql)
+            has_rows = eng.has_rows(self.sql)
+        except MissingRelation:
             where = (
                 "sqlndcg opened a new, empty in-memory DuckDB because no con= was given"
                 if own_connection
-                else "no table or view of that name in the DuckDB connection given as con="
+                else f"no table or view of that name in the {eng.name} connection given as con="
             )
+            files = ", and there is no file at that path" if eng.reads_files else ""
             raise InputError(
-                f"{self.label}: {where}, and there is no file at that path; pass con= with the connection that "
-                "has the table, or a path to a Parquet, CSV/TSV or TREC file"
+                f"{self.label}: {where}{files}; pass con= with the connection that has the table"
+                + (", or a path to a Parquet, CSV/TSV or TREC file" if eng.reads_files else "")
             ) from None
-        except duckdb.Error as exc:
-            raise InputError(f"{self.label}: cannot be read: {self._explain(con) or _first_line(exc)}") from None
-        if self.delimited_path and len(rel.columns) == 1:
-            explained = self._explain(con)
+        except eng.errors as exc:
+            raise InputError(f"{self.label}: cannot be read: {self._explain(eng) or _first_line(exc)}") from None
+        if self.delimited_path and len(columns) == 1:
+            explained = self._explain(eng)
             if explained:
                 raise InputError(f"{self.label}: cannot be read: {explained}")
         if not has_rows:
             raise InputError(f"{self.label} has no rows; there is nothing to evaluate")
-        return dict(zip(rel.columns, (str(t) for t in rel.types)))
+        return columns
 
 
 def brief(value, limit: int = 60) -> str:
@@ -111,14 +115,15 @@ def _first_line(exc: BaseException) -> str:
 
 def _is_frame(obj) -> bool:
     module = type(obj).__module__.split(".")[0]
-    return module in {"pandas", "polars", "pyarrow"}
+    return module in {"pandas", "polars", "pyarrow", "pyspark", "datafusion"}
 
 
-def table_sql(name, con: duckdb.DuckDBPyConnection | None, dialect: str = "duckdb") -> str:
+def table_sql(name, eng: Engine | None, dialect: str = "duckdb") -> str:
     """A table name quoted part by part: ``"schema"."table"``; an exact existing name is taken whole."""
+    dialect = eng.dialect if eng is not None else dialect
     if isinstance(name, (tuple, list)):
         parts = list(name)
-    elif con is not None and _table_exists(con, name):
+    elif eng is not None and eng.table_exists(name):
         parts = [name]
     else:
         parts = name.split(".") if 1 <= name.count(".") <= 2 and all(name.split(".")) else [name]
@@ -127,16 +132,7 @@ def table_sql(name, con: duckdb.DuckDBPyConnection | None, dialect: str = "duckd
     return ".".join(render.quote(p, dialect) for p in parts)
 
 
-def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    found = con.execute(
-        "SELECT 1 FROM duckdb_tables() WHERE table_name = $name "
-        "UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $name LIMIT 1",
-        {"name": name},
-    ).fetchall()
-    return bool(found)
-
-
-def _file_format(path: Path, role: str, fmt: str | None, con: duckdb.DuckDBPyConnection) -> str:
+def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> str:
     if fmt is not None:
         if fmt not in FORMATS:
             raise InputError(f"{role} format {fmt!r} is not known; choose one of {', '.join(FORMATS)}")
@@ -159,15 +155,15 @@ def _file_format(path: Path, role: str, fmt: str | None, con: duckdb.DuckDBPyCon
     trec = "trec_run" if role == "run" else "trec_qrels"
     literal = render.string_literal(str(path))
     try:
-        first = con.execute(render.call("sqlndcg_first_fields", literal)).fetchall()
-    except duckdb.Error as exc:
+        first = eng.fetch(render.call("sqlndcg_first_fields", literal))[1]
+    except eng.errors as exc:
         raise InputError(f"{role} file {str(path)!r} cannot be read: {_first_line(exc)}") from None
     if first and first[0][0] == TREC_LAYOUT[trec][0]:
         return trec
     return "tsv" if last == ".txt" else "csv"
 
 
-def resolve(obj, role: str, con: duckdb.DuckDBPyConnection | None, fmt: str | None = None) -> Source:
+def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Source:
     """Classify one input; nothing is read yet except, for an unknown file extension, its first line."""
     if obj is None:
         raise InputError(f"no {role} given: pass a table name, a file path or a data frame")
@@ -176,19 +172,28 @@ def resolve(obj, role: str, con: duckdb.DuckDBPyConnection | None, fmt: str | No
             f"{role}: a DuckDB relation belongs to the connection that made it; save it as a view "
             "(relation.create_view('name')) and pass the name with con= that connection"
         )
+    dialect = eng.dialect if eng is not None else "duckdb"
     if _is_frame(obj):
-        name = render.quote(f"sqlndcg_{role}_{uuid.uuid4().hex[:12]}")
-        return Source(role, f"{role} ({type(obj).__name__})", name, frame=obj)
-    if isinstance(obj, str) and not fmt and con is not None and _table_exists(con, obj):
-        return Source(role, f"{role} table {obj!r}", render.quote(obj))
+        name = f"sqlndcg_{role}_{uuid.uuid4().hex[:12]}"
+        return Source(role, f"{role} ({type(obj).__name__})", render.quote(name, dialect), frame=obj, frame_name=name)
+    if isinstance(obj, str) and not fmt and eng is not None and eng.table_exists(obj):
+        return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect))
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and (fmt or _looks_like_path(obj))):
         path = Path(obj)
         if not path.is_file():
             raise InputError(f"{role} file {str(path)!r} does not exist (or is not a file)")
         if path.stat().st_size == 0:
             raise InputError(f"{role} file {str(path)!r} is empty: it has no rows")
-        scratch = con or duckdb.connect()
-        kind = _file_format(path, role, fmt, scratch)
+        if eng is not None and not eng.reads_files:
+            raise InputError(
+                f"{role} file {str(path)!r}: files are read by DuckDB, but this evaluation runs on {eng.name}; load "
+                f"the file into a {eng.name} table and pass its name, or evaluate the file with DuckDB (no con=)"
+            )
+        if eng is None:
+            from .engines import for_connection
+
+            eng = for_connection(None)
+        kind = _file_format(path, role, fmt, eng)
         literal = render.string_literal(str(path))
         label = f"{role} file {str(path)!r}"
         if kind == "parquet":
@@ -200,7 +205,7 @@ def resolve(obj, role: str, con: duckdb.DuckDBPyConnection | None, fmt: str | No
         reader = "sqlndcg_read_trec_run" if kind == "trec_run" else "sqlndcg_read_trec_qrels"
         return Source(role, label, render.call(reader, literal), trec_path=literal, trec_format=kind)
     if isinstance(obj, (str, tuple, list)):
-        return Source(role, f"{role} table {obj!r}", table_sql(obj, con))
+        return Source(role, f"{role} table {obj!r}", table_sql(obj, eng))
     raise InputError(
         f"{role}: cannot use a {type(obj).__name__}; pass a table name, a file path, or a pandas/polars/pyarrow table"
     )

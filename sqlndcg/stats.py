@@ -96,7 +96,8 @@ def t_two_sided_p(t: float, df: float) -> float:
     """P(|T| >= |t|) for Student's t with df > 0 degrees of freedom: 1.0 at t = 0, 0.0 at t = +-inf, NaN for NaN.
 
     The regularized incomplete beta I_x(df/2, 1/2) at x = df / (df + t^2), as in :func:`t_cdf`, but with the
-    prefactor computed so that it stays accurate to ~1e-14 for df in the millions.
+    prefactor and 1 - x computed without cancellation: relative error ~1e-13 up to df = 1e5 (against SciPy),
+    below 1e-8 relative (1e-9 absolute) up to df = 1e9, where the continued fraction itself loses digits.
     """
     if math.isnan(t) or math.isnan(df):
         return math.nan
@@ -109,14 +110,14 @@ def t_two_sided_p(t: float, df: float) -> float:
     if t2 == 0.0:
         return 1.0
     x = df / (df + t2)
-    # log x and log(1 - x) without forming 1 - x (which would lose t^2/df when it is small).
+    y = t2 / (df + t2)  # 1 - x, without the cancellation of 1.0 - x when t^2 is small against df
     log_x = -math.log1p(t2 / df)
-    log_1mx = math.log(t2) - math.log(df + t2)
-    front = math.exp(a * log_x + b * log_1mx - _log_beta_half(a))
+    log_y = math.log(t2) - math.log(df + t2)
+    front = math.exp(a * log_x + b * log_y - _log_beta_half(a))
     if x < (a + 1.0) / (a + b + 2.0):
         p = front * _betacf(a, b, x) / a
     else:
-        p = 1.0 - front * _betacf(b, a, 1.0 - x) / b
+        p = 1.0 - front * _betacf(b, a, y) / b
     return min(1.0, max(0.0, p))
 
 

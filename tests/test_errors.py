@@ -331,7 +331,7 @@ def test_group_by_clashing_with_an_id_column():
 
 
 def test_con_that_is_not_a_connection():
-    with refused(SettingError, r"con must be a duckdb connection, got int"):
+    with refused(SettingError, r"con must be a DuckDB connection, a DB-API connection .*, got builtins.int"):
         sqlndcg.evaluate(RUN, JUDGMENTS, con=3)
 
 

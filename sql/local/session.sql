@@ -5,8 +5,11 @@ CREATE TEMPORARY TABLE {{ name }} AS
 {{ query }}
 {%- endmacro -%}
 
-{%- macro sqlndcg_select_all(name) -%}
+{%- macro sqlndcg_select_all(name, order_by=none) -%}
 SELECT * FROM {{ name }}
+{%- if order_by %}
+ORDER BY {{ order_by | join(', ') }}
+{%- endif %}
 {%- endmacro -%}
 
 {%- macro sqlndcg_any_row(name) -%}

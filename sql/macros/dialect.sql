@@ -11,7 +11,7 @@
 {%- macro postgres__double() -%}{{ return('DOUBLE PRECISION') }}{%- endmacro -%}
 {%- macro bigquery__double() -%}{{ return('FLOAT64') }}{%- endmacro -%}
 {%- macro sqlserver__double() -%}{{ return('FLOAT') }}{%- endmacro -%}
-{%- macro clickhouse__double() -%}{{ return('Float64') }}{%- endmacro -%}
+{%- macro clickhouse__double() -%}{{ return('Nullable(Float64)') }}{%- endmacro -%}
 
 {#- A text type that holds any id whole (T-SQL's bare VARCHAR is 30 characters, Redshift's 256; MySQL casts to
     CHAR only). -#}
@@ -55,6 +55,8 @@
 {%- macro sqlite__is_finite(expression) -%}{{ return('(' ~ expression ~ ' = ' ~ expression ~ ' AND ABS(' ~ expression ~ ') < 1e308 * 10)') }}{%- endmacro -%}
 {%- macro clickhouse__is_finite(expression) -%}{{ return('isFinite(' ~ expression ~ ')') }}{%- endmacro -%}
 {%- macro trino__is_finite(expression) -%}{{ return('is_finite(' ~ expression ~ ')') }}{%- endmacro -%}
+{%- macro datafusion__is_finite(expression) -%}{{ return('(ABS(' ~ expression ~ ') <= 1.7976931348623157e308)') }}{%- endmacro -%}
+{#- SQL Server's and MySQL's floats hold no NaN or infinity. -#}
 {%- macro sqlserver__is_finite(expression) -%}{{ return('1 = 1') }}{%- endmacro -%}
 {%- macro mysql__is_finite(expression) -%}{{ return('1 = 1') }}{%- endmacro -%}
 

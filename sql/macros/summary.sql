@@ -8,16 +8,18 @@
 
 {%- macro summary_sql(per_query, p) -%}
 {%- set group_list %}{% for g in p.groups %}{{ g.output }}{% if not loop.last %}, {% endif %}{% endfor %}{% endset -%}
+{#- The moments get internal names first: ClickHouse lets a SELECT's aliases shadow its columns, so
+    `AVG(m) AS m, COUNT(m)` would count the average. -#}
 WITH moments AS (
   SELECT
     {%- for g in p.groups %}
-    {{ g.output }} AS {{ g.output }},
+    {{ g.output }} AS _g{{ loop.index0 }},
     {%- endfor %}
-    COUNT(*) AS {{ p.queries_output }},
+    COUNT(*) AS _queries,
     {%- for m in p.metrics %}
-    {{ sqlndcg.ordered('AVG', m.column, p.query_output) }} AS {{ m.column }},
-    COUNT({{ m.column }}) AS {{ m.count_column }},
-    {{ sqlndcg.ordered('STDDEV_SAMP', m.column, p.query_output) }} AS {{ m.std_column }}{% if not loop.last %},{% endif %}
+    {{ sqlndcg.ordered('AVG', m.column, p.query_output) }} AS _mean{{ loop.index0 }},
+    COUNT({{ m.column }}) AS _count{{ loop.index0 }},
+    {{ sqlndcg.ordered('STDDEV_SAMP', m.column, p.query_output) }} AS _std{{ loop.index0 }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM {{ per_query }} AS per_query
   {%- if p.groups %}
@@ -26,19 +28,20 @@ WITH moments AS (
 )
 SELECT
   {%- for g in p.groups %}
-  {{ g.output }} AS {{ g.output }},
+  _g{{ loop.index0 }} AS {{ g.output }},
   {%- endfor %}
-  {{ p.queries_output }} AS {{ p.queries_output }},
+  _queries AS {{ p.queries_output }},
   {%- for m in p.metrics %}
-  {%- set half %}({{ sqlndcg.t975(m.count_column ~ ' - 1') }} * {{ m.std_column }} / SQRT(CAST({{ m.count_column }} AS {{ sqlndcg.double() }}))){% endset %}
-  {{ m.column }} AS {{ m.column }},
-  {{ m.count_column }} AS {{ m.count_column }},
-  {{ m.std_column }} AS {{ m.std_column }},
-  CASE WHEN {{ m.count_column }} >= 2 THEN {{ m.column }} - {{ half }} END AS {{ m.ci_low_column }},
-  CASE WHEN {{ m.count_column }} >= 2 THEN {{ m.column }} + {{ half }} END AS {{ m.ci_high_column }}{% if not loop.last %},{% endif %}
+  {%- set i = loop.index0 %}
+  {%- set half %}({{ sqlndcg.t975('_count' ~ i ~ ' - 1') }} * _std{{ i }} / SQRT(CAST(_count{{ i }} AS {{ sqlndcg.double() }}))){% endset %}
+  _mean{{ i }} AS {{ m.column }},
+  _count{{ i }} AS {{ m.count_column }},
+  _std{{ i }} AS {{ m.std_column }},
+  CASE WHEN _count{{ i }} >= 2 THEN _mean{{ i }} - {{ half }} END AS {{ m.ci_low_column }},
+  CASE WHEN _count{{ i }} >= 2 THEN _mean{{ i }} + {{ half }} END AS {{ m.ci_high_column }}{% if not loop.last %},{% endif %}
   {%- endfor %}
 FROM moments
 {%- if p.groups %}
-ORDER BY {{ group_list }}
+ORDER BY {% for g in p.groups %}_g{{ loop.index0 }}{% if not loop.last %}, {% endif %}{% endfor %}
 {%- endif %}
 {%- endmacro -%}

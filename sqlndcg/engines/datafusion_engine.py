@@ -1,0 +1,63 @@
+"""Apache DataFusion through a SessionContext: Arrow-native, frames (pandas, polars, Arrow) registered as tables."""
+
+from __future__ import annotations
+
+from .base import Engine, MissingRelation, classify
+
+
+class DataFusionEngine(Engine):
+    name = "DataFusion"
+    dialect = "datafusion"
+
+    def __init__(self, con, **kwargs):
+        super().__init__(con, **kwargs)
+        self.errors = (Exception,)
+
+    def fetch(self, sql):
+        table = self.con.sql(sql).to_arrow_table()
+        return list(table.column_names), [tuple(r.values()) for r in table.to_pylist()]
+
+    def fetch_arrow(self, sql):
+        return self.con.sql(sql).to_arrow_table()
+
+    def columns(self, relation_sql):
+        try:
+            schema = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0").schema()
+        except Exception as exc:
+            if "not found" in str(exc).lower():
+                raise MissingRelation(str(exc)) from None
+            raise
+        return {f.name: str(f.type) for f in schema}
+
+    def column_class(self, type_name):
+        return classify(type_name, ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"),
+                        ("float", "double", "halffloat", "decimal128", "decimal256"),
+                        ("string", "large_string", "string_view", "utf8", "large_utf8"))
+
+    def register(self, name, frame):
+        import pyarrow as pa
+
+        table = frame
+        module = type(frame).__module__.split(".")[0]
+        if module == "pandas":
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+        elif module == "polars":
+            table = frame.to_arrow()
+        elif module == "datafusion":
+            table = frame.to_arrow_table()
+        if not isinstance(table, pa.Table):
+            super().register(name, frame)
+        self.con.register_record_batches(name, [table.to_batches()])
+
+    def unregister(self, name):
+        self.con.deregister_table(name)
+
+    def materialize(self, name, sql):
+        table = self.con.sql(sql).to_arrow_table()
+        self.con.register_record_batches(name.strip('"'), [table.to_batches()])
+
+    def drop(self, name):
+        try:
+            self.con.deregister_table(name.strip('"'))
+        except Exception:
+            pass

@@ -1,0 +1,438 @@
+"""Comparing two systems query by query: paired t test, randomization test, bootstrap intervals, Holm and Bonferroni.
+
+Pure Python (no NumPy, no SciPy), so the numbers are the same bits on every machine. The randomization test and the
+bootstrap draw from SplitMix64 (a tiny, fixed, counter-based generator implemented here), never from :mod:`random`,
+so a seed reproduces a result across Python versions, platforms and thread counts.
+
+``python -m sqlndcg.paired --print-t975-table`` / ``--print-t975-macro`` regenerate the constants of
+:func:`sqlndcg.stats.t975` and the SQL macro ``sql/macros/sqlndcg_t_quantile.sql`` (see :func:`main`).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from statistics import NormalDist
+from typing import Callable, NamedTuple, Sequence
+
+from . import stats
+
+# --- SplitMix64 --------------------------------------------------------------------------------------------------
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _splitmix64(seed: int, start: int, count: int) -> list[int]:
+    """Outputs start, start+1, ..., start+count-1 of SplitMix64 seeded with ``seed`` (Steele, Lea & Flood 2014).
+
+    Output k (from 0) mixes the state seed + (k+1) * 0x9E3779B97F4A7C15 mod 2^64, so any stretch can be computed
+    on its own. The first output for seed 0 is 0xE220A8397B1DCDAF, as in the reference C code.
+
+    >>> hex(_splitmix64(0, 0, 1)[0])
+    '0xe220a8397b1dcdaf'
+    """
+    state = (seed + start * _GOLDEN) & _MASK64
+    out = []
+    append = out.append
+    for _ in range(count):
+        state = (state + _GOLDEN) & _MASK64
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        append(z ^ (z >> 31))
+    return out
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be an integer, not {seed!r}")
+    return seed & _MASK64
+
+
+def _check_count(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, not {value!r}")
+    return value
+
+
+def _finite_floats(name: str, values) -> list[float]:
+    out = [float(v) for v in values]
+    if not all(math.isfinite(v) for v in out):
+        raise ValueError(f"{name} must be finite numbers (no NaN, no infinity)")
+    return out
+
+
+def _exact_integers(values: Sequence[float]) -> tuple[list[int], int]:
+    """Integers m_i and a power of two D with values[i] == m_i / D exactly (every float is a dyadic rational)."""
+    ratios = [v.as_integer_ratio() for v in values]
+    denominator = max((d for _, d in ratios), default=1)
+    return [n * (denominator // d) for n, d in ratios], denominator
+
+
+# --- Paired t test -----------------------------------------------------------------------------------------------
+
+class PairedT(NamedTuple):
+    mean: float
+    std: float
+    t: float
+    df: int
+    p_value: float
+    ci_low: float
+    ci_high: float
+
+
+def paired_t(diffs: Sequence[float]) -> PairedT:
+    """Paired (one-sample) t test of per-query differences against 0, with the 95% interval of the mean difference.
+
+    Returns ``(mean, std, t, df, p_value, ci_low, ci_high)``: ``std`` is the sample standard deviation (n - 1),
+    ``p_value`` two-sided; the same numbers as ``scipy.stats.ttest_rel(a, b)`` and its ``confidence_interval()``
+    for diffs = a - b (to ~1e-12), the interval being :func:`sqlndcg.stats.mean_interval`. Degenerate cases follow
+    SciPy:
+
+    * all differences 0 (identical systems): t and p_value are NaN, the interval is (0, 0);
+    * all differences equal and nonzero: t = +-inf, p_value = 0.0, the interval is (d, d);
+    * one difference: std, t, p_value and the interval are NaN, df = 0;
+    * no differences: everything NaN and df = 0 (SciPy says df = NaN; df stays an int here).
+
+    >>> r = paired_t([0.1, 0.2, 0.3])
+    >>> round(r.t, 6), r.df, round(r.p_value, 6)
+    (3.464102, 2, 0.07418)
+    """
+    values = _finite_floats("diffs", diffs)
+    n = len(values)
+    nan = math.nan
+    if n == 0:
+        return PairedT(nan, nan, nan, 0, nan, nan, nan)
+    if n == 1:
+        return PairedT(values[0], nan, nan, 0, nan, nan, nan)
+    df = n - 1
+    if all(v == values[0] for v in values):
+        mean = values[0]
+        if mean == 0.0:
+            return PairedT(0.0, 0.0, nan, df, nan, 0.0, 0.0)
+        return PairedT(mean, 0.0, math.copysign(math.inf, mean), df, 0.0, mean, mean)
+    mean = math.fsum(values) / n
+    std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / df)
+    t = mean / (std / math.sqrt(n))
+    low, high = stats.mean_interval(mean, std, n)
+    return PairedT(mean, std, t, df, stats.t_two_sided_p(t, df), low, high)
+
+
+# --- Randomization (sign-flip permutation) test ------------------------------------------------------------------
+
+# Ties: |flipped sum| counts as at least |observed sum| when short of it by at most 2^-44 (~6e-14) of sum |d_i|,
+# so that differences equal in real numbers but not in their float representations still tie.
+_TIE_SHIFT = 44
+_CHUNK = 1024
+
+
+def randomization_test(diffs: Sequence[float], *, permutations: int = 10000, seed: int = 0) -> float:
+    """Two-sided paired randomization test of the mean difference: flip the sign of each query's difference.
+
+    The p-value is the share of sign assignments whose |mean| is at least the observed |mean| (ties within
+    ~6e-14 of the mean |difference| count as at least). When 2^n <= ``permutations`` every one of the 2^n
+    assignments is enumerated and the p-value is exact: count / 2^n (the observed assignment is among them).
+    Otherwise ``permutations`` assignments are drawn with SplitMix64 from ``seed`` and
+    p = (1 + count) / (1 + permutations), which is never 0. All sums are exact integer arithmetic on the floats'
+    dyadic values, so the result depends on nothing but (diffs, permutations, seed). All-zero (or no)
+    differences give 1.0.
+
+    >>> randomization_test([0.1, 0.2, 0.3])  # exact: 8 assignments, only +++ and --- reach |0.6|
+    0.25
+    """
+    values = _finite_floats("diffs", diffs)
+    permutations = _check_count("permutations", permutations)
+    state = _check_seed(seed)
+    n = len(values)
+    ints, _ = _exact_integers(values)
+    total = sum(ints)
+    tolerance = sum(abs(v) for v in ints) >> _TIE_SHIFT
+    # S = sum of signed d_i = 2 T - total, T the sum over the "+" queries; count |S| >= |total| - tolerance.
+    reach = abs(total) - tolerance
+    upper, lower = total + reach, total - reach  # count 2T >= upper or 2T <= lower
+    if n < 64 and (1 << n) <= permutations:
+        sums = [0]
+        for v in ints:
+            sums += [s + 2 * v for s in sums]
+        count = sum(1 for s in sums if s >= upper or s <= lower)
+        return count / len(sums)
+
+    # 8 queries per random byte: for each group of 8, the 256 subset sums (of 2 d_i), looked up by the byte.
+    padded = ints + [0] * (-n % 8)
+    tables = []
+    for g in range(0, len(padded), 8):
+        table = [0]
+        for v in padded[g:g + 8]:
+            table += [s + 2 * v for s in table]
+        tables.append(table)
+    n_bytes = len(tables)
+    words = (n_bytes + 7) // 8
+    count = 0
+    lookup = list.__getitem__
+    for first in range(0, permutations, _CHUNK):
+        block = min(_CHUNK, permutations - first)
+        stream = _splitmix64(state, first * words, block * words)
+        blob = struct.pack(f"<{len(stream)}Q", *stream)
+        stride = 8 * words
+        for k in range(0, block * stride, stride):
+            s = sum(map(lookup, tables, blob[k:k + n_bytes]))
+            if s >= upper or s <= lower:
+                count += 1
+    return (1 + count) / (1 + permutations)
+
+
+# --- Bootstrap intervals -----------------------------------------------------------------------------------------
+
+def _quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear interpolation between order statistics (NumPy's default ``method='linear'``)."""
+    position = q * (len(sorted_values) - 1)
+    i = min(int(math.floor(position)), len(sorted_values) - 1)
+    fraction = position - i
+    if fraction == 0.0 or i + 1 >= len(sorted_values):
+        return sorted_values[i]
+    a, b = sorted_values[i], sorted_values[i + 1]
+    return a + (b - a) * fraction
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return _quantile(ordered, 0.5)
+
+
+def _resample_indices(state: int, n: int, resamples: int):
+    """Yield, per resample, n indices uniform on 0..n-1: two 32-bit halves of each SplitMix64 word (low first),
+    mapped by Lemire's multiply-shift with rejection, so each index is exactly uniform."""
+    if n >= 1 << 32:
+        raise ValueError("bootstrap supports fewer than 2^32 values")
+    reject_below = ((1 << 32) - n) % n
+    mask32 = (1 << 32) - 1
+    position = 0
+    pending: list[int] = []
+    for _ in range(resamples):
+        out: list[int] = []
+        while len(out) < n:
+            need = n - len(out)
+            batch = _splitmix64(state, position, (need + 1) // 2 + 1)
+            position += len(batch)
+            for word in batch:
+                for half in (word & mask32, word >> 32):
+                    m = half * n
+                    if (m & mask32) >= reject_below:
+                        pending.append(m >> 32)
+            take = min(need, len(pending))
+            out.extend(pending[:take])
+            del pending[:take]
+        yield out
+
+
+def bootstrap_interval(
+    values: Sequence[float],
+    *,
+    statistic: str | Callable[[list[float]], float] = "mean",
+    level: float = 0.95,
+    resamples: int = 10000,
+    seed: int = 0,
+    method: str = "percentile",
+    bounds: tuple[float, float] | None = None,
+) -> tuple[float, float]:
+    """(low, high) bootstrap confidence interval of ``statistic`` ("mean", "median" or a function of a list).
+
+    ``method`` is "percentile" (the level/2 tails of the resampled statistics, interpolated linearly as NumPy
+    does) or "bca" (bias-corrected and accelerated, Efron 1987: bias from the share of resampled statistics below
+    the estimate, counting ties half as scipy.stats.bootstrap does, acceleration from the jackknife). When every
+    resampled statistic lies on one side of the estimate the BCa correction is infinite; the percentile interval is
+    returned then. Resamples are drawn with SplitMix64 from ``seed``: the same arguments give the same interval.
+    The mean of a resample is its exact mean correctly rounded. ``bounds=(lo, hi)`` clips the interval to the
+    metric's range (a percentile interval of means of values in [lo, hi] is inside it anyway).
+
+    >>> bootstrap_interval([1.0, 1.0, 1.0])
+    (1.0, 1.0)
+    """
+    data = _finite_floats("values", values)
+    if not data:
+        raise ValueError("bootstrap_interval needs at least one value")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be between 0 and 1, not {level!r}")
+    if method not in ("percentile", "bca"):
+        raise ValueError(f"method must be 'percentile' or 'bca', not {method!r}")
+    resamples = _check_count("resamples", resamples)
+    state = _check_seed(seed)
+    n = len(data)
+
+    if statistic == "mean":
+        ints, denominator = _exact_integers(data)
+        scale = denominator * n
+        lookup = ints.__getitem__
+
+        def of_indices(indices):
+            return sum(map(lookup, indices)) / scale
+
+        estimate = sum(ints) / scale
+    else:
+        if statistic == "median":
+            function = _median
+        elif callable(statistic):
+            function = statistic
+        else:
+            raise ValueError(f"statistic must be 'mean', 'median' or a function, not {statistic!r}")
+        pick = data.__getitem__
+
+        def of_indices(indices):
+            return float(function(list(map(pick, indices))))
+
+        estimate = float(function(list(data)))
+
+    replicates = sorted(of_indices(ix) for ix in _resample_indices(state, n, resamples))
+    alpha = (1.0 - level) / 2.0
+    q_low, q_high = alpha, 1.0 - alpha
+
+    if method == "bca":
+        below = sum(1 for r in replicates if r < estimate)
+        at_most = sum(1 for r in replicates if r <= estimate)
+        share = (below + at_most) / (2.0 * resamples)
+        if 0.0 < share < 1.0:
+            normal = NormalDist()
+            z0 = normal.inv_cdf(share)
+            if n > 1:
+                if statistic == "mean":
+                    whole = sum(ints)
+                    jackknife = [(whole - v) / (denominator * (n - 1)) for v in ints]
+                else:
+                    jackknife = [of_indices([j for j in range(n) if j != i]) for i in range(n)]
+                center = math.fsum(jackknife) / n
+                num = math.fsum((center - j) ** 3 for j in jackknife)
+                den = math.fsum((center - j) ** 2 for j in jackknife)
+                acceleration = num / (6.0 * den**1.5) if den > 0.0 else 0.0
+            else:
+                acceleration = 0.0
+
+            def adjusted(q):
+                zq = normal.inv_cdf(q)
+                return normal.cdf(z0 + (z0 + zq) / (1.0 - acceleration * (z0 + zq)))
+
+            q_low, q_high = adjusted(q_low), adjusted(q_high)
+
+    low, high = _quantile(replicates, q_low), _quantile(replicates, q_high)
+    if bounds is not None:
+        lo, hi = bounds
+        low, high = min(max(low, lo), hi), max(min(high, hi), lo)
+    return low, high
+
+
+# --- Multiple comparisons ----------------------------------------------------------------------------------------
+
+def _check_pvalues(pvalues) -> list[float]:
+    ps = [float(p) for p in pvalues]
+    if not all(0.0 <= p <= 1.0 for p in ps):
+        raise ValueError("p-values must be numbers between 0 and 1")
+    return ps
+
+
+def bonferroni(pvalues: Sequence[float]) -> list[float]:
+    """Bonferroni-adjusted p-values: min(1, m p), in the given order.
+
+    >>> bonferroni([0.01, 0.04, 0.5])
+    [0.03, 0.12, 1.0]
+    """
+    ps = _check_pvalues(pvalues)
+    m = len(ps)
+    return [min(1.0, m * p) for p in ps]
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the given order: the i-th smallest p (from 1) is multiplied by
+    m - i + 1, capped at 1, and made non-decreasing along the sorted order (ties keep their input order).
+
+    >>> holm([0.01, 0.04, 0.03, 0.005])
+    [0.03, 0.06, 0.06, 0.02]
+    """
+    ps = _check_pvalues(pvalues)
+    m = len(ps)
+    order = sorted(range(m), key=ps.__getitem__)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * ps[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+# --- Generators for the t975 constants and macro -----------------------------------------------------------------
+
+_T975_SERIES_TERMS = 8
+_MACRO_PATH = "sql/macros/sqlndcg_t_quantile.sql"
+
+
+def _format(x: float) -> str:
+    return format(x, ".17g")
+
+
+def t975_constants_text() -> str:
+    """The generated block of sqlndcg/stats.py: the table from SciPy (needed here only), the series derived exactly."""
+    from scipy.stats import t as student_t  # noqa: PLC0415 - a development tool, not a run-time dependency
+
+    lines = ["# BEGIN GENERATED t975 constants (python -m sqlndcg.paired --print-t975-table)", "_T975_TABLE = ("]
+    lines += [f"    {_format(float(student_t.ppf(0.975, df)))}," for df in range(1, stats.T975_TABLE_MAX + 1)]
+    lines += [")", "_T975_SERIES = ("]
+    lines += [f"    {_format(c)}," for c in stats._t975_series_from_derivation(_T975_SERIES_TERMS)]
+    lines += [")", "# END GENERATED t975 constants"]
+    return "\n".join(lines) + "\n"
+
+
+def t975_macro_text() -> str:
+    """The text of sql/macros/sqlndcg_t_quantile.sql, from the constants in sqlndcg/stats.py."""
+    d = "{{ d }}"
+    u = "{{ u }}"
+    series = list(stats._T975_SERIES)
+    horner = f"{u} * CAST({_format(series[-1])} AS {d})"
+    for c in reversed(series[:-1]):
+        horner = f"{u} * (CAST({_format(c)} AS {d}) + {horner})"
+    arms = "\n".join(
+        f"    WHEN {df} THEN CAST({_format(v)} AS {d})" for df, v in enumerate(stats._T975_TABLE, start=1)
+    )
+    top = stats.T975_TABLE_MAX
+    return f"""{{#-
+  sqlndcg_t975(df): the 97.5% quantile of Student's t with df degrees of freedom, as one portable SQL expression
+  (CASE, CAST and arithmetic only), so that SQL can compute 95% confidence intervals of means:
+  mean +- sqlndcg_t975('n - 1') * stddev / SQRT(n).
+
+  Equal to scipy.stats.t.ppf(0.975, df) within 1e-13 for every integer df >= 1 (tests/test_t_quantile.py checks
+  1e-9 for df = 1..5000 and up to 1e9). NULL when df is NULL, below 1, or not an integer at most {top}; df above {top}
+  need not be an integer. `df` is a SQL expression and is repeated {len(series) + 2} times: pass a column or a cheap
+  deterministic expression.
+  df <= {top}: scipy's values, 17 significant digits. df > {top}: z + c1/df + ... + c{len(series)}/df^{len(series)}, the Cornish-Fisher
+  expansion of the t quantile (Abramowitz & Stegun 26.7.5, continued; truncation error 9e-14 at df = {top + 1}).
+  The same formula in Python: sqlndcg.stats.t975.
+
+  GENERATED by `python -m sqlndcg.paired --print-t975-macro > {_MACRO_PATH}`: edit the generator, not this file.
+-#}}
+
+{{%- macro sqlndcg_t975(df) -%}}
+{{%- set d = sqlndcg.double() -%}}
+{{%- set u = '(CAST(1 AS ' ~ d ~ ') / CAST((' ~ df ~ ') AS ' ~ d ~ '))' -%}}
+(CASE
+  WHEN ({{{{ df }}}}) > {top} THEN CAST({_format(stats._T975_Z)} AS {d}) + {horner}
+  ELSE CASE ({{{{ df }}}})
+{arms}
+  END
+END)
+{{%- endmacro -%}}
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``--print-t975-table``: the constants block for sqlndcg/stats.py (needs SciPy);
+    ``--print-t975-macro``: the SQL macro file, from the constants currently in sqlndcg/stats.py."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m sqlndcg.paired", description=main.__doc__)
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--print-t975-table", action="store_true", help="print the t975 constants of stats.py")
+    group.add_argument("--print-t975-macro", action="store_true", help=f"print {_MACRO_PATH}")
+    args = parser.parse_args(argv)
+    print(t975_constants_text() if args.print_t975_table else t975_macro_text(), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

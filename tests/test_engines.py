@@ -1,0 +1,181 @@
+"""The same call on every engine we run here: evaluate(con=...) on SQLite, PostgreSQL (C and ICU en-US databases),
+Spark, ClickHouse (chdb) and DataFusion gives DuckDB's per-query numbers, summaries and account to 1e-9, for every
+metric family and the main settings, with text and integer ids. Inputs are tables in that engine (and frames where
+the engine reads them natively)."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+import pandas as pd
+import pytest
+
+import sqlndcg
+from adversarial import COMBINATIONS, adversarial_rows
+
+RUN_COLUMNS = ["system", "query_id", "doc_id", "score"]
+QRELS_COLUMNS = ["query_id", "doc_id", "rel"]
+
+
+def frames(ids: str):
+    run, qrels = adversarial_rows(ids == "int")
+    return (pd.DataFrame(run, columns=RUN_COLUMNS),
+            pd.DataFrame(qrels, columns=QRELS_COLUMNS).astype({"rel": "float64"}))
+
+
+def reference(ids: str, name: str):
+    metrics, settings = COMBINATIONS[name]
+    run, qrels = frames(ids)
+    return sqlndcg.evaluate(run, qrels, metrics=metrics, group_by="system", **settings)
+
+
+def assert_same(got, want, label: str) -> None:
+    for part in ("per_query", "summary", "account"):
+        g, w = getattr(got, part), getattr(want, part)
+        assert list(g.columns) == list(w.columns), f"{label} {part}: columns {g.columns} != {w.columns}"
+        assert len(g.rows) == len(w.rows), f"{label} {part}: {len(g.rows)} rows, DuckDB {len(w.rows)}"
+        for gr, wr in zip(g.rows, w.rows):
+            for column, a, b in zip(g.columns, gr, wr):
+                if isinstance(a, (float, int)) and isinstance(b, (float, int)) and not isinstance(a, bool):
+                    assert math.isclose(float(a), float(b), rel_tol=0, abs_tol=1e-9), (
+                        f"{label} {part} {wr[:2]} {column}: {a!r} != DuckDB {b!r}")
+                else:
+                    assert (a is None) == (b is None) and str(a) == str(b), (
+                        f"{label} {part} {wr[:2]} {column}: {a!r} != DuckDB {b!r}")
+
+
+def check_engine(con, load, label: str, **kwargs) -> None:
+    """Load both id types into the engine with `load(con, ids, run_df, qrels_df) -> (run, judgments)` and compare
+    every setting combination with DuckDB's results."""
+    for ids in ("text", "int"):
+        run_df, qrels_df = frames(ids)
+        run, judgments = load(con, ids, run_df, qrels_df)
+        for name, (metrics, settings) in COMBINATIONS.items():
+            got = sqlndcg.evaluate(run, judgments, metrics=metrics, group_by="system", con=con, **settings, **kwargs)
+            assert_same(got, reference(ids, name), f"{label} {ids} ids, {name}")
+
+
+def _sql_type(series, ids_integer: bool, text: str, integer: str, double: str) -> str:
+    if series.name in ("score", "rel"):
+        return double
+    if series.name in ("query_id", "doc_id") and ids_integer:
+        return integer
+    return text
+
+
+def load_dbapi(text: str, integer: str, double: str, placeholder: str, engine_clause: str = ""):
+    def load(con, ids, run_df, qrels_df):
+        names = []
+        for df, table in ((run_df, f"run_{ids}"), (qrels_df, f"qrels_{ids}")):
+            cur = con.cursor()
+            cols = ", ".join(f"{c} {_sql_type(df[c], ids == 'int', text, integer, double)}" for c in df.columns)
+            cur.execute(f"DROP TABLE IF EXISTS {table}")
+            cur.execute(f"CREATE TABLE {table} ({cols}){engine_clause}")
+            marks = ", ".join([placeholder] * len(df.columns))
+            cur.executemany(f"INSERT INTO {table} VALUES ({marks})",
+                            [tuple(r) for r in df.itertuples(index=False, name=None)])
+            if hasattr(con, "commit"):
+                con.commit()
+            names.append(table)
+        return names[0], names[1]
+
+    return load
+
+
+def test_sqlite_equals_duckdb():
+    con = sqlite3.connect(":memory:")
+    check_engine(con, load_dbapi("TEXT", "INTEGER", "REAL", "?"), "SQLite")
+
+
+@pytest.mark.parametrize("collation", ["c", "icu"])
+def test_postgres_equals_duckdb(postgres, collation):
+    """Also on a database whose default collation is linguistic (ICU en-US): text ids break ties in byte order."""
+    with postgres.connect(postgres.dbname_c if collation == "c" else postgres.dbname_icu) as con:
+        check_engine(con, load_dbapi("TEXT", "BIGINT", "DOUBLE PRECISION", "%s"), f"PostgreSQL ({collation})")
+
+
+def test_clickhouse_equals_duckdb():
+    from chdb import dbapi
+
+    con = dbapi.connect()
+
+    def load(con, ids, run_df, qrels_df):
+        names = []
+        for df, table in ((run_df, f"run_{ids}"), (qrels_df, f"qrels_{ids}")):
+            cur = con.cursor()
+            cols = ", ".join(f"{c} {_sql_type(df[c], ids == 'int', 'String', 'Int64', 'Float64')}" for c in df.columns)
+            cur.execute(f"DROP TABLE IF EXISTS {table}")
+            cur.execute(f"CREATE TABLE {table} ({cols}) ENGINE = Memory")
+            values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")"
+                               for row in df.itertuples(index=False, name=None))
+            cur.execute(f"INSERT INTO {table} VALUES {values}")
+            names.append(table)
+        return names[0], names[1]
+
+    check_engine(con, load, "ClickHouse")
+
+
+def _literal(value) -> str:
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return repr(value)
+
+
+def test_spark_equals_duckdb_with_tables_and_frames(spark):
+    def load_tables(con, ids, run_df, qrels_df):
+        spark.createDataFrame(run_df).createOrReplaceTempView(f"run_{ids}")
+        spark.createDataFrame(qrels_df).createOrReplaceTempView(f"qrels_{ids}")
+        return f"run_{ids}", f"qrels_{ids}"
+
+    check_engine(spark, load_tables, "Spark tables")
+    run_df, qrels_df = frames("text")
+    got = sqlndcg.evaluate(spark.createDataFrame(run_df), spark.createDataFrame(qrels_df), metrics=["ndcg@10", "ap"],
+                           group_by="system", con=spark)
+    want = sqlndcg.evaluate(run_df, qrels_df, metrics=["ndcg@10", "ap"], group_by="system")
+    assert_same(got, want, "Spark frames")
+
+
+def test_datafusion_equals_duckdb_with_frames():
+    import datafusion
+
+    ctx = datafusion.SessionContext()
+    check_engine(ctx, lambda con, ids, run_df, qrels_df: (run_df, qrels_df), "DataFusion")
+
+
+def test_the_sql_that_ran_is_reported_in_the_engines_dialect():
+    con = sqlite3.connect(":memory:")
+    run, judgments = load_dbapi("TEXT", "INTEGER", "REAL", "?")(con, "text", *frames("text"))
+    res = sqlndcg.evaluate(run, judgments, metrics=["ndcg@10"], group_by="system", con=con)
+    assert res.sql.startswith("WITH run_rows AS")
+    assert 'FROM "run_text"' in res.sql
+
+
+def test_a_missing_table_is_named_with_the_engine():
+    con = sqlite3.connect(":memory:")
+    with pytest.raises(sqlndcg.InputError, match=r"run table 'nope': no table or view of that name in the SQLite"):
+        sqlndcg.evaluate("nope", "qrels", con=con)
+
+
+def test_bad_rows_are_refused_in_the_engine_with_the_same_message():
+    con = sqlite3.connect(":memory:")
+    run_df, qrels_df = frames("text")
+    qrels_df = pd.concat([qrels_df, qrels_df.head(1)])
+    run, judgments = load_dbapi("TEXT", "INTEGER", "REAL", "?")(con, "text", run_df, qrels_df)
+    with pytest.raises(sqlndcg.DataError) as on_sqlite:
+        sqlndcg.evaluate(run, judgments, con=con, group_by="system")
+    with pytest.raises(sqlndcg.DataError) as on_duckdb:
+        sqlndcg.evaluate(run_df, qrels_df, group_by="system")
+    assert "1 (query, document) judgments occur more than once" in str(on_sqlite.value)
+    assert str(on_sqlite.value).split(":", 1)[1] == str(on_duckdb.value).split(":", 1)[1]
+
+
+def test_files_need_duckdb():
+    con = sqlite3.connect(":memory:")
+    with pytest.raises(sqlndcg.InputError, match=r"files are read by DuckDB, but this evaluation runs on SQLite"):
+        sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), con=con)
+
+
+def test_an_unknown_connection_is_refused_by_name():
+    with pytest.raises(sqlndcg.SettingError, match=r"con must be a DuckDB connection, a DB-API connection"):
+        sqlndcg.evaluate("runs", "qrels", con=object())

@@ -1,0 +1,267 @@
+"""sqlndcg.paired against SciPy / statsmodels and brute force."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import struct
+import subprocess
+import sys
+import time
+import warnings
+from fractions import Fraction
+
+import pytest
+
+from sqlndcg import paired, stats
+
+np = pytest.importorskip("numpy")
+scipy_stats = pytest.importorskip("scipy.stats")
+
+
+def _cases():
+    rng = random.Random(20240601)
+    cases = []
+    for n in (2, 3, 5, 10, 31, 200, 1000):
+        a = [rng.random() for _ in range(n)]
+        b = [min(1.0, max(0.0, x + rng.gauss(0.02, 0.1))) for x in a]
+        cases.append((a, b))
+    # Heavy ties and a big effect.
+    cases.append(([1.0, 0.0, 1.0, 0.5, 0.5, 1.0], [0.0, 0.0, 0.5, 0.5, 0.25, 0.0]))
+    return cases
+
+
+# --- paired t --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a,b", _cases())
+def test_paired_t_equals_scipy(a, b):
+    diffs = [x - y for x, y in zip(a, b)]
+    ours = paired.paired_t(diffs)
+    ref = scipy_stats.ttest_rel(a, b)
+    ci = ref.confidence_interval(0.95)
+    n = len(diffs)
+    assert ours.df == int(ref.df) == n - 1
+    assert ours.mean == pytest.approx(float(np.mean(diffs)), abs=1e-12)
+    assert ours.std == pytest.approx(float(np.std(diffs, ddof=1)), abs=1e-12)
+    assert ours.t == pytest.approx(float(ref.statistic), rel=1e-9, abs=1e-9)
+    assert abs(ours.p_value - float(ref.pvalue)) < 1e-9
+    assert abs(ours.ci_low - float(ci.low)) < 1e-9
+    assert abs(ours.ci_high - float(ci.high)) < 1e-9
+    # The interval is scipy's t interval of the mean, and the project's own mean_interval.
+    low, high = scipy_stats.t.interval(0.95, n - 1, loc=np.mean(diffs), scale=scipy_stats.sem(diffs))
+    assert abs(ours.ci_low - low) < 1e-9 and abs(ours.ci_high - high) < 1e-9
+    assert (ours.ci_low, ours.ci_high) == stats.mean_interval(ours.mean, ours.std, n)
+
+
+def test_paired_t_p_values_stay_accurate_for_large_df_and_small_p():
+    for df in (1, 4, 30, 999, 10**4, 10**5, 10**6, 10**7, 10**9):
+        for t in (0.001, 0.3, 1.96, 4.0, 9.0, 30.0):
+            ref = 2 * float(scipy_stats.t.sf(t, df))
+            rel = 1e-11 if df <= 10**5 else 1e-8  # the continued fraction loses digits near its switch at huge df
+            assert stats.t_two_sided_p(t, df) == pytest.approx(ref, rel=rel, abs=1e-300), (df, t)
+            assert stats.t_two_sided_p(-t, df) == stats.t_two_sided_p(t, df)
+    assert stats.t_two_sided_p(0.0, 5) == 1.0 and stats.t_two_sided_p(math.inf, 5) == 0.0
+
+
+def _same(x, y):
+    return (math.isnan(x) and math.isnan(y)) or x == y
+
+
+@pytest.mark.parametrize(
+    "diffs", [[0.0, 0.0, 0.0], [0.5, 0.5, 0.5], [-0.1, -0.1, -0.1, -0.1], [0.3]]
+)
+def test_paired_t_degenerate_cases_follow_scipy(diffs):
+    ours = paired.paired_t(diffs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SciPy warns about the zero variance / too few values
+        ref = scipy_stats.ttest_rel(np.array(diffs), np.zeros(len(diffs)))
+        ci = ref.confidence_interval(0.95)
+    assert _same(ours.t, float(ref.statistic))
+    assert _same(ours.p_value, float(ref.pvalue))
+    assert _same(ours.ci_low, float(ci.low)) and _same(ours.ci_high, float(ci.high))
+    assert ours.df == int(ref.df)
+
+
+def test_paired_t_no_values():
+    r = paired.paired_t([])
+    assert r.df == 0 and all(math.isnan(x) for x in (r.mean, r.std, r.t, r.p_value, r.ci_low, r.ci_high))
+    with pytest.raises(ValueError):
+        paired.paired_t([0.1, math.nan])
+
+
+# --- randomization test ----------------------------------------------------------------------------------------
+
+def _brute_force_p(diffs):
+    """Exact p over all 2^n sign flips, in exact rational arithmetic on the decimal values given."""
+    exact = [Fraction(str(d)) for d in diffs]
+    observed = abs(sum(exact))
+    hits = sum(
+        1 for signs in itertools.product((1, -1), repeat=len(exact))
+        if abs(sum(s * d for s, d in zip(signs, exact))) >= observed
+    )
+    return Fraction(hits, 2 ** len(exact))
+
+
+def test_randomization_exact_enumeration_equals_brute_force():
+    rng = random.Random(7)
+    for _ in range(5):
+        diffs = [round(rng.uniform(-0.3, 0.5), 3) for _ in range(10)]
+        p = paired.randomization_test(diffs, permutations=2**10)
+        assert p == float(_brute_force_p(diffs))
+
+
+def test_randomization_ties_in_real_numbers_count_despite_float_rounding():
+    # -0.1 - 0.2 + 0.3 + 0.5 ties with the observed 0.1 + 0.2 - 0.3 + 0.5 in real numbers, not in floats.
+    diffs = [0.1, 0.2, -0.3, 0.5]
+    assert 0.1 + 0.2 != 0.3
+    assert paired.randomization_test(diffs) == float(_brute_force_p(diffs)) == 0.625
+    # Exact sums of the floats' values, with no tolerance, would miss the tie.
+    exact = [Fraction(d) for d in diffs]
+    floats = sum(1 for signs in itertools.product((1, -1), repeat=4)
+                 if abs(sum(s * d for s, d in zip(signs, exact))) >= abs(sum(exact)))
+    assert floats / 16 < 0.625
+    assert paired.randomization_test([0.0] * 20) == 1.0
+    assert paired.randomization_test([]) == 1.0
+
+
+def _naive_randomization(diffs, permutations, seed):
+    """The documented sampling, written plainly: assignment k takes ceil(n/64) SplitMix64 words from output
+    k * ceil(n/64) on, little-endian; bit i says + for query i."""
+    ints, _ = paired._exact_integers([float(d) for d in diffs])
+    n = len(ints)
+    total = sum(ints)
+    reach = abs(total) - (sum(abs(v) for v in ints) >> 44)
+    words = (n + 63) // 64
+    count = 0
+    for k in range(permutations):
+        blob = struct.pack(f"<{words}Q", *paired._splitmix64(seed, k * words, words))
+        s = sum(v if (blob[i // 8] >> (i % 8)) & 1 else -v for i, v in enumerate(ints))
+        count += abs(s) >= reach
+    return (1 + count) / (1 + permutations)
+
+
+def test_randomization_sampling_is_reproducible_and_as_documented():
+    rng = random.Random(11)
+    diffs = [rng.gauss(0.0, 0.2) for _ in range(150)]
+    p = paired.randomization_test(diffs, permutations=3000, seed=5)
+    assert p == paired.randomization_test(diffs, permutations=3000, seed=5)
+    assert p == _naive_randomization(diffs, 3000, 5)
+    assert p != paired.randomization_test(diffs, permutations=3000, seed=6)
+    # Spans of more than one chunk of assignments.
+    assert paired.randomization_test(diffs[:70], permutations=2500, seed=1) == _naive_randomization(diffs[:70], 2500, 1)
+
+
+def test_randomization_estimate_is_close_to_the_exact_p():
+    rng = random.Random(3)
+    diffs = [round(rng.gauss(0.05, 0.2), 4) for _ in range(18)]
+    exact = paired.randomization_test(diffs, permutations=2**18)  # enumerates all 262144
+    estimate = paired.randomization_test(diffs, permutations=20000, seed=0)
+    se = math.sqrt(exact * (1 - exact) / 20000)
+    assert 0.01 < exact < 0.99
+    assert abs(estimate - exact) < 5 * se + 1e-4
+
+
+def test_randomization_is_fast_enough():
+    rng = random.Random(5)
+    diffs = [rng.random() - 0.5 for _ in range(1000)]
+    start = time.perf_counter()
+    paired.randomization_test(diffs, permutations=10000, seed=0)
+    assert time.perf_counter() - start < 3.0  # ~0.1 s here
+
+
+# --- bootstrap -------------------------------------------------------------------------------------------------
+
+def _ndcg_like(n, seed):
+    rng = random.Random(seed)
+    return [rng.choice([0.0, 1.0, rng.betavariate(0.5, 0.5)]) for _ in range(n)]
+
+
+def test_bootstrap_is_reproducible_from_its_seed():
+    values = _ndcg_like(80, 1)
+    for method in ("percentile", "bca"):
+        a = paired.bootstrap_interval(values, resamples=2000, seed=3, method=method)
+        assert a == paired.bootstrap_interval(values, resamples=2000, seed=3, method=method)
+        assert a != paired.bootstrap_interval(values, resamples=2000, seed=4, method=method)
+
+
+def test_bootstrap_stays_in_unit_interval():
+    for n in (1, 2, 3, 5, 12):
+        for seed in range(5):
+            values = _ndcg_like(n, seed)
+            for method in ("percentile", "bca"):
+                low, high = paired.bootstrap_interval(values, resamples=500, seed=seed, method=method)
+                assert 0.0 <= low <= high <= 1.0
+    assert paired.bootstrap_interval([1.0, 1.0, 0.0], bounds=(0.0, 0.5), resamples=200)[1] <= 0.5
+    assert paired.bootstrap_interval([0.7] * 10, method="bca") == (0.7, 0.7)
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+def test_bootstrap_is_close_to_scipy(method):
+    rng = random.Random(99)
+    values = [rng.expovariate(3.0) for _ in range(400)]  # skewed, so BCa and percentile differ
+    ours = paired.bootstrap_interval(values, resamples=10000, seed=0, method=method.lower())
+    ref = scipy_stats.bootstrap(
+        (np.array(values),), np.mean, n_resamples=10000, method=method, random_state=np.random.default_rng(0)
+    ).confidence_interval
+    sd = float(np.std(values, ddof=1)) / math.sqrt(len(values))
+    assert abs(ours[0] - ref.low) < 0.1 * sd
+    assert abs(ours[1] - ref.high) < 0.1 * sd
+
+
+def test_bootstrap_median_and_callable():
+    values = _ndcg_like(60, 2)
+    low, high = paired.bootstrap_interval(values, statistic="median", resamples=1000)
+    assert 0.0 <= low <= float(np.median(values)) <= high <= 1.0
+    assert paired.bootstrap_interval(values, statistic=lambda xs: sum(xs) / len(xs), resamples=300) == pytest.approx(
+        paired.bootstrap_interval(values, resamples=300), abs=1e-15
+    )
+    with pytest.raises(ValueError):
+        paired.bootstrap_interval([])
+    with pytest.raises(ValueError):
+        paired.bootstrap_interval(values, method="basic")
+
+
+# --- multiple comparisons --------------------------------------------------------------------------------------
+
+def test_holm_worked_example():
+    # sorted: 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 = 0.04 -> max(0.06, 0.04) = 0.06
+    assert paired.holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02], abs=1e-15)
+    assert paired.bonferroni([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.04, 0.16, 0.12, 0.02], abs=1e-15)
+    assert paired.holm([0.5, 0.9]) == [1.0, 1.0] and paired.holm([]) == []
+
+
+def test_holm_and_bonferroni_equal_statsmodels():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    rng = random.Random(4)
+    for m in (1, 2, 5, 20):
+        ps = [rng.random() ** 3 for _ in range(m)] + [0.01, 0.01]
+        for method, ours in (("holm", paired.holm), ("bonferroni", paired.bonferroni)):
+            ref = multitest.multipletests(ps, method=method)[1]
+            assert ours(ps) == pytest.approx([float(x) for x in ref], abs=1e-12)
+    with pytest.raises(ValueError):
+        paired.holm([0.5, 1.5])
+
+
+# --- no NumPy / SciPy at run time --------------------------------------------------------------------------------
+
+def test_runs_without_numpy_or_scipy():
+    code = (
+        "import sys\n"
+        "for name in ('numpy', 'scipy'):\n"
+        "    sys.modules[name] = None\n"
+        "from sqlndcg import paired, stats\n"
+        "d = [0.1, -0.05, 0.2, 0.0, 0.15, 0.3, -0.1, 0.05] * 10\n"
+        "print(paired.paired_t(d).p_value, paired.randomization_test(d, permutations=500),\n"
+        "      paired.bootstrap_interval(d, resamples=300, method='bca'), stats.t975(12))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    d = [0.1, -0.05, 0.2, 0.0, 0.15, 0.3, -0.1, 0.05] * 10
+    expected = (
+        paired.paired_t(d).p_value,
+        paired.randomization_test(d, permutations=500),
+        paired.bootstrap_interval(d, resamples=300, method="bca"),
+        stats.t975(12),
+    )
+    assert out.split(" ", 2)[:2] == [repr(expected[0]), repr(expected[1])]
+    assert out.strip() == " ".join(map(str, expected))
