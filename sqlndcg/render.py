@@ -213,6 +213,11 @@ def string_literal(value: str) -> str:
     return exp.Literal.string(value).sql(dialect="duckdb")
 
 
+def sqlglot_dialect(dialect: str) -> str:
+    """The sqlglot dialect that reads and formats ``dialect``'s SQL (the nearest one for engines sqlglot lacks)."""
+    return _NEAREST.get(dialect, dialect)
+
+
 def known_dialect(dialect: str) -> str:
     try:
         Dialect.get_or_raise(_NEAREST.get(dialect, dialect))

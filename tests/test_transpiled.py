@@ -11,9 +11,10 @@ import pytest
 import sqlglot
 
 import sqlndcg
+import sqlndcg.render
+import golden_sql
 
-DIALECTS = ["postgres", "snowflake", "bigquery", "spark", "databricks", "trino", "clickhouse", "sqlite",
-            "redshift", "tsql", "mysql"]
+DIALECTS = golden_sql.DIALECTS
 METRICS = ["ndcg@3", "ndcg@10", "ndcg", "dcg@5", "idcg@5", "cg@3", "p@5", "r@10", "judged@5"]
 BINARY = ["ap", "ap@5", "rr", "rr@10", "hit@3", "p(rel=2)@5"]
 SETTINGS = [
@@ -42,8 +43,40 @@ def _data(seed: int):
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_transpiles_and_parses_back(dialect):
     sql = sqlndcg.to_sql("runs", "qrels", METRICS + BINARY, dialect=dialect, group_by="system")
-    assert sqlglot.parse_one(sql, read=dialect) is not None
-    assert "runs" in sql and "qrels" in sql
+    parsed = sqlglot.parse_one(sql, read=sqlndcg.render.sqlglot_dialect(dialect))
+    # the statement reads both inputs and writes every metric column, in that dialect's quoting
+    tables = {t.name for t in parsed.find_all(sqlglot.exp.Table)}
+    assert {"runs", "qrels"} <= tables
+    assert [s.alias_or_name for s in parsed.selects][-len(METRICS + BINARY):] == [
+        sqlndcg.parse_metric(m).name for m in METRICS + BINARY]
+
+
+@pytest.mark.parametrize("dialect", golden_sql.DIALECTS)
+@pytest.mark.parametrize("scenario", list(golden_sql.SCENARIOS))
+def test_golden_sql(dialect, scenario):
+    """The SQL for each dialect is reviewed as a file; `python tests/golden_sql.py` rewrites them after a change."""
+    expected = golden_sql.path(dialect, scenario)
+    assert expected.is_file(), f"no golden file {expected}; run: python tests/golden_sql.py"
+    assert golden_sql.render(dialect, scenario) == expected.read_text(encoding="utf-8"), (
+        f"the {dialect} SQL for {scenario!r} changed; review it and run: python tests/golden_sql.py")
+
+
+# Each dialect's own fragments, dispatched as dbt's adapters would render them: (dialect, fragment in its SQL).
+FRAGMENTS = [
+    ("postgres", 'COLLATE "C"'), ("postgres", "DOUBLE PRECISION"), ("redshift", "'case_sensitive'"),
+    ("snowflake", "'utf8'"), ("bigquery", "AS BYTES"), ("bigquery", "FLOAT64"), ("spark", "AS BINARY"),
+    ("databricks", "AS BINARY"), ("tsql", "Latin1_General_100_BIN2_UTF8"), ("mysql", "AS BINARY"),
+    ("tsql", "NVARCHAR(4000)"), ("redshift", "VARCHAR(65535)"),
+]
+
+
+@pytest.mark.parametrize("dialect, fragment", FRAGMENTS)
+def test_text_ids_break_ties_in_byte_order_in_every_dialect(dialect, fragment):
+    con = duckdb.connect()
+    con.execute("CREATE TABLE runs AS SELECT 'q1' AS query_id, 'd1' AS doc_id, 1.0 AS score")
+    con.execute("CREATE TABLE qrels AS SELECT 'q1' AS query_id, 'd1' AS doc_id, 1 AS rel")
+    sql = sqlndcg.to_sql("runs", "qrels", ["ndcg@10"], dialect=dialect, con=con)
+    assert fragment.lower() in sql.lower(), sql
 
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()) or "defaults")
