@@ -26,6 +26,18 @@ class Prepared:
     run: sources.Source
     judgments: sources.Source
     facts: dict
+    weights: sources.Source | None = None
+    weights_plan: dict | None = None
+
+    @property
+    def sources(self) -> list[sources.Source]:
+        return [s for s in (self.run, self.judgments, self.weights) if s is not None]
+
+    def settings(self) -> dict:
+        out = self.spec.settings()
+        if self.weights_plan:
+            out["query_weights"] = {"input": self.weights.label, "weight": self.weights_plan["weight_name"]}
+        return out
 
 
 @contextmanager
@@ -66,14 +78,32 @@ def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Sour
 
 
 def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
-            own_connection=False) -> Prepared:
+            own_connection=False, query_weights=None, weight_column="weight") -> Prepared:
     run_src = sources.resolve(run, "run", eng, run_format)
     judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
     with _registered(eng, run_src, judgment_src):
         spec, facts = _facts(eng, spec, run_src, judgment_src, check, own_connection)
     plan = render.call("plan", facts, dialect=eng.dialect)
     sql = render.call("per_query_sql", plan, dialect=eng.dialect)
-    return Prepared(spec, plan, sql, run_src, judgment_src, facts)
+    prepared = Prepared(spec, plan, sql, run_src, judgment_src, facts)
+    if query_weights is not None:
+        prepared.weights, prepared.weights_plan = _weights(eng, plan, query_weights, weight_column, check,
+                                                           own_connection)
+    return prepared
+
+
+def _weights(eng: Engine, plan: dict, query_weights, weight_column: str, check: bool, own_connection: bool):
+    """The query weights input, read and checked like the others (weights.sql says what is allowed)."""
+    src = sources.resolve(query_weights, "query weights", eng)
+    with _registered(eng, src):
+        columns = src.describe(eng, own_connection)
+        weights_plan = render.call("weights_plan", plan, _described(eng, src, columns), weight_column,
+                                   dialect=eng.dialect)
+        if check:
+            declared = render.call("weights_checks", weights_plan, dialect=eng.dialect)
+            checks.check_rows(eng, src, declared["identity"], [(c, c["message"]) for c in declared["problems"]],
+                              declared["key_meaning"], declared["hint"])
+    return src, weights_plan
 
 
 def sql_only(spec: Spec, run, judgments, *, con=None, dialect="duckdb", run_format=None, judgments_format=None) -> str:
@@ -138,33 +168,50 @@ def execute(eng: Engine, prepared: Prepared) -> Result:
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
     materialized = False
     try:
-        with _registered(eng, prepared.run, prepared.judgments):
+        with _registered(eng, *prepared.sources):
             try:
                 eng.materialize(name, prepared.sql)
                 materialized = True
             except eng.errors as exc:
                 raise InputError(f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}") from None
-            account = _fetch(eng, render.call("account_sql", plan, dialect=eng.dialect), spec)
-        _refuse_bad_numbers(eng, name, plan, spec)
-        per_query = _fetch(eng, render.call("sqlndcg_select_all", name, identity, dialect=eng.dialect), spec)
-        summary = _fetch(eng, render.call("summary_sql", name, plan, dialect=eng.dialect), spec)
+            settings = prepared.settings()
+            account = _fetch(eng, render.call("account_sql", plan, dialect=eng.dialect), settings)
+            _refuse_bad_numbers(eng, name, plan, spec)
+            if prepared.weights_plan:
+                _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
+            per_query = _fetch(eng, render.call("sqlndcg_select_all", name, identity, dialect=eng.dialect), settings)
+            summary = _fetch(eng, render.call("summary_sql", name, plan, prepared.weights_plan, dialect=eng.dialect),
+                             settings)
     finally:
         if materialized:
             eng.drop(name)
     shown_sql = prepared.sql if eng.dialect == "datafusion" else render.pretty(prepared.sql, eng.dialect)
-    return Result(per_query, summary, spec.settings(), shown_sql, account)
+    return Result(per_query, summary, settings, shown_sql, account)
 
 
-def _fetch(eng: Engine, sql: str, spec: Spec) -> Table:
+def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:
+    _, found = eng.fetch(render.call("missing_weights_sql", name, plan, weights_plan, checks.EMPTY_EXAMPLES,
+                                     dialect=eng.dialect))
+    if found:
+        keys = [r[:-1] for r in found]
+        shown = ", ".join(brief(k[0]) if len(k) == 1 else "(" + ", ".join(map(brief, k)) + ")" for k in keys)
+        raise DataError(
+            f"{weights_plan['label']}: {found[0][-1]} scored quer(ies) have no weight, e.g. {shown}; give every "
+            "scored query a weight (0 leaves it out of the mean), or evaluate without query_weights"
+        )
+
+
+def _fetch(eng: Engine, sql: str, settings: dict) -> Table:
     columns, rows = eng.fetch(sql)
-    return Table(tuple(columns), tuple(rows), spec.settings())
+    return Table(tuple(columns), tuple(rows), settings)
 
 
-def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None) -> Result:
+def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
+             query_weights=None, weight_column="weight") -> Result:
     eng = for_connection(con, dialect)
     try:
         prepared = prepare(eng, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
-                           own_connection=con is None)
+                           own_connection=con is None, query_weights=query_weights, weight_column=weight_column)
         return execute(eng, prepared)
     finally:
         eng.close()

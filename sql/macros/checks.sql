@@ -12,6 +12,8 @@
 NOT {{ sqlndcg.is_finite(value) }}
 {%- elif c.kind == 'bad_rank' -%}
 ({{ value }} < 1 OR {{ value }} <> FLOOR({{ value }}))
+{%- elif c.kind == 'negative' -%}
+{{ value }} < 0
 {%- elif c.kind == 'above' -%}
 {{ value }} > {{ sqlndcg.number(c.limit) }}
 {%- elif c.kind == 'unmapped' -%}

@@ -5,6 +5,7 @@
                          group_by=['system', 'ds'], gain='exponential') }}
     {{ sqlndcg.summary(run=ref('rankings'), judgments=ref('judgments'), metrics=[...], group_by=[...]) }}
     {{ sqlndcg.summary(per_query=ref('my_per_query_model'), metrics=[...], group_by=[...]) }}
+    {{ sqlndcg.summary(per_query=ref('my_per_query_model'), metrics=[...], query_weights=ref('query_traffic')) }}
     {{ sqlndcg.account(run=ref('rankings'), judgments=ref('judgments'), group_by=[...]) }}
 
   Settings are those of settings_declared() (spec.sql); a misspelled or unknown one is a compilation error naming
@@ -59,18 +60,24 @@
 {{ return(sqlndcg.per_query_sql(plan)) }}
 {%- endmacro -%}
 
-{%- macro summary(run=none, judgments=none, metrics=none, per_query=none, run_where=none, judgments_where=none) -%}
+{%- macro summary(run=none, judgments=none, metrics=none, per_query=none, run_where=none, judgments_where=none,
+                  query_weights=none, weight_column='weight') -%}
 {%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
 {%- if metrics is none -%}{{ sqlndcg.fail('metric', "summary needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
 {%- if per_query is not none -%}
   {#- Summarize a per-query model built by sqlndcg.per_query with the same metrics and group_by. -#}
   {%- set spec = sqlndcg.spec(metrics, kwargs) -%}
-  {%- set facts = sqlndcg.assumed_facts(spec, per_query | string, per_query | string) -%}
-  {%- set plan = sqlndcg.plan(facts) -%}
-  {{ return(sqlndcg.summary_sql(per_query, plan)) }}
+  {%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, per_query | string, per_query | string)) -%}
+  {%- set source = per_query -%}
+{%- else -%}
+  {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where) -%}
+  {%- set source = '(' ~ sqlndcg.per_query_sql(plan) ~ ')' -%}
 {%- endif -%}
-{%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where) -%}
-{{ return(sqlndcg.summary_sql('(' ~ sqlndcg.per_query_sql(plan) ~ ')', plan)) }}
+{%- set weights = none -%}
+{%- if query_weights is not none -%}
+  {%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', query_weights), weight_column) -%}
+{%- endif -%}
+{{ return(sqlndcg.summary_sql(source, plan, weights)) }}
 {%- endmacro -%}
 
 {%- macro account(run=none, judgments=none, metrics=['ndcg'], run_where=none, judgments_where=none) -%}

@@ -1,0 +1,56 @@
+{#-
+  Query weights: how much each query counts in the summary's mean (the business's own weighting: traffic, revenue,
+  a personalised importance). An input of query id, weight, and optionally group columns (any group_by column it
+  has: weights per day, per segment). Unweighted is the default; a scored query without a weight, or a weight that
+  is NULL, negative or not finite, is refused by name. summary.sql states the weighted mean and interval.
+-#}
+
+{#- The weights input as the summary takes it; `weights` is {sql, label, columns} (classed columns, plan.sql). -#}
+{%- macro weights_plan(p, weights, weight_column='weight') -%}
+{%- set spec = p.spec -%}
+{%- set query_column = spec.columns.query_id -%}
+{{ sqlndcg.require_columns(weights.label, weights.columns, [('query id', query_column), ('weight', weight_column)]) }}
+{{ sqlndcg.require_types(weights.label, weights.columns, [weight_column], [query_column]) }}
+{%- set names = sqlndcg.column_names(weights.columns) -%}
+{%- set groups = [] -%}
+{%- for g in p.groups if g.name in names -%}
+  {%- do groups.append({'name': g.name, 'column': sqlndcg.quote(g.name), 'output': g.output}) -%}
+{%- endfor -%}
+{%- set as_text = p.ids_as_text or sqlndcg.column_of(weights.columns, query_column).class != 'integer' -%}
+{{ return({'sql': weights.sql, 'label': weights.label, 'query_column': sqlndcg.quote(query_column),
+           'weight_column': sqlndcg.quote(weight_column), 'weight_name': weight_column, 'query_name': query_column,
+           'groups': groups, 'ids_as_text': as_text}) }}
+{%- endmacro -%}
+
+{#- The checks of a weights input: what identifies a row, and what each bad value means (checks.sql shape). -#}
+{%- macro weights_checks(w) -%}
+{%- set identity = (w.groups | map(attribute='name') | list) + [w.query_name] -%}
+{%- set problems = [] -%}
+{%- for c in identity -%}{%- do problems.append(sqlndcg.check('null', c, 'is NULL')) -%}{%- endfor -%}
+{%- do problems.append(sqlndcg.check('null', w.weight_name, 'is missing (NULL, or NaN in a pandas frame; every weighted query needs a weight)')) -%}
+{%- do problems.append(sqlndcg.check('not_finite', w.weight_name, 'is NaN or infinite')) -%}
+{%- do problems.append(sqlndcg.check('negative', w.weight_name, 'is negative (a weight says how much a query counts: 0 or more)')) -%}
+{{ return({'identity': identity, 'problems': problems, 'key_meaning': 'queries', 'hint': '. Give each query (per group column the weights have) one weight', 'unique_ranks': none}) }}
+{%- endmacro -%}
+
+{#- The input's rows as the summary joins them: ids compared as the per-query table holds them. -#}
+{%- macro weights_relation(w) -%}
+{%- set sql -%}
+(SELECT {% for g in w.groups %}{{ g.column }} AS {{ g.column }}, {% endfor %}{{ sqlndcg.id(w.query_column, w.ids_as_text) }} AS {{ w.query_column }}, {{ w.weight_column }} AS {{ w.weight_column }} FROM {{ w.sql }} AS weights_input)
+{%- endset -%}
+{{ return(sql) }}
+{%- endmacro -%}
+
+{#- Scored queries (rows of the per-query table) that have no weight. -#}
+{%- macro missing_weights_sql(per_query, p, w, limit=none) -%}
+SELECT {% for g in p.groups %}pq.{{ g.output }} AS {{ g.output }}, {% endfor %}pq.{{ p.query_output }} AS {{ p.query_output }}, COUNT(*) OVER () AS matching_rows
+FROM {{ per_query }} AS pq
+LEFT JOIN (SELECT {% for g in w.groups %}{{ g.column }} AS {{ g.column }}, {% endfor %}{{ w.query_column }} AS {{ w.query_column }}, 1 AS _has_weight
+           FROM {{ sqlndcg.weights_relation(w) }} AS wr) AS w
+  ON w.{{ w.query_column }} = pq.{{ p.query_output }}{% for g in w.groups %} AND w.{{ g.column }} = pq.{{ g.output }}{% endfor %}
+WHERE COALESCE(w._has_weight, 0) = 0
+ORDER BY {% for g in p.groups %}pq.{{ g.output }}, {% endfor %}pq.{{ p.query_output }}
+{%- if limit is not none %}
+LIMIT {{ limit }}
+{%- endif %}
+{%- endmacro -%}
