@@ -173,7 +173,8 @@ def execute(eng: Engine, prepared: Prepared) -> Result:
                 eng.materialize(name, prepared.sql)
                 materialized = True
             except eng.errors as exc:
-                raise InputError(f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}") from None
+                raise (eng.resource_error(exc) or InputError(
+                    f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}")) from None
             settings = prepared.settings()
             account = _fetch(eng, render.call("account_sql", plan, dialect=eng.dialect), settings)
             _refuse_bad_numbers(eng, name, plan, spec)
@@ -207,11 +208,17 @@ def _fetch(eng: Engine, sql: str, settings: dict) -> Table:
 
 
 def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
-             query_weights=None, weight_column="weight") -> Result:
-    eng = for_connection(con, dialect)
+             query_weights=None, weight_column="weight", memory_limit=None, temp_directory=None,
+             max_temp_size=None) -> Result:
+    eng = for_connection(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
+                         max_temp_size=max_temp_size)
     try:
         prepared = prepare(eng, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
                            own_connection=con is None, query_weights=query_weights, weight_column=weight_column)
         return execute(eng, prepared)
+    except eng.errors as exc:
+        # Whatever the engine raised outside the steps that explain their own failures: out of memory or disk
+        # said as such, anything else named as the engine's, never a traceback from deep inside.
+        raise (eng.resource_error(exc) or InputError(f"{eng.name} failed: {eng.describe_error(exc)}")) from None
     finally:
         eng.close()

@@ -25,3 +25,7 @@ class DataError(SqlndcgError, ValueError):
 
 class EmptyQueryError(DataError):
     """A query with nothing to find (IDCG or R is 0) under ``empty="error"``."""
+
+
+class ResourceError(SqlndcgError, RuntimeError):
+    """The engine ran out of memory or of temporary disk space: the input is fine, the machine (or a limit) is not."""

@@ -23,14 +23,16 @@ _KINDS = (
 )
 
 
-def for_connection(con=None, dialect: str | None = None) -> Engine:
-    """The engine for ``con``; ``None`` opens a new in-memory DuckDB (closed with the engine)."""
+def for_connection(con=None, dialect: str | None = None, **limits) -> Engine:
+    """The engine for ``con``; ``None`` opens a new in-memory DuckDB (closed with the engine). ``limits``
+    (memory_limit, temp_directory, max_temp_size) apply to DuckDB."""
+    limits = {k: v for k, v in limits.items() if v is not None}
     if con is None:
         import duckdb
 
         from .duckdb_engine import DuckDBEngine
 
-        return DuckDBEngine(duckdb.connect(), owned=True, dialect=dialect)
+        return DuckDBEngine(duckdb.connect(), owned=True, dialect=dialect, **limits)
     if isinstance(con, Engine):
         return con
     import duckdb
@@ -38,7 +40,10 @@ def for_connection(con=None, dialect: str | None = None) -> Engine:
     if isinstance(con, duckdb.DuckDBPyConnection):
         from .duckdb_engine import DuckDBEngine
 
-        return DuckDBEngine(con, dialect=dialect)
+        return DuckDBEngine(con, dialect=dialect, **limits)
+    if limits:
+        raise SettingError(f"{', '.join(sorted(limits))} apply to DuckDB; set memory and spilling on the "
+                           f"{type(con).__module__.split('.')[0]} side")
     root = type(con).__module__.split(".")[0]
     for module, engine_module, cls in _KINDS:
         if root == module:

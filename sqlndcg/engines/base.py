@@ -84,6 +84,10 @@ class Engine:
         if self.owned:
             self.con.close()
 
+    def resource_error(self, exc: BaseException):
+        """A ResourceError when ``exc`` says the engine ran out of memory or disk, else None."""
+        return None
+
     def describe_error(self, exc: BaseException) -> str:
         text = str(exc).strip()
         return text.splitlines()[0] if text else type(exc).__name__

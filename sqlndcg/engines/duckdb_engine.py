@@ -1,10 +1,20 @@
-"""DuckDB: the embedded default, and the only engine that reads local files (Parquet, CSV, TREC)."""
+"""DuckDB: the embedded default, and the only engine that reads local files (Parquet, CSV, TREC).
+
+Larger than memory: DuckDB spills to disk. A connection sqlndcg opens spills into a temporary directory of its own
+(never the current directory), bounded in size, removed afterwards; ``memory_limit``, ``temp_directory`` and
+``max_temp_size`` set them (on a connection you pass, only what you set is changed). Running out of memory or
+disk is reported as that, with the settings to change.
+"""
 
 from __future__ import annotations
+
+import shutil
+import tempfile
 
 import duckdb
 
 from .. import checks
+from ..errors import ResourceError
 from .base import Engine, MissingRelation
 
 
@@ -13,6 +23,46 @@ class DuckDBEngine(Engine):
     dialect = "duckdb"
     errors = (duckdb.Error,)
     reads_files = True
+
+    def __init__(self, con, *, dialect=None, owned=False, memory_limit=None, temp_directory=None, max_temp_size=None):
+        super().__init__(con, dialect=dialect, owned=owned)
+        self._scratch = None
+        if owned and temp_directory is None:
+            self._scratch = temp_directory = tempfile.mkdtemp(prefix="sqlndcg-spill-")
+        if owned and max_temp_size is None and temp_directory is not None:
+            free = shutil.disk_usage(temp_directory).free
+            max_temp_size = f"{max(1, int(free * 0.8) // 2**20)}MiB"  # leave the disk a fifth of its free space
+        if owned:  # a library call prints nothing; the command line turns the progress bar on for a terminal
+            con.execute("SET enable_progress_bar = false")
+        self.limits = {}
+        for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
+                               ("max_temp_directory_size", max_temp_size)):
+            if value is not None:
+                con.execute(f"SET {setting} = $value", {"value": str(value)})
+                self.limits[setting] = str(value)
+
+    def close(self):
+        super().close()
+        if self._scratch:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def describe_error(self, exc):
+        return super().describe_error(exc)
+
+    def resource_error(self, exc: BaseException) -> ResourceError | None:
+        """Out of memory or out of temporary disk, said as such, with the settings that change it."""
+        text = str(exc)
+        settings = ", ".join(f"{k}={v}" for k, v in self.limits.items()) or "DuckDB's defaults"
+        if "offload" in text or "max_temp_directory_size" in text or "No space left on device" in text:
+            return ResourceError(
+                f"DuckDB ran out of temporary disk space ({settings}): {text.strip().splitlines()[0]} Point "
+                "temp_directory at a disk with room, or raise max_temp_size")
+        if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in text:
+            return ResourceError(
+                f"DuckDB ran out of memory ({settings}): {text.strip().splitlines()[0]}. Raise memory_limit, let it "
+                "spill with a temp_directory on a disk with room, or shrink the result (queries='both', or a group "
+                "column the judgments share)")
+        return None
 
     def fetch(self, sql):
         cur = self.con.execute(sql)

@@ -1,0 +1,55 @@
+"""Larger than memory: DuckDB spills into a bounded temporary directory of sqlndcg's own (never the current
+directory), and running out of memory or disk is reported as what it is, with the settings to change."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sqlndcg
+from sqlndcg import engines
+
+N = 600_000
+
+
+def inputs():
+    run = pd.DataFrame({"query_id": np.arange(N) // 3, "doc_id": np.arange(N) % 3,
+                        "score": np.random.default_rng(1).random(N)})
+    qrels = pd.DataFrame({"query_id": np.arange(N // 3), "doc_id": 0, "rel": 1.0})
+    return run, qrels
+
+
+def test_spilling_goes_to_a_temporary_directory_of_its_own_that_is_removed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    eng = engines.for_connection(None)
+    spill = eng.limits["temp_directory"]
+    assert os.path.isdir(spill) and not spill.startswith(str(tmp_path))
+    assert eng.limits["max_temp_directory_size"].endswith("MiB")
+    eng.close()
+    assert not os.path.exists(spill)
+    run, qrels = inputs()
+    sqlndcg.evaluate(run, qrels, ["ndcg@3"], memory_limit="64MB")
+    assert not (tmp_path / ".tmp").exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_tight_memory_limit_spills_and_gives_the_same_numbers(tmp_path):
+    run, qrels = inputs()
+    small = sqlndcg.evaluate(run, qrels, ["ndcg@3", "p@2"], memory_limit="64MB", temp_directory=str(tmp_path))
+    free = sqlndcg.evaluate(run, qrels, ["ndcg@3", "p@2"])
+    assert small.summary.rows == free.summary.rows
+
+
+def test_running_out_of_memory_is_said_as_such():
+    run, qrels = inputs()
+    with pytest.raises(sqlndcg.ResourceError, match=r"DuckDB ran out of (memory|temporary disk space) \(memory_limit=8MB"):
+        sqlndcg.evaluate(run, qrels, ["ndcg@3"], memory_limit="8MB", max_temp_size="1MB")
+
+
+def test_limits_apply_to_duckdb_only():
+    import sqlite3
+
+    with pytest.raises(sqlndcg.SettingError, match=r"memory_limit apply to DuckDB"):
+        sqlndcg.evaluate("runs", "qrels", con=sqlite3.connect(":memory:"), memory_limit="1GB")
