@@ -203,8 +203,8 @@ def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: di
 
 
 def _fetch(eng: Engine, sql: str, settings: dict) -> Table:
-    columns, rows = eng.fetch(sql)
-    return Table(tuple(columns), tuple(rows), settings)
+    """A result as the engine gives it, columnar (Arrow)."""
+    return Table.from_arrow(eng.fetch_arrow(sql), settings)
 
 
 def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,

@@ -1,12 +1,15 @@
-"""Results as plain values: tables of rows that convert to pandas, Arrow or polars on request.
+"""Results as columnar tables: Arrow from the engine, Python values, pandas or polars on request.
 
-Results hold no connection: they can be kept, pickled and compared after the engine is gone.
+A per-query result of tens of millions of rows stays a few Arrow buffers; nothing becomes one Python object per
+value unless asked (``rows``, ``to_dicts``). Results hold no connection: they can be kept, pickled and compared
+after the engine is gone.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 
 def _cell(value) -> str:
@@ -17,52 +20,95 @@ def _cell(value) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
 class Table:
-    """Named columns and their rows; ``settings`` records what produced them."""
+    """Named columns and their values; ``settings`` records what produced them.
 
-    columns: tuple[str, ...]
-    rows: tuple[tuple, ...]
-    settings: dict = field(default_factory=dict, compare=False)
+    Built from an engine's Arrow result (:meth:`from_arrow`), or from Python rows: ``Table(columns, rows)``.
+    """
+
+    def __init__(self, columns, rows=(), settings: dict | None = None, *, arrow=None) -> None:
+        self.columns = tuple(arrow.column_names) if arrow is not None else tuple(columns)
+        self.settings = settings if settings is not None else {}
+        self._arrow = arrow
+        if arrow is None:
+            self.__dict__["rows"] = tuple(tuple(r) for r in rows)
+
+    @classmethod
+    def from_arrow(cls, arrow, settings: dict | None = None) -> "Table":
+        return cls(None, settings=settings, arrow=arrow)
+
+    @cached_property
+    def rows(self) -> tuple[tuple, ...]:
+        """Every row as a tuple of Python values (materialized on first use)."""
+        columns = [self._arrow.column(i).to_pylist() for i in range(self._arrow.num_columns)]
+        return tuple(zip(*columns)) if columns else ()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Table) and self.columns == other.columns and self.rows == other.rows
+
+    def __repr__(self) -> str:
+        return f"Table(columns={self.columns!r}, rows={len(self)})"
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return self._arrow.num_rows if self._arrow is not None else len(self.rows)
 
     def __iter__(self):
         return iter(self.to_dicts())
 
+    def __getstate__(self):
+        return {"columns": self.columns, "settings": self.settings, "_arrow": self._arrow,
+                "rows": None if self._arrow is not None else self.rows}
+
+    def __setstate__(self, state):
+        self.columns, self.settings, self._arrow = state["columns"], state["settings"], state["_arrow"]
+        if state["rows"] is not None:
+            self.__dict__["rows"] = state["rows"]
+
     def column(self, name: str) -> list:
+        if self._arrow is not None:
+            return self._arrow.column(name).to_pylist()
         i = self.columns.index(name)
         return [r[i] for r in self.rows]
 
     def to_dicts(self) -> list[dict]:
+        if self._arrow is not None:
+            return self._arrow.to_pylist()
         return [dict(zip(self.columns, r)) for r in self.rows]
 
+    def to_arrow(self):
+        """The values as a pyarrow Table (no copy when the engine gave Arrow)."""
+        if self._arrow is not None:
+            return self._arrow
+        import pyarrow as pa
+
+        return pa.table({c: pa.array(self.column(c)) for c in self.columns})
+
     def to_pandas(self):
+        if self._arrow is not None:
+            return self._arrow.to_pandas()
         import pandas as pd
 
         return pd.DataFrame.from_records(list(self.rows), columns=list(self.columns))
 
-    def to_arrow(self):
-        import pyarrow as pa
-
-        return pa.table({c: self.column(c) for c in self.columns})
-
     def to_polars(self):
         import polars as pl
 
+        if self._arrow is not None:
+            return pl.from_arrow(self._arrow)
         return pl.DataFrame({c: self.column(c) for c in self.columns}, strict=False)
 
     def to_text(self, max_rows: int = 50) -> str:
         """A fixed-width table for terminals and logs."""
-        shown = [tuple(_cell(v) for v in r) for r in self.rows[:max_rows]]
+        head = self._arrow.slice(0, max_rows) if self._arrow is not None else None
+        source = Table.from_arrow(head).rows if head is not None else self.rows[:max_rows]
+        shown = [tuple(_cell(v) for v in r) for r in source]
         widths = [max([len(c)] + [len(r[i]) for r in shown]) for i, c in enumerate(self.columns)]
         line = lambda cells: "  ".join(  # noqa: E731
             c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))
         )
         out = [line(self.columns), line(["-" * w for w in widths])] + [line(r) for r in shown]
-        if len(self.rows) > max_rows:
-            out.append(f"... {len(self.rows) - max_rows} more rows")
+        if len(self) > max_rows:
+            out.append(f"... {len(self) - max_rows} more rows")
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -78,6 +124,14 @@ class Result:
     settings: dict
     sql: str
     account: Table  # per group: rows and queries that went in, and what was left out (sql/sqlndcg_account.sql)
+
+    def to_dict(self) -> dict:
+        """Everything as plain JSON-ready values: summary, per-query rows, settings, account and the SQL."""
+        settings = dict(self.settings)
+        if isinstance(settings.get("gain"), dict):  # a gain map: JSON object keys are text
+            settings["gain"] = {str(g): v for g, v in settings["gain"].items()}
+        return {"summary": self.summary.to_dicts(), "per_query": self.per_query.to_dicts(), "settings": settings,
+                "account": self.account.to_dicts(), "sql": self.sql}
 
     def account_text(self) -> str:
         """The account in words, one line per group."""

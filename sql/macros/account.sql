@@ -67,21 +67,22 @@ judged_totals AS (
   GROUP BY {% for g in shared %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   {%- endif %}
 )
+{%- set int = sqlndcg.integer_type() %}
 SELECT
   {%- for g in groups %}
   pg.{{ g.alias }} AS {{ g.output }},
   {%- endfor %}
-  pg.run_rows AS run_rows,
-  pg.run_queries AS run_queries,
-  pg.run_queries_without_judgments AS run_queries_without_judgments,
-  COALESCE(jt.judgments, 0) AS judgments,
-  COALESCE(jt.judged_queries, 0) AS judged_queries,
-  COALESCE(jt.judged_queries, 0) - (pg.run_queries - pg.run_queries_without_judgments) AS judged_queries_missing_from_run,
-  pg.retrieved_unjudged AS retrieved_unjudged,
+  CAST(pg.run_rows AS {{ int }}) AS run_rows,
+  CAST(pg.run_queries AS {{ int }}) AS run_queries,
+  CAST(pg.run_queries_without_judgments AS {{ int }}) AS run_queries_without_judgments,
+  CAST(COALESCE(jt.judgments, 0) AS {{ int }}) AS judgments,
+  CAST(COALESCE(jt.judged_queries, 0) AS {{ int }}) AS judged_queries,
+  CAST(COALESCE(jt.judged_queries, 0) - (pg.run_queries - pg.run_queries_without_judgments) AS {{ int }}) AS judged_queries_missing_from_run,
+  CAST(pg.retrieved_unjudged AS {{ int }}) AS retrieved_unjudged,
   {%- if p.queries == 'judged' %}
-  COALESCE(jt.judged_queries, 0) AS scored_queries
+  CAST(COALESCE(jt.judged_queries, 0) AS {{ int }}) AS scored_queries
   {%- else %}
-  pg.run_queries - pg.run_queries_without_judgments AS scored_queries
+  CAST(pg.run_queries - pg.run_queries_without_judgments AS {{ int }}) AS scored_queries
   {%- endif %}
 FROM per_group AS pg
 {%- if shared %}

@@ -13,6 +13,12 @@
 {%- macro sqlserver__double() -%}{{ return('FLOAT') }}{%- endmacro -%}
 {%- macro clickhouse__double() -%}{{ return('Nullable(Float64)') }}{%- endmacro -%}
 
+{#- A 64-bit integer type for counts (sums of counts are 128-bit in DuckDB; MySQL casts to SIGNED only). -#}
+{%- macro integer_type() -%}{{ return(adapter.dispatch('integer_type', 'sqlndcg')()) }}{%- endmacro -%}
+{%- macro default__integer_type() -%}{{ return('BIGINT') }}{%- endmacro -%}
+{%- macro mysql__integer_type() -%}{{ return('SIGNED') }}{%- endmacro -%}
+{%- macro bigquery__integer_type() -%}{{ return('INT64') }}{%- endmacro -%}
+
 {#- A text type that holds any id whole (T-SQL's bare VARCHAR is 30 characters, Redshift's 256; MySQL casts to
     CHAR only). -#}
 {%- macro text_type() -%}{{ return(adapter.dispatch('text_type', 'sqlndcg')()) }}{%- endmacro -%}

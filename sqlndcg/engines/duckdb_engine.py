@@ -72,7 +72,8 @@ class DuckDBEngine(Engine):
         self.con.execute(sql)
 
     def fetch_arrow(self, sql):
-        return self.con.execute(sql).arrow()
+        rel = self.con.sql(sql)
+        return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 
     def columns(self, relation_sql):
         try:
