@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import checks, render, sources
 from .engines import Engine, for_connection
-from .errors import DataError, EmptyQueryError, InputError
+from .errors import DataError, EmptyQueryError, InputError, ResourceError
 from .results import Result, Table
 from .sources import brief
 from .spec import Spec
@@ -162,13 +162,34 @@ def _refuse_bad_numbers(eng: Engine, name: str, plan: dict, spec: Spec) -> None:
         )
 
 
-def execute(eng: Engine, prepared: Prepared) -> Result:
+#: The most per-query rows evaluate() produces unless told otherwise (each row is a group, a query id and the
+#: metrics: 200M rows is several GB even as Arrow).
+MAX_RESULT_ROWS = 200_000_000
+
+
+def _refuse_huge_result(eng: Engine, plan: dict, max_rows: int | None) -> None:
+    """Every judged query for every group of the run is a cross product: refused before it starts when too big."""
+    if max_rows is None or not plan["groups"] or plan["queries"] != "judged" or any(g["shared"] for g in plan["groups"]):
+        return
+    groups, judged = eng.fetch(render.call("sqlndcg_result_size", plan, dialect=eng.dialect))[1][0]
+    if groups * judged > max_rows:
+        names = ", ".join(g["name"] for g in plan["groups"])
+        raise ResourceError(
+            f"the per-query result would have {groups * judged:,} rows: {groups:,} groups ({names}) x {judged:,} "
+            f"judged queries, since queries='judged' scores every judged query in every group. Shrink it with "
+            f"queries='both' (only the queries each group answered), or give the judgments a group column so each "
+            f"group is judged on its own queries; or raise max_result_rows (now {max_rows:,})"
+        )
+
+
+def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_RESULT_ROWS) -> Result:
     spec, plan = prepared.spec, prepared.plan
     name = render.quote(f"sqlndcg_per_query_{uuid.uuid4().hex[:12]}", eng.dialect)
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
     materialized = False
     try:
         with _registered(eng, *prepared.sources):
+            _refuse_huge_result(eng, plan, max_result_rows)
             try:
                 eng.materialize(name, prepared.sql)
                 materialized = True
@@ -209,13 +230,13 @@ def _fetch(eng: Engine, sql: str, settings: dict) -> Table:
 
 def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
              query_weights=None, weight_column="weight", memory_limit=None, temp_directory=None,
-             max_temp_size=None) -> Result:
+             max_temp_size=None, max_result_rows=MAX_RESULT_ROWS) -> Result:
     eng = for_connection(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
                          max_temp_size=max_temp_size)
     try:
         prepared = prepare(eng, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
                            own_connection=con is None, query_weights=query_weights, weight_column=weight_column)
-        return execute(eng, prepared)
+        return execute(eng, prepared, max_result_rows)
     except eng.errors as exc:
         # Whatever the engine raised outside the steps that explain their own failures: out of memory or disk
         # said as such, anything else named as the engine's, never a traceback from deep inside.

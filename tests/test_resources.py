@@ -53,3 +53,14 @@ def test_limits_apply_to_duckdb_only():
 
     with pytest.raises(sqlndcg.SettingError, match=r"memory_limit apply to DuckDB"):
         sqlndcg.evaluate("runs", "qrels", con=sqlite3.connect(":memory:"), memory_limit="1GB")
+
+
+def test_a_result_too_large_to_produce_is_refused_before_it_starts_with_its_size_and_the_way_out():
+    run = pd.DataFrame({"system": [f"s{i}" for i in range(30) for _ in range(2)], "query_id": "q0",
+                        "doc_id": ["a", "b"] * 30, "score": 1.0})
+    qrels = pd.DataFrame({"query_id": [f"q{i}" for i in range(50)], "doc_id": "a", "rel": 1.0})
+    with pytest.raises(sqlndcg.ResourceError,
+                       match=r"would have 1,500 rows: 30 groups \(system\) x 50 judged queries.*queries='both'"):
+        sqlndcg.evaluate(run, qrels, group_by="system", max_result_rows=1000)
+    assert len(sqlndcg.evaluate(run, qrels, group_by="system", max_result_rows=1500).per_query) == 1500
+    assert len(sqlndcg.evaluate(run, qrels, group_by="system", queries="both", max_result_rows=1000).per_query) == 30

@@ -19,3 +19,11 @@ SELECT 1 FROM {{ name }} AS input_rows LIMIT 1
 {%- macro sqlndcg_drop(name) -%}
 DROP TABLE IF EXISTS {{ name }}
 {%- endmacro -%}
+
+{#- How many rows the per-query result will have when every judged query is scored for every group of the run
+    (queries='judged', no group column shared with the judgments): the product of the two counts. -#}
+{%- macro sqlndcg_result_size(p) -%}
+SELECT
+  (SELECT COUNT(*) FROM (SELECT DISTINCT {% for g in p.groups %}{{ g.run_column }}{% if not loop.last %}, {% endif %}{% endfor %} FROM {{ p.run }} AS run_input) AS run_groups) AS run_groups,
+  (SELECT COUNT(*) FROM (SELECT DISTINCT {{ p.judgments_query_id }} FROM {{ p.judgments }} AS judgments_input) AS judged) AS judged_queries
+{%- endmacro -%}
