@@ -106,6 +106,10 @@ def test_example_models_equal_evaluate(example_build):
     assert_same_rows(duckdb_rows(database, "per_query_incremental"), res.per_query.to_dicts(), keys,
                      "per_query_incremental")
     assert_same_rows(duckdb_rows(database, "daily_summary"), res.summary.to_dicts(), ["system", "ds"], "daily_summary")
+    with duckdb.connect(str(database), read_only=True) as con:
+        weighted = sqlndcg.evaluate("rankings", "judgments", con=con, query_weights="query_traffic", **settings)
+    assert_same_rows(duckdb_rows(database, "daily_summary_by_traffic"), weighted.summary.to_dicts(), ["system", "ds"],
+                     "daily_summary_by_traffic")
     assert_same_rows(duckdb_rows(database, "evaluation_account"), res.account.to_dicts(), ["system", "ds"],
                      "evaluation_account")
     assert_same_rows(duckdb_rows(database, "worked_example_metrics"), worked.per_query.to_dicts(), ["query_id"],
