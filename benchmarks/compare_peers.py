@@ -25,6 +25,11 @@ Tools (and the sqlndcg configuration each one is checked against):
   pandas         the same in pandas                                                    -> checked against sqlndcg
   floor          DuckDB reads every run column, GROUP BY query (fetched), and reads the judgments: the least any
                  per-query evaluation over these files must do (no check)
+  spark          (only when named in --tools) a local SparkSession (--spark-master, default local[2]); timed:
+                 spark.read.parquet of both files, temp views, sqlndcg.evaluate("run_view", "judgments_view",
+                 con=spark) end to end. The session's start-up (JVM launch, SparkContext) is timed separately and
+                 is not in the time; the memory is the Python child's peak plus the driver JVM's (VmHWM of each)
+                                                                                       -> checked against sqlndcg
 
 The check compares every tool's per-query values with its sqlndcg reference on every query (the query sets must
 be equal too) to --tolerance (1e-9). A disagreement is printed loudly; with --strict it makes the exit status 1.
@@ -51,8 +56,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 
-ALL_TOOLS = ["sqlndcg", "sqlndcg_trec", "sql", "pytrec_eval", "ranx", "polars", "pandas", "floor"]
-REFERENCE = {"sql": "sqlndcg", "polars": "sqlndcg", "pandas": "sqlndcg",
+ALL_TOOLS = ["sqlndcg", "sqlndcg_trec", "sql", "pytrec_eval", "ranx", "polars", "pandas", "floor", "spark"]
+DEFAULT_TOOLS = [t for t in ALL_TOOLS if t != "spark"]  # spark (a JVM, ~10 s to start) only when asked for
+REFERENCE = {"sql": "sqlndcg", "polars": "sqlndcg", "pandas": "sqlndcg", "spark": "sqlndcg",
              "pytrec_eval": "sqlndcg_trec", "ranx": "sqlndcg_trec"}
 CUTOFFS = (1, 3, 5, 10, 20, 100)
 METRIC_SET_14 = [f"ndcg@{k}" for k in CUTOFFS] + [f"p@{k}" for k in CUTOFFS] + ["ap", "rr"]
@@ -378,6 +384,53 @@ def tool_pandas(args, metrics):
     return elapsed, values
 
 
+_SPARK = {}  # the child's SparkSession, stopped by child_main after the values are written
+
+
+def _peak_kib_of(pid) -> int:
+    """VmHWM of a process (KiB), 0 if unreadable."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tool_spark(args, metrics):
+    """sqlndcg.evaluate(con=SparkSession) on a local session: start-up timed apart, then read + evaluate timed."""
+    import sqlndcg
+    from pyspark.sql import SparkSession
+
+    t0 = time.perf_counter()
+    spark = (SparkSession.builder.master(args.spark_master).appName("sqlndcg-compare-peers")
+             .config("spark.ui.enabled", "false")
+             .config("spark.sql.shuffle.partitions", str(args.spark_partitions))
+             .config("spark.driver.memory", args.spark_driver_memory)
+             .config("spark.sql.session.timeZone", "UTC")
+             .getOrCreate())
+    startup = time.perf_counter() - t0
+    _SPARK["session"] = spark
+    spark.sparkContext.setLogLevel("ERROR")
+    jvm_pid = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+    jvm_max_heap = int(spark._jvm.java.lang.Runtime.getRuntime().maxMemory())
+
+    start = time.perf_counter()
+    spark.read.parquet(str(args.run)).createOrReplaceTempView("run_view")
+    spark.read.parquet(str(args.judgments)).createOrReplaceTempView("judgments_view")
+    t_read = time.perf_counter()
+    res = sqlndcg.evaluate("run_view", "judgments_view", metrics, con=spark)
+    elapsed = time.perf_counter() - start
+    info = {"startup_s": round(startup, 3), "read_and_views_s": round(t_read - start, 3),
+            "evaluate_s": round(time.perf_counter() - t_read, 3), "jvm_pid": jvm_pid,
+            "jvm_peak_kib": _peak_kib_of(jvm_pid), "jvm_max_heap_mib": jvm_max_heap // (1024 * 1024),
+            "master": args.spark_master, "shuffle_partitions": args.spark_partitions,
+            "driver_memory": args.spark_driver_memory, "pyspark": __import__("pyspark").__version__}
+    return elapsed, (lambda: _values_from_arrow(res.per_query.to_arrow(), metrics)), info
+
+
 def tool_sqlndcg_stages(args, metrics):
     """sqlndcg.evaluate with the engine's stages timed (functions wrapped by name; missing names are skipped)."""
     import importlib
@@ -437,20 +490,29 @@ def child_main(args) -> None:
     metrics = args.metrics.split(",")
     tool = args.child
     extra = None
+    spark_info = None
     if tool == "sqlndcg":
         elapsed, values = tool_sqlndcg(args, metrics, trec=False)
     elif tool == "sqlndcg_trec":
         elapsed, values = tool_sqlndcg(args, metrics, trec=True)
     elif tool == "sqlndcg_stages":
         elapsed, values, extra = tool_sqlndcg_stages(args, metrics)
+    elif tool == "spark":
+        elapsed, values, spark_info = tool_spark(args, metrics)
     else:
         elapsed, values = globals()["tool_" + tool](args, metrics)
     peak = _peak_kib()  # before the values are written out for the check (not the tool's work)
+    if spark_info is not None:  # the driver JVM is a separate process: its peak counts too
+        spark_info["python_peak_kib"] = peak
+        spark_info["jvm_peak_kib"] = max(spark_info["jvm_peak_kib"], _peak_kib_of(spark_info["jvm_pid"]))
+        peak += spark_info["jvm_peak_kib"]
     if args.values and values is not None:
         import pyarrow.parquet as pq
 
         pq.write_table(values(), args.values)
-    print(json.dumps({"seconds": elapsed, "stages": extra, "peak_kib": peak}))
+    if "session" in _SPARK:
+        _SPARK.pop("session").stop()
+    print(json.dumps({"seconds": elapsed, "stages": extra, "peak_kib": peak, "spark": spark_info}))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -468,6 +530,26 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
+def _tree_rss_kib(pid: int) -> int:
+    """Resident set of a process and all its descendants (the spark child's driver JVM is one)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        total += _rss_kib(p)
+        todo.extend(children.get(p, ()))
+    return total
+
+
 def run_child(tool: str, args, metrics: list[str], values_path: str | None) -> dict:
     """Run one measurement in a child process; watch its memory and time; return what happened."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", tool, "--run", str(args.run_path),
@@ -480,6 +562,9 @@ def run_child(tool: str, args, metrics: list[str], values_path: str | None) -> d
         cmd += ["--threads", str(args.threads)]
     if values_path:
         cmd += ["--values", values_path]
+    if tool == "spark":
+        cmd += ["--spark-master", args.spark_master, "--spark-partitions", str(args.spark_partitions),
+                "--spark-driver-memory", args.spark_driver_memory]
     env = dict(os.environ)
     if args.sqlndcg_src:
         env["PYTHONPATH"] = os.pathsep.join([str(args.sqlndcg_src)] + [p for p in [env.get("PYTHONPATH")] if p])
@@ -489,22 +574,38 @@ def run_child(tool: str, args, metrics: list[str], values_path: str | None) -> d
     limit_kib = int(args.max_rss * 1024 * 1024)
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        # its own process group, so that a kill also ends what it started (the spark child's driver JVM)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, start_new_session=True)
         killed = None
         polled_kib = 0
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if killed is None:
-                polled_kib = max(polled_kib, _rss_kib(proc.pid))
-                if polled_kib > limit_kib:
-                    killed = f"out of memory (> {args.max_rss:g} GiB RSS, killed)"
-                elif time.perf_counter() - started > args.timeout:
-                    killed = f"out of time (> {args.timeout:g} s, killed)"
-                if killed:
-                    os.kill(proc.pid, signal.SIGKILL)
-            time.sleep(0.05)
+        rss = _tree_rss_kib if tool == "spark" else _rss_kib
+        polls = 0
+        try:
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                if killed is None and (tool != "spark" or polls % 10 == 0):  # the tree scan: every 0.5 s
+                    polled_kib = max(polled_kib, rss(proc.pid))
+                    if polled_kib > limit_kib:
+                        killed = f"out of memory (> {args.max_rss:g} GiB RSS, killed)"
+                    elif time.perf_counter() - started > args.timeout:
+                        killed = f"out of time (> {args.timeout:g} s, killed)"
+                    if killed:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                polls += 1
+                time.sleep(0.05)
+        except BaseException:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            raise
+        if tool == "spark":  # the child is gone: end a driver JVM it may have left behind (e.g. when it failed)
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - started
         out.seek(0)
@@ -528,6 +629,8 @@ def run_child(tool: str, args, metrics: list[str], values_path: str | None) -> d
         result["peak_rss_mib"] = payload["peak_kib"] / 1024
         if payload.get("stages"):
             result["stages"] = payload["stages"]
+        if payload.get("spark"):
+            result["spark"] = payload["spark"]
     return result
 
 
@@ -636,7 +739,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=None,
                         help="a directory with run.parquet and judgments.parquet (else generated from the data "
                              "parameters into benchmarks/data/)")
-    parser.add_argument("--tools", default=",".join(ALL_TOOLS), help="comma-separated, from: " + ", ".join(ALL_TOOLS))
+    parser.add_argument("--tools", default=",".join(DEFAULT_TOOLS),
+                        help="comma-separated, from: " + ", ".join(ALL_TOOLS) + " (default: all but spark)")
     parser.add_argument("--metrics", default="ndcg@10", help="comma-separated: ndcg@k, p@k, ap, rr (default ndcg@10)")
     parser.add_argument("--metric-set", choices=("14",), default=None,
                         help="14: NDCG and P at 1,3,5,10,20,100, MAP (ap) and MRR (rr); overrides --metrics")
@@ -657,6 +761,11 @@ def main() -> None:
                         help="import sqlndcg from this directory (holding sqlndcg/ and sql/, e.g. an export of one "
                              "commit: git archive HEAD sqlndcg sql | tar -x -C DIR && git rev-parse HEAD > DIR/COMMIT)"
                              " instead of the installed one")
+    parser.add_argument("--spark-master", default="local[2]", help="the spark tool's master (default local[2])")
+    parser.add_argument("--spark-partitions", type=int, default=4,
+                        help="the spark tool's spark.sql.shuffle.partitions (default 4: measured best of 2..8 "
+                             "on 2 cores at 10M rows)")
+    parser.add_argument("--spark-driver-memory", default="8g", help="the spark tool's spark.driver.memory (8g)")
     # child mode (internal)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--run", default=None, help=argparse.SUPPRESS)
@@ -793,6 +902,24 @@ def main() -> None:
                   f"{fmt_mem(row['peak_rss_mib']):>11} | {rate_s:>8} | {ratio:>9} |{note}")
         else:
             print(f"| {row['tool']:<13} | {row['failures'][0]} (peak {fmt_mem(row['peak_rss_mib'])})")
+    for row in rows:
+        sp = [r["spark"] for r in runs[row["tool"]] if r.get("spark")]
+        if sp:
+            med = lambda key: statistics.median(x[key] for x in sp)  # noqa: E731
+            row["spark"] = {"startup_s_median": round(med("startup_s"), 3),
+                            "read_and_views_s_median": round(med("read_and_views_s"), 3),
+                            "evaluate_s_median": round(med("evaluate_s"), 3),
+                            "jvm_peak_mib": round(max(x["jvm_peak_kib"] for x in sp) / 1024, 1),
+                            "python_peak_mib": round(max(x["python_peak_kib"] for x in sp) / 1024, 1),
+                            **{k: sp[0][k] for k in ("master", "shuffle_partitions", "driver_memory",
+                                                     "jvm_max_heap_mib", "pyspark")}}
+            s_ = row["spark"]
+            print(f"\n{row['tool']}: {s_['master']}, shuffle partitions {s_['shuffle_partitions']}, driver memory "
+                  f"{s_['driver_memory']} (JVM max heap {s_['jvm_max_heap_mib']} MiB), pyspark {s_['pyspark']}; "
+                  f"session start-up (JVM launch, SparkContext; not in the time) median {s_['startup_s_median']:.2f} s;"
+                  f" in the time: read.parquet + views {s_['read_and_views_s_median']:.2f} s, evaluate "
+                  f"{s_['evaluate_s_median']:.2f} s (medians); peak memory: driver JVM "
+                  f"{fmt_mem(s_['jvm_peak_mib'])}, Python {fmt_mem(s_['python_peak_mib'])} (the table adds them)")
 
     if args.json:
         args.json.write_text(json.dumps({

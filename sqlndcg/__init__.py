@@ -9,7 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from .api import evaluate, to_sql
-from .errors import DataError, EmptyQueryError, InputError, MetricError, SettingError, SqlndcgError
+from .compare import Comparison, compare
+from .intervals import bootstrap_summary
+from .agreement import Agreement, aggregate_labels, agreement
+from .labels import labels_from_events
+from .positions import Positions, positions
+from .errors import DataError, EmptyQueryError, InputError, MetricError, ResourceError, SettingError, SqlndcgError
 from .metrics import KINDS, Metric, parse_metric, parse_metrics
 from .results import Result, Table
 from .spec import PRESETS
@@ -28,6 +33,9 @@ def example(name: str) -> str:
 
 
 __all__ = [
+    "compare", "Comparison", "bootstrap_summary",
+    "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
+    "ResourceError",
 ]

@@ -24,6 +24,9 @@ def evaluate(
     empty: str | None = None,
     queries: str | None = None,
     threshold: float | None = None,
+    labels: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
     doc_id: str = "doc_id",
@@ -36,12 +39,22 @@ def evaluate(
     dialect: str | None = None,
     run_format: str | None = None,
     judgments_format: str | None = None,
+    query_weights=None,
+    weight_column: str = "weight",
+    memory_limit: str | None = None,
+    temp_directory: str | None = None,
+    max_temp_size: str | None = None,
+    max_result_rows: int | None = engine.MAX_RESULT_ROWS,
 ) -> Result:
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
 
     ``run`` and ``judgments`` are each a DuckDB table/view name (looked up in ``con``), a file path (Parquet,
-    CSV, TSV, TREC run/qrels), or a pandas/polars/pyarrow table. Settings are those of SEMANTICS.md; ``preset``
-    ("trec_eval", "sklearn") fills the ones not given.
+    CSV, TSV, TREC run/qrels), or a pandas/polars/pyarrow table. ``query_weights`` (same kinds of input: query
+    id, ``weight_column``, optionally group columns) makes the summary's means weighted (see summary.sql).
+    ``memory_limit``, ``temp_directory`` and ``max_temp_size`` bound DuckDB's memory and spilling (e.g. "4GB");
+    a per-query result above ``max_result_rows`` rows (None: no limit) is refused before it starts. Settings are
+    those of docs/SEMANTICS.md, one keyword per declared setting (``settings_declared()`` in sql/macros/spec.sql; a test keeps the two equal);
+    ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 
     >>> import sqlndcg
     >>> res = sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5", "map"],
@@ -51,11 +64,14 @@ def evaluate(
     """
     spec = make_spec(
         metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, short_lists=short_lists, empty=empty,
-        queries=queries, threshold=threshold, group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
+        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only,
+        group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
         rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
     )
     return engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
-                           judgments_format=judgments_format)
+                           judgments_format=judgments_format, query_weights=query_weights,
+                           weight_column=weight_column, memory_limit=memory_limit, temp_directory=temp_directory,
+                           max_temp_size=max_temp_size, max_result_rows=max_result_rows)
 
 
 def to_sql(
@@ -72,6 +88,9 @@ def to_sql(
     empty: str | None = None,
     queries: str | None = None,
     threshold: float | None = None,
+    labels: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
     doc_id: str = "doc_id",
@@ -93,7 +112,8 @@ def to_sql(
     """
     spec = make_spec(
         metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, short_lists=short_lists, empty=empty,
-        queries=queries, threshold=threshold, group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
+        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only,
+        group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
         rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
     )
     return engine.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,

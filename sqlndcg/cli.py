@@ -1,20 +1,32 @@
-"""Command line: ``sqlndcg evaluate`` and ``sqlndcg sql``, mirroring :func:`evaluate` and :func:`to_sql`."""
+"""Command line: ``sqlndcg evaluate``, ``sqlndcg sql`` (mirroring :func:`evaluate` and :func:`to_sql`) and
+``sqlndcg trec_eval`` (trec_eval's own command line, computed in SQL).
+
+The settings flags are generated from the one declaration of the settings (``settings_declared()`` in
+``sql/macros/spec.sql``): a setting added there is a flag here, with its help and allowed values.
+Every error is one line on standard error and exit status 2 (``--debug`` shows the traceback).
+"""
 
 from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
+import os
 import sys
 
-from . import api
+from . import __version__, api, cli_compare, cli_judgments
+from .connect import open_database
 from .errors import SettingError, SqlndcgError
-from .spec import EMPTIES, GAINS, IDEALS, PRESETS, QUERIES, SHORT_LISTS, TIES
+from .spec import PRESETS, SETTINGS
+
+FORMATS = ("table", "tsv", "csv", "json", "parquet")
+FILE_FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels")
 
 
 def _gain(text: str):
     """``exponential``, ``linear``, or a map ``1:1,2:3,3:7``."""
-    if text in GAINS:
+    if text in SETTINGS["gain"]["values"]:
         return text
     try:
         return {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
@@ -22,87 +34,218 @@ def _gain(text: str):
         raise SettingError(f"--gain {text!r}: use exponential, linear, or a map like 1:1,2:3,3:7") from None
 
 
+def flag_of(name: str, about: dict) -> str:
+    """The command-line flag of a declared setting: ``--short-lists``; column settings end in ``-column``."""
+    return "--" + name.replace("_", "-") + ("-column" if about.get("column") else "")
+
+
+def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per declared setting, generated from the declaration."""
+    for name, about in SETTINGS.items():
+        flag, helptext = flag_of(name, about), about.get("help", "")
+        if name == "preset":
+            parser.add_argument(flag, dest=name, choices=sorted(PRESETS), help=helptext)
+        elif about.get("map"):
+            parser.add_argument(flag, dest=name, type=_gain, help=helptext + " (map: 1:1,2:3,3:7)")
+        elif "values" in about:
+            parser.add_argument(flag, dest=name, choices=about["values"], help=helptext)
+        elif about.get("number"):
+            parser.add_argument(flag, dest=name, type=float, help=helptext)
+        elif about.get("integer"):
+            parser.add_argument(flag, dest=name, type=int, help=helptext)
+        elif about.get("flag"):
+            parser.add_argument(flag, dest=name, action="store_true", default=None, help=helptext)
+        elif about.get("columns"):
+            parser.add_argument(flag, dest=name, action="append", default=[], help=helptext + " (repeatable)")
+        elif about.get("column"):
+            parser.add_argument(flag, dest=name, help=helptext)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sqlndcg", description="Ranking metrics computed in SQL (DuckDB).")
+    parser.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, helptext in (("evaluate", "compute metrics and print them"), ("sql", "print the SQL instead")):
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("--run", required=True, help="run: Parquet, CSV, TSV or TREC run file (or a table with --database)")
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
+        p.add_argument("--run", required=True, action="append" if name == "evaluate" else "store",
+                       help="run: Parquet, CSV, TSV or TREC run file (or a table with --database)"
+                       + ("; repeat for several runs, one block each" if name == "evaluate" else ""))
         p.add_argument("--judgments", "--qrels", required=True, help="judgments: Parquet, CSV, TSV or TREC qrels file")
         p.add_argument("-m", "--metric", action="append", dest="metrics",
-                       help="metric, repeatable or comma-separated: ndcg@10, p@5, map, mrr@10, P(rel=2)@5 ...")
-        p.add_argument("--preset", choices=sorted(PRESETS))
-        p.add_argument("--gain", type=str, help="exponential (default), linear, or a map 1:1,2:3,3:7")
-        p.add_argument("--ideal", choices=IDEALS)
-        p.add_argument("--ties", choices=TIES)
-        p.add_argument("--short-lists", choices=SHORT_LISTS)
-        p.add_argument("--empty", choices=EMPTIES)
-        p.add_argument("--queries", choices=QUERIES)
-        p.add_argument("--threshold", type=float)
-        p.add_argument("--group-by", action="append", default=[], help="grouping column, repeatable (e.g. tag)")
-        for col in ("query-id", "doc-id", "score", "rank", "rel"):
-            p.add_argument(f"--{col}-column", dest=col.replace("-", "_"), help=f"name of the {col} column")
-        p.add_argument("--run-format", choices=("parquet", "csv", "tsv", "trec_run"))
-        p.add_argument("--judgments-format", choices=("parquet", "csv", "tsv", "trec_qrels"))
-        p.add_argument("--database", help="a DuckDB database file holding the tables named by --run/--judgments")
+                       help="metric, repeatable or comma-separated: ndcg@10, p@5, map, mrr@10, P(rel=2)@5, rbp(p=0.95) ...")
+        add_setting_flags(p)
+        p.add_argument("--run-format", choices=FILE_FORMATS, help="read the run in this format whatever its suffix")
+        p.add_argument("--judgments-format", choices=FILE_FORMATS, help="read the judgments in this format")
+        p.add_argument("--database", help="where the tables named by --run/--judgments live: a DuckDB file, "
+                       "sqlite:///file.db or postgresql://user@host/db")
         if name == "evaluate":
-            p.add_argument("--per-query", action="store_true", help="print one row per query too")
-            p.add_argument("--format", choices=("text", "csv", "json"), default="text")
+            p.add_argument("--per-query", action="store_true", help="print one row per query too (csv/tsv/parquet: only those)")
+            p.add_argument("--format", choices=FORMATS + ("text",), default="table",
+                           help="table (default), tsv, csv, json (summary, per-query rows, settings and account), parquet")
+            p.add_argument("--output", "-o", help="write to this file instead of standard output")
         else:
             p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
+    t = sub.add_parser("trec_eval", help="trec_eval's command line and output, computed in SQL",
+                       description="trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE[.PARAMS]]... QRELS RUN")
+    t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
+    t.add_argument("-q", dest="per_query", action="store_true", help="print every query's values, then the summary")
+    t.add_argument("-c", dest="complete", action="store_true",
+                   help="average over every judged query (a query missing from the run scores 0)")
+    t.add_argument("-n", dest="no_summary", action="store_true", help="no summary (the 'all' lines)")
+    t.add_argument("-l", dest="level", type=int, default=1, help="the relevance level: labels >= it are relevant")
+    t.add_argument("-M", dest="depth", type=int, help="evaluate only the top N documents of each query")
+    t.add_argument("-J", dest="judged_only", action="store_true", help="drop unjudged documents before ranking")
+    t.add_argument("-N", dest="collection_size", type=int, default=0, help="documents in the collection (utility)")
+    t.add_argument("-m", dest="measures", action="append", default=[],
+                   help="measure, family.params or nickname (official, all_trec, set); repeatable")
+    t.add_argument("qrels", help="qrels file ('query iteration doc label'); .gz is read too")
+    t.add_argument("run", help="run file ('query Q0 doc rank score tag'), or - for standard input")
+    cli_judgments.add_commands(sub)
+    cli_compare.add_commands(sub)
     return parser
 
 
 def _settings(args) -> dict:
-    out = dict(
-        metrics=[m for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
-        preset=args.preset, gain=_gain(args.gain) if args.gain else None, ideal=args.ideal, ties=args.ties,
-        short_lists=args.short_lists, empty=args.empty, queries=args.queries, threshold=args.threshold,
-        group_by=args.group_by, run_format=args.run_format, judgments_format=args.judgments_format,
-    )
-    out.update({k: getattr(args, k) for k in ("query_id", "doc_id", "score", "rank", "rel") if getattr(args, k)})
+    out = {"metrics": [m for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
+           "run_format": args.run_format, "judgments_format": args.judgments_format}
+    for name, about in SETTINGS.items():
+        value = getattr(args, name, None)
+        if value is None or (about.get("columns") and not value):
+            continue
+        out[name] = value
     return out
 
 
-def _write(table, fmt: str, out) -> None:
-    if fmt == "csv":
-        writer = csv.writer(out)
+def _write_table(table, fmt: str, out) -> None:
+    if fmt == "csv" or fmt == "tsv":
+        writer = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
         writer.writerow(table.columns)
-        writer.writerows(table.rows)
-    elif fmt == "json":
-        json.dump(table.to_dicts(), out, indent=2, default=str)
-        out.write("\n")
+        writer.writerows(["" if v is None else v for v in row] for row in table.rows)
     else:
         out.write(table.to_text(max_rows=10**9) + "\n")
 
 
-def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
-    con = None
-    try:
-        if args.database:
-            import duckdb
+def _named(results: list[tuple[str, object]], attribute: str):
+    """One table of several runs' rows, with a leading `run` column (or the table itself for one run)."""
+    from .results import Table
 
-            con = duckdb.connect(args.database, read_only=True)
+    if len(results) == 1:
+        return getattr(results[0][1], attribute)
+    tables = [(name, getattr(res, attribute)) for name, res in results]
+    columns = ("run",) + tables[0][1].columns
+    rows = tuple((name,) + tuple(row) for name, table in tables for row in table.rows)
+    return Table(columns, rows, tables[0][1].settings)
+
+
+def _run_name(run: str, taken: set) -> str:
+    name = os.path.basename(run) if os.path.exists(run) else run
+    base, i = name, 2
+    while name in taken:
+        name, i = f"{base}#{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def _emit(args, results) -> None:
+    fmt = "table" if args.format == "text" else args.format
+    if fmt == "parquet":
+        if not args.output:
+            raise SettingError("--format parquet writes a file: give --output FILE")
+        import pyarrow.parquet as pq
+
+        pq.write_table(_named(results, "per_query" if args.per_query else "summary").to_arrow(), args.output)
+        return
+    buffer = io.StringIO()
+    if fmt == "json":
+        json.dump({"runs": [
+            {"run": name, **res.to_dict()} for name, res in results
+        ]} if len(results) > 1 else results[0][1].to_dict(), buffer, indent=2, default=str)
+        buffer.write("\n")
+    elif fmt == "table":
+        for i, (name, res) in enumerate(results):
+            if len(results) > 1:
+                buffer.write(("\n" if i else "") + f"== run {name} ==\n")
+            buffer.write(str(res) + "\n")
+            if args.per_query:
+                buffer.write("\n")
+                _write_table(res.per_query, "table", buffer)
+    else:
+        _write_table(_named(results, "per_query" if args.per_query else "summary"), fmt, buffer)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as out:
+            out.write(buffer.getvalue())
+    else:
+        sys.stdout.write(buffer.getvalue())
+
+
+def _connect(args):
+    return open_database(getattr(args, "database", None))
+
+
+def _explain_file(exc: SqlndcgError, args) -> str:
+    """A file that could not be read: say which formats exist and how to choose one."""
+    text = str(exc)
+    if " file " in text and ("cannot be read" in text or "has no " in text or "its columns are" in text):
+        text += (f" (formats: {', '.join(FILE_FORMATS)}; the suffix decides, .txt and others are sniffed as TREC, "
+                 "then TSV/CSV; choose one with --run-format / --judgments-format)")
+    return text
+
+
+def _main(args) -> int:
+    if getattr(args, "judgments_command", None):
+        return cli_judgments.run(args)
+    if getattr(args, "compare_command", None):
+        return cli_compare.run(args)
+    if args.command == "trec_eval":
+        from . import trec_eval
+
+        options = trec_eval.Options(
+            qrels=args.qrels, run=args.run, measures=args.measures, per_query=args.per_query,
+            complete=args.complete, no_summary=args.no_summary, level=args.level, depth=args.depth,
+            judged_only=args.judged_only, collection_size=args.collection_size)
+        return trec_eval.run(options)
+    # `sql` without a database takes table names on trust (no connection); evaluate always runs in one.
+    con = _connect(args) if args.command == "evaluate" or args.database else None
+    try:
         settings = _settings(args)
         if args.command == "sql":
             print(api.to_sql(args.run, args.judgments, dialect=args.dialect, con=con, **settings))
             return 0
-        res = api.evaluate(args.run, args.judgments, con=con, **settings)
-        if args.format == "text":
-            print(res)
-            if args.per_query:
-                print()
-                _write(res.per_query, "text", sys.stdout)
-        else:
-            _write(res.per_query if args.per_query else res.summary, args.format, sys.stdout)
+        taken: set = set()
+        results = [(_run_name(run, taken), api.evaluate(run, args.judgments, con=con, **settings)) for run in args.run]
+        _emit(args, results)
         return 0
-    except SqlndcgError as exc:
-        print(f"sqlndcg: error: {exc}", file=sys.stderr)
-        return 2
     finally:
         if con is not None:
             con.close()
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    debug = getattr(args, "debug", False)
+    try:
+        return _main(args)
+    except SqlndcgError as exc:
+        if debug:
+            raise
+        print(f"sqlndcg: error: {_explain_file(exc, args)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say
+        sys.stdout = open(os.devnull, "w")
+        return 0
+    except (OSError, ImportError) as exc:
+        if debug:
+            raise
+        print(f"sqlndcg: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # anything else is a bug, still one line unless --debug
+        if debug:
+            raise
+        print(f"sqlndcg: error: unexpected {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
+              "(run with --debug for the traceback)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
-"""Metric names people type (``nDCG@10``, ``P(rel=2)@5``, ``MAP``) in their canonical form.
+"""Metric names people type (``nDCG@10``, ``P(rel=2)@5``, ``MAP``, ``rbp(p=0.95)``) in their canonical form.
 
-The parser and the registry of kinds live in the SQL package (``sql/macros/spec.sql``), so dbt models and Python
-read names the same way; this module gives them Python types. The canonical name doubles as the result column
-name, so ``"NDCG@10"`` and ``"ndcg@10"`` give the same column.
+The measures live in the SQL package, one file per family (``sql/macros/measures/``: the definition on top, its
+SQL below, registered once in ``registry.sql``); the parser is ``sql/macros/spec.sql``. dbt models and Python read
+names the same way; this module gives them Python types. The canonical name doubles as the result column name, so
+``"NDCG@10"`` and ``"ndcg@10"`` give the same column.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from dataclasses import dataclass
 
 from . import render
 
+#: Every measure family's declaration (help, aliases, parameters, trec_eval and ir_measures names, summary rule).
+MEASURES: dict[str, dict] = render.call("measures")
+
 #: Per-query metric kinds, with what each means (shown in errors and docs).
-KINDS: dict[str, str] = {kind: about["help"] for kind, about in render.call("metric_kinds").items()}
+KINDS: dict[str, str] = {kind: about["help"] for kind, about in MEASURES.items()}
 
 #: Kinds that treat labels as binary, so they take a per-metric threshold: ``P(rel=2)@5``.
 BINARY_KINDS = frozenset(k for k, about in render.call("metric_kinds").items() if about["binary"])
@@ -34,6 +38,7 @@ class Metric:
     kind: str
     k: int | None = None
     rel: float | None = None  # per-metric relevance threshold; None means the evaluation's ``threshold``
+    params: tuple[tuple[str, float], ...] = ()  # the measure's own parameters: (("p", 0.95),) for rbp(p=0.95)
 
     @property
     def name(self) -> str:
@@ -42,14 +47,14 @@ class Metric:
 
     def plain(self) -> dict:
         """The metric as the templates take it (they validate every field)."""
-        return {"kind": self.kind, "k": self.k, "rel": self.rel}
+        return {"kind": self.kind, "k": self.k, "rel": self.rel, "params": dict(self.params)}
 
     def __str__(self) -> str:
         return self.name
 
     @classmethod
     def from_plain(cls, data: dict) -> "Metric":
-        return cls(data["kind"], data["k"], data["rel"])
+        return cls(data["kind"], data["k"], data["rel"], tuple(sorted((data.get("params") or {}).items())))
 
 
 def plain(names) -> object:

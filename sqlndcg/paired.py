@@ -225,6 +225,76 @@ def _resample_indices(state: int, n: int, resamples: int):
         yield out
 
 
+def _numpy():
+    """NumPy when it is installed (an optional speed-up, never required), else None."""
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - the pure-Python path below is the reference
+        return None
+    return numpy
+
+
+_BLOCK = 1 << 21  # indices generated per NumPy block
+
+
+def _resample_index_blocks(np, state: int, n: int, resamples: int):
+    """The indices of :func:`_resample_indices`, the same stream, as (resamples in block, n) int64 arrays.
+
+    The stream is the accepted 32-bit halves of SplitMix64 outputs 0, 1, 2, ... in order, n per resample, however
+    they are batched; NumPy's uint64 arithmetic wraps mod 2^64 as the reference's masks do."""
+    mask32 = np.uint64((1 << 32) - 1)
+    reject_below = np.uint64(((1 << 32) - n) % n)
+    per_block = max(1, _BLOCK // n)
+    position, pending = 0, np.empty(0, dtype=np.uint64)
+    done = 0
+    with np.errstate(over="ignore"):
+        while done < resamples:
+            block = min(per_block, resamples - done)
+            need = block * n
+            parts = [pending]
+            have = len(pending)
+            while have < need:
+                count = (need - have) // 2 + 16
+                k = np.arange(position + 1, position + count + 1, dtype=np.uint64)
+                z = np.uint64(state) + k * np.uint64(_GOLDEN)
+                z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                z = z ^ (z >> np.uint64(31))
+                halves = np.empty(2 * count, dtype=np.uint64)
+                halves[0::2] = z & mask32
+                halves[1::2] = z >> np.uint64(32)
+                m = halves * np.uint64(n)
+                accepted = (m >> np.uint64(32))[(m & mask32) >= reject_below]
+                parts.append(accepted)
+                have += len(accepted)
+                position += count
+            stream = np.concatenate(parts)
+            pending = stream[need:]
+            yield stream[:need].astype(np.int64).reshape(block, n)
+            done += block
+
+
+def _exact_mean_replicates(np, ints: list[int], scale: int, state: int, resamples: int) -> list[float]:
+    """sum(ints[i] for i in resample) / scale for every resample, exactly as the pure-Python path computes it:
+    the integers are split into 31-bit limbs whose sums over n < 2^32 values fit an int64, then recombined."""
+    n = len(ints)
+    offset = min(ints)
+    shifted = [v - offset for v in ints]
+    limbs = max(1, -(-max(shifted).bit_length() // 31))
+    low = (1 << 31) - 1
+    arrays = [np.array([(v >> (31 * j)) & low for v in shifted], dtype=np.int64) for j in range(limbs)]
+    base = n * offset
+    out = []
+    for indices in _resample_index_blocks(np, state, n, resamples):
+        sums = [a[indices].sum(axis=1).tolist() for a in arrays]
+        for r in range(len(indices)):
+            total = base
+            for j in range(limbs):
+                total += sums[j][r] << (31 * j)
+            out.append(total / scale)
+    return out
+
+
 def bootstrap_interval(
     values: Sequence[float],
     *,
@@ -282,7 +352,11 @@ def bootstrap_interval(
 
         estimate = float(function(list(data)))
 
-    replicates = sorted(of_indices(ix) for ix in _resample_indices(state, n, resamples))
+    np = _numpy() if statistic == "mean" and n < 1 << 31 else None
+    if np is not None:  # the same numbers, faster: the replicates of 10^4 resamples of 10^3 queries in ~1 s
+        replicates = sorted(_exact_mean_replicates(np, ints, scale, state, resamples))
+    else:
+        replicates = sorted(of_indices(ix) for ix in _resample_indices(state, n, resamples))
     alpha = (1.0 - level) / 2.0
     q_low, q_high = alpha, 1.0 - alpha
 

@@ -72,14 +72,18 @@ def test_evaluate_csv_is_the_summary_table(capsys, api_result):
             assert (text == "" and value is None) or float(text) == pytest.approx(value, rel=1e-15)
 
 
-def test_evaluate_json_is_the_summary_table(capsys, api_result):
+def test_evaluate_json_carries_summary_per_query_settings_and_account(capsys, api_result):
     assert main(BASE + ["--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out) == api_result.summary.to_dicts()
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["summary"] == api_result.summary.to_dicts()
+    assert printed["per_query"] == api_result.per_query.to_dicts()
+    assert printed["account"] == api_result.account.to_dicts()
+    assert printed["settings"] == json.loads(json.dumps(api_result.settings))
 
 
 def test_evaluate_json_per_query(capsys, api_result):
     assert main(BASE + ["--format", "json", "--per-query"]) == 0
-    printed = json.loads(capsys.readouterr().out)
+    printed = json.loads(capsys.readouterr().out)["per_query"]
     assert printed == api_result.per_query.to_dicts()
     assert {(r["tag"], r["query_id"]) for r in printed} >= {("bm25", "q1"), ("rerank", "q12")}
 
@@ -106,7 +110,7 @@ def test_evaluate_settings_reach_the_api(capsys):
     args = BASE + ["--format", "json", "--preset", "trec_eval", "--gain", "1:1,2:3,3:7", "--threshold", "2",
                    "--short-lists", "truncate", "--queries", "both"]
     assert main(args) == 0
-    printed = json.loads(capsys.readouterr().out)
+    printed = json.loads(capsys.readouterr().out)["summary"]
     expected = sqlndcg.evaluate(RUN, QRELS, METRICS, group_by="tag", preset="trec_eval", gain={1: 1, 2: 3, 3: 7},
                                 threshold=2, short_lists="truncate", queries="both")
     assert printed == expected.summary.to_dicts()
@@ -126,7 +130,8 @@ def test_evaluate_with_a_database_file(tmp_path, capsys, api_result):
     args = ["evaluate", "--database", path, "--run", "runs", "--judgments", "qrels", "-m", "ndcg@5,p@5,map",
             "--group-by", "tag", "--format", "json"]
     assert main(args) == 0
-    printed = json.loads(capsys.readouterr().out)
+    printed = json.loads(capsys.readouterr().out)["summary"]
+    assert printed
     for got, want in zip(printed, api_result.summary.to_dicts()):
         assert got["tag"] == want["tag"]
         assert got["ndcg@5"] == pytest.approx(want["ndcg@5"], rel=1e-12)

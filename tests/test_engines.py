@@ -179,3 +179,25 @@ def test_files_need_duckdb():
 def test_an_unknown_connection_is_refused_by_name():
     with pytest.raises(sqlndcg.SettingError, match=r"con must be a DuckDB connection, a DB-API connection"):
         sqlndcg.evaluate("runs", "qrels", con=object())
+
+
+def test_the_command_line_runs_on_sqlite_and_postgres_through_a_connection_string(tmp_path, capsys, postgres):
+    from sqlndcg.cli import main
+
+    run_df, qrels_df = frames("text")
+    path = tmp_path / "warehouse.db"
+    lite = sqlite3.connect(path)
+    run_df.to_sql("runs", lite, index=False)
+    qrels_df.to_sql("qrels", lite, index=False)
+    lite.close()
+    want = sqlndcg.evaluate(run_df, qrels_df, ["ndcg@10"], group_by="system").summary_text()
+    assert main(["evaluate", "--run", "runs", "--judgments", "qrels", "--database", f"sqlite:///{path}",
+                 "-m", "ndcg@10", "--group-by", "system"]) == 0
+    assert want in capsys.readouterr().out
+    with postgres.connect() as con:
+        load_dbapi("TEXT", "BIGINT", "DOUBLE PRECISION", "%s")(con, "text", run_df, qrels_df)
+    assert main(["evaluate", "--run", "run_text", "--judgments", "qrels_text", "--database", postgres.url(),
+                 "-m", "ndcg@10", "--group-by", "system"]) == 0
+    assert want in capsys.readouterr().out
+    assert main(["evaluate", "--run", "runs", "--judgments", "qrels", "--database", "mysql://x/y"]) == 2
+    assert "unknown scheme 'mysql'" in capsys.readouterr().err

@@ -73,3 +73,69 @@ LIMIT {{ limit }}
 {%- macro sqlndcg_first_fields(path) -%}
 SELECT len(fields) AS field_count FROM {{ sqlndcg_trec_fields(path) }} AS trec_lines ORDER BY line_number LIMIT 1
 {%- endmacro -%}
+
+{#-
+  trec_eval's own reading rules (the `sqlndcg trec_eval` command): whitespace-separated fields; blank lines and
+  lines starting with '#' skipped; a run line has at least 6 fields (query Q0 doc rank score tag; the rank is
+  ignored, fields after the tag are ignored, the run id is the last line's tag); a qrels line has exactly 4
+  (query iteration doc label; the label is read as its integer part, as C's atol does).
+-#}
+{%- macro sqlndcg_trec_eval_fields(path) -%}
+(SELECT line_number, line, fields
+ FROM {{ sqlndcg_trec_fields(path) }} AS trec_lines
+ WHERE NOT starts_with(fields[1], '#'))
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_eval_run(path) -%}
+(SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[5] AS DOUBLE) AS score, fields[6] AS tag,
+        line_number
+ FROM {{ sqlndcg_trec_eval_fields(path) }} AS run_lines)
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_eval_qrels(path) -%}
+(SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[4] AS DOUBLE) AS rel
+ FROM {{ sqlndcg_trec_eval_fields(path) }} AS qrels_lines)
+{%- endmacro -%}
+
+{#- Lines trec_eval would refuse (or that we refuse rather than read as 0, as atof/atol would): a run line with
+    fewer than 6 fields or a score that is not a number; a qrels line without exactly 4 fields or a label that is
+    not a number. -#}
+{%- macro sqlndcg_trec_eval_bad_lines(path, kind, limit) -%}
+SELECT line_number, line, COUNT(*) OVER () AS bad_lines
+FROM {{ sqlndcg_trec_eval_fields(path) }} AS lines
+{%- if kind == 'run' %}
+WHERE len(fields) < 6 OR TRY_CAST(fields[5] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST(fields[5] AS DOUBLE))
+{%- else %}
+WHERE len(fields) <> 4 OR TRY_CAST(fields[4] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST(fields[4] AS DOUBLE))
+{%- endif %}
+ORDER BY line_number
+LIMIT {{ limit }}
+{%- endmacro -%}
+
+{#- The run id: the tag of the last run line (trec_eval keeps only that one). -#}
+{%- macro sqlndcg_trec_eval_runid(run) -%}
+SELECT tag FROM {{ run }} AS run_rows ORDER BY line_number DESC LIMIT 1
+{%- endmacro -%}
+
+{#- trec_eval's relstring: the labels of the first `length` documents of each list, in rank order (score
+    descending, doc id descending; after depth and judged_only): the digit, '>' above 9, '-' unjudged, '.' a
+    negative label. Per query only; a string, so it is made here rather than by the measures. -#}
+{%- macro sqlndcg_trec_eval_relstring(run, qrels, length, depth, judged_only) -%}
+WITH ranked AS (
+  SELECT r.query_id, r.doc_id, q.rel,
+         ROW_NUMBER() OVER (PARTITION BY r.query_id ORDER BY r.score DESC, r.doc_id DESC) AS pos
+  FROM {{ run }} AS r
+  LEFT JOIN {{ qrels }} AS q ON q.query_id = r.query_id AND q.doc_id = r.doc_id
+),
+kept AS (
+  SELECT query_id, rel, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY pos) AS pos
+  FROM ranked
+  WHERE 1 = 1{% if depth %} AND pos <= {{ depth }}{% endif %}{% if judged_only %} AND rel >= 0{% endif %}
+)
+SELECT query_id,
+       string_agg(CASE WHEN rel IS NULL THEN '-' WHEN rel < 0 THEN '.' WHEN rel > 9 THEN '>'
+                       ELSE CAST(CAST(trunc(rel) AS BIGINT) AS VARCHAR) END, '' ORDER BY pos) AS relstring
+FROM kept
+WHERE pos <= {{ length }}
+GROUP BY query_id
+{%- endmacro -%}

@@ -15,20 +15,40 @@
   Ranking: score descending, ties by doc_id descending in byte order (trec_eval), or tie-averaged (McSherry & Najork), or the
   run's own rank. Each query's documents are ranked once (one ROW_NUMBER) and every metric reads that ranking.
 
+  Every measure lives in its own file under measures/ (definition on top, its SQL below, registered in
+  measures/registry.sql). This statement computes the shared part once: the ranking, the labels joined to it, the
+  running sums in rank order and the per-query totals, but only those some requested measure `needs`:
+    hits_at, judged_at, dcg_at, cg_at, ap_at, ideal_at   per cutoff: running sums read at the cutoff
+    first        first relevant position              totals     relevant and judged documents retrieved
+    r            R per threshold (per query)          r_rows     R and judged non-relevant counts on every row
+    nonrel_run   running judged non-relevant count     pool_run   running count of negative (pooled unjudged) labels
+    max_rel_rows the query's largest label on every row
+    ideal_rows   the ideal ranking's gain and IDCG at each run position, G's running cost, boundary flags
+    ideal_totals positive-gain documents, their total gain and IDCG     ideal_tail  Rndcg's boundaries past the list
+    in_run       whether the run answered the query   own        the measure's own aggregates (registry.sql)
+
   The plan `p` is plain data (lists, dicts, strings, validated numbers; identifiers already quoted), so the same
   macro renders from Python and from dbt. Written in DuckDB SQL restricted to a portable subset (DESIGN.md).
 -#}
 
 {%- macro per_query_sql(p) -%}
+{%- set needs = p.needs -%}
 {%- set kinds = p.metrics | map(attribute='kind') | list -%}
-{%- set needs_dcg = 'dcg' in kinds or 'ndcg' in kinds -%}
-{%- set needs_idcg = 'idcg' in kinds or 'ndcg' in kinds -%}
-{%- set needs_hits = 'p' in kinds or 'r' in kinds or 'hit' in kinds -%}
-{%- set needs_ap = 'ap' in kinds -%}
-{%- set needs_rr = 'rr' in kinds -%}
-{%- set needs_cg = 'cg' in kinds -%}
-{%- set needs_judged = 'judged' in kinds -%}
+{%- set needs_dcg = 'dcg_at' in needs or 'ideal_rows' in needs -%}
+{%- set needs_idcg = 'ideal_at' in needs -%}
+{%- set needs_hits = 'hits_at' in needs or 'totals' in needs or 'own' in needs -%}
+{%- set needs_ap = 'ap_at' in needs -%}
+{%- set needs_rr = 'first' in needs -%}
+{%- set needs_cg = 'cg_at' in needs -%}
+{%- set needs_judged = 'judged_at' in needs or 'totals' in needs -%}
+{%- set needs_rows = 'r_rows' in needs or 'nonrel_run' in needs -%}
+{%- set needs_ideal_rows = 'ideal_rows' in needs -%}
+{%- set needs_ideal_totals = 'ideal_totals' in needs or needs_ideal_rows -%}
+{%- set needs_ideal = (needs_idcg and p.ideal == 'judgments') or needs_ideal_rows or needs_ideal_totals -%}
+{%- set needs_max_rel = 'max_rel_rows' in needs -%}
+{%- set needs_tail = 'ideal_tail' in needs -%}
 {%- set average = p.ties == 'average' -%}
+{%- set refilter = p.judged_only or p.depth is not none -%}
 {#- Window orders spell out their NULL placement (no value here is NULL) as each engine's default for that direction
     is most common: descending with NULLS LAST, ascending with NULLS FIRST; so transpiled SQL needs no emulation. -#}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
@@ -40,26 +60,12 @@
 {%- set running %}PARTITION BY {{ g_cols }}_q ORDER BY _pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW{% endset -%}
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
+{%- set own = [] -%}
+{%- for m in p.metrics -%}
+  {%- for pair in sqlndcg.measure_aggregates(m, p) -%}{%- do own.append([m.id ~ '_' ~ pair[0], pair[1]]) -%}{%- endfor -%}
+{%- endfor -%}
 WITH run_rows AS (
   {{ sqlndcg.run_rows(p) }}
-),
-ranked AS (
-  SELECT
-    {{ g_cols }}_q, _d, _key,
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}, {{ sqlndcg.byte_order('_d') if p.ids_as_text else '_d' }} DESC) AS _pos
-    {%- if average %},
-    RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}) AS _tie_start
-    {%- endif %}
-  FROM run_rows
-),
-top_ranked AS (
-  {#- Only the top of each list is joined to the judgments when every metric has a cutoff; tied groups that
-      start inside the cutoff are kept whole, because their average needs every member. #}
-  SELECT {{ g_cols }}_q, _d, _key, _pos{% if average %}, _tie_start{% endif %}
-  FROM ranked
-  {%- if p.prune_k %}
-  WHERE {% if average %}_tie_start{% else %}_pos{% endif %} <= {{ p.prune_k }}
-  {%- endif %}
 ),
 judgment_rows AS (
   {{ sqlndcg.judgment_rows(p) }}
@@ -71,7 +77,9 @@ labels AS (
     CASE WHEN _rel > 0 THEN _rel ELSE 0 END AS _cg,
     {%- for t in p.thresholds %}
     CASE WHEN _rel >= {{ sqlndcg.number(t) }} THEN 1 ELSE 0 END AS _rel_t{{ loop.index0 }},
+    CASE WHEN _rel >= 0 AND _rel < {{ sqlndcg.number(t) }} THEN 1 ELSE 0 END AS _nonrel_t{{ loop.index0 }},
     {%- endfor %}
+    CASE WHEN _rel < 0 THEN 1 ELSE 0 END AS _pool,
     CASE WHEN _rel >= 0 THEN 1 ELSE 0 END AS _judged
   FROM judgment_rows
 ),
@@ -80,11 +88,79 @@ judged_queries AS (
     {{ s_cols }}_q,
     {%- for t in p.thresholds %}
     SUM(_rel_t{{ loop.index0 }}) AS _r_t{{ loop.index0 }},
+    SUM(_nonrel_t{{ loop.index0 }}) AS _nr_t{{ loop.index0 }},
     {%- endfor %}
+    MAX(_cg) AS _max_rel,
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
   FROM labels
   GROUP BY {{ s_cols }}_q
 ),
+run_queries AS (
+  {#- Every (group, query) the run answered, before any document is cut by depth or judged_only. #}
+  SELECT DISTINCT {{ g_cols }}_q, 1 AS _in_run
+  FROM run_rows
+),
+ranked AS (
+  SELECT
+    {{ g_cols }}_q, _d, _key,
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}, {{ sqlndcg.byte_order('_d') if p.ids_as_text else '_d' }} DESC) AS _pos
+    {%- if average %},
+    RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}) AS _tie_start
+    {%- endif %}
+  FROM run_rows
+),
+{%- if refilter %}
+kept AS (
+  {#- trec_eval -M (depth): the top `depth` of each list; -J (judged_only): then only judged documents, ranked again
+      in the same order. #}
+  SELECT {% for g in groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos0{% if average %}, r._tie_start AS _tie_start{% endif %}
+  FROM ranked AS r
+  {%- if p.judged_only %}
+  JOIN labels AS l
+    ON l._q = r._q AND l._d = r._d{% for g in shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %} AND l._judged = 1
+  {%- endif %}
+  {%- if p.depth is not none %}
+  WHERE r._pos <= {{ p.depth }}
+  {%- endif %}
+),
+reranked AS (
+  SELECT {{ g_cols }}_q, _d, _key, ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _pos0{{ first }}) AS _pos{% if average %}, _tie_start{% endif %}
+  FROM kept
+),
+{%- endif %}
+top_ranked AS (
+  {#- Only the top of each list is joined to the judgments when every metric has a cutoff; tied groups that
+      start inside the cutoff are kept whole, because their average needs every member. #}
+  SELECT {{ g_cols }}_q, _d, _key, _pos{% if average %}, _tie_start{% endif %}
+  FROM {{ 'reranked' if refilter else 'ranked' }}
+  {%- if p.prune_k %}
+  WHERE {% if average %}_tie_start{% else %}_pos{% endif %} <= {{ p.prune_k }}
+  {%- endif %}
+),
+{%- if needs_ideal %}
+ideal_order AS (
+  SELECT {{ s_cols }}_q, _gain,
+    ROW_NUMBER() OVER (PARTITION BY {{ s_cols }}_q ORDER BY _gain DESC) AS _ideal_pos
+  FROM labels
+  WHERE _gain > 0
+),
+ideal_ranking AS (
+  SELECT {{ s_cols }}_q, _ideal_pos, _gain,
+    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
+    {%- if needs_ideal_rows %},
+    {#- The last position of each gain level of the ideal ranking (Rndcg's boundaries). #}
+    CASE WHEN _gain <> COALESCE(LEAD(_gain) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos{{ first }}), 0) THEN 1 ELSE 0 END AS _boundary
+    {%- endif %}
+  FROM ideal_order
+),
+{%- endif %}
+{%- if needs_ideal_totals %}
+ideal_totals AS (
+  SELECT {{ s_cols }}_q, COUNT(*) AS _npos, SUM(_gain) AS _ideal_gain, MAX(_idcg_run) AS _idcg_total
+  FROM ideal_ranking
+  GROUP BY {{ s_cols }}_q
+),
+{%- endif %}
 scored AS (
   {#- ClickHouse fills unmatched LEFT JOIN columns with 0/'' instead of NULL, so every joined value is read
       through COALESCE and never tested with IS NULL. #}
@@ -95,20 +171,55 @@ scored AS (
     r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos,
     COALESCE(l._gain, 0) AS _gain,
     COALESCE(l._cg, 0) AS _cg,
+    {%- if needs_max_rel %}
+    COALESCE(l._rel, 0) AS _rel,
+    COALESCE(jq._max_rel, 0) AS _max_rel,
+    {%- endif %}
     {%- for t in p.thresholds %}
     COALESCE(l._rel_t{{ loop.index0 }}, 0) AS _rel_t{{ loop.index0 }},
+    {%- if needs_rows %}
+    COALESCE(l._nonrel_t{{ loop.index0 }}, 0) AS _nonrel_t{{ loop.index0 }},
+    COALESCE(jq._r_t{{ loop.index0 }}, 0) AS _r_t{{ loop.index0 }},
+    COALESCE(jq._nr_t{{ loop.index0 }}, 0) AS _nr_t{{ loop.index0 }},
+    {%- endif %}
     {%- endfor %}
+    {%- if needs_ideal_rows %}
+    COALESCE(i._gain, 0) AS _igain,
+    COALESCE(i._boundary, 0) AS _boundary,
+    {#- IDCG stops growing after the last positive-gain document of the ideal ranking. #}
+    CASE WHEN COALESCE(i._ideal_pos, 0) > 0 THEN i._idcg_run ELSE COALESCE(it._idcg_total, 0) END AS _idcg_at,
+    {%- endif %}
+    COALESCE(l._pool, 0) AS _pool,
     COALESCE(l._judged, 0) AS _judged
   FROM top_ranked AS r
   LEFT JOIN labels AS l
     ON l._q = r._q AND l._d = r._d{% for g in shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+  {%- if needs_rows or needs_max_rel %}
+  LEFT JOIN judged_queries AS jq
+    ON jq._q = r._q{% for g in shared %} AND jq.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+  {%- endif %}
+  {%- if needs_ideal_rows %}
+  LEFT JOIN ideal_ranking AS i
+    ON i._q = r._q AND i._ideal_pos = r._pos{% for g in shared %} AND i.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+  LEFT JOIN ideal_totals AS it
+    ON it._q = r._q{% for g in shared %} AND it.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+  {%- endif %}
 ),
 positioned AS (
   SELECT
-    {{ g_cols }}_q, _pos,
+    {{ g_cols }}_q, _pos, _judged, _pool,
     {%- for t in p.thresholds %}
     _rel_t{{ loop.index0 }},
+    {%- if needs_rows %}
+    _nonrel_t{{ loop.index0 }}, _r_t{{ loop.index0 }}, _nr_t{{ loop.index0 }},
+    {%- endif %}
     {%- endfor %}
+    {%- if needs_max_rel %}
+    _rel, _max_rel,
+    {%- endif %}
+    {%- if needs_ideal_rows %}
+    _igain, _boundary, _idcg_at,
+    {%- endif %}
     {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
         fixes the order of summation, so the mean is the same bits on every run). #}
     {%- for v in ns.values %}
@@ -130,10 +241,25 @@ accumulated AS (
       largest running sum within k since no contribution is negative. Summing in one fixed order keeps every
       number bit-identical whatever the engine's thread count. #}
   SELECT
-    {{ g_cols }}_q, _pos,
+    {{ g_cols }}_q, _pos, _judged, _pool,
     {%- for t in p.thresholds %}
     _rel_t{{ loop.index0 }},
+    {%- if needs_rows %}
+    _r_t{{ loop.index0 }}, _nr_t{{ loop.index0 }},
+    SUM(_nonrel_t{{ loop.index0 }}) OVER ({{ running }}) AS _nonrel_run_t{{ loop.index0 }},
+    {%- endif %}
     {%- endfor %}
+    {%- if needs_max_rel %}
+    _rel, _max_rel,
+    {%- endif %}
+    {%- if 'pool_run' in needs %}
+    SUM(_pool) OVER ({{ running }}) AS _pool_run,
+    {%- endif %}
+    {%- if needs_ideal_rows %}
+    _igain, _boundary, _idcg_at,
+    SUM(CASE WHEN _igain > 1 THEN _igain ELSE 1 END) OVER ({{ running }}) AS _cost_run,
+    SUM(_gain) OVER ({{ running }}) AS _got_run,
+    {%- endif %}
     {%- if needs_dcg %}
     SUM(_gain_at * {{ sqlndcg.discount('_pos') }}) OVER ({{ running }}) AS _dcg_run,
     {%- endif %}
@@ -165,49 +291,64 @@ run_metrics AS (
     {#- Per cutoff, only the values that the metrics at that cutoff read. #}
     {%- for c in p.cutoffs %}
     {%- set within %}{% if c.k is none %}1 = 1{% else %}_pos <= {{ c.k }}{% endif %}{% endset %}
-    {%- set at_hits = 'p' in c.kinds or 'r' in c.kinds or 'hit' in c.kinds %}
-    {%- if 'dcg' in c.kinds or 'ndcg' in c.kinds %}
+    {%- if 'dcg_at' in c.needs %}
     MAX(CASE WHEN {{ within }} THEN _dcg_run ELSE 0 END) AS _dcg_{{ c.suffix }},
     {%- endif %}
     {%- if c.needs_ideal and p.ideal == 'retrieved' %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }},
     {%- endif %}
-    {%- if 'cg' in c.kinds %}
+    {%- if 'cg_at' in c.needs %}
     MAX(CASE WHEN {{ within }} THEN _cg_run ELSE 0 END) AS _cg_{{ c.suffix }},
     {%- endif %}
-    {%- if 'judged' in c.kinds %}
+    {%- if 'judged_at' in c.needs %}
     MAX(CASE WHEN {{ within }} THEN _judged_run ELSE 0 END) AS _judged_{{ c.suffix }},
     {%- endif %}
     {%- for t in p.thresholds %}
-    {%- if at_hits %}
+    {%- if 'hits_at' in c.needs %}
     MAX(CASE WHEN {{ within }} THEN _hits_run_t{{ loop.index0 }} ELSE 0 END) AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
-    {%- if 'ap' in c.kinds %}
+    {%- if 'ap_at' in c.needs %}
     MAX(CASE WHEN {{ within }} THEN _ap_run_t{{ loop.index0 }} ELSE 0 END) AS _ap_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
     {%- endfor %}
+    {%- if 'totals' in needs %}
+    {%- for t in p.thresholds %}
+    MAX(_hits_run_t{{ loop.index0 }}) AS _hits_total_t{{ loop.index0 }},
+    {%- endfor %}
+    MAX(_judged_run) AS _judged_total,
+    {%- endif %}
     {%- if needs_rr %}
     {%- for t in p.thresholds %}
     MIN(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN _pos ELSE NULL END) AS _first_t{{ loop.index0 }},
     {%- endfor %}
     {%- endif %}
+    {#- Each measure's own aggregates (measures/<family>.sql). #}
+    {%- for pair in own %}
+    {{ pair[1] }} AS {{ pair[0] }},
+    {%- endfor %}
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
   FROM accumulated
   GROUP BY {{ g_cols }}_q
 ),
+{%- if needs_tail %}
+ideal_tail AS (
+  {#- Rndcg's boundaries past the end of the run's list: sum of 1 / IDCG(b) and how many. #}
+  SELECT
+    {%- for g in groups %}
+    rm.{{ g.alias }} AS {{ g.alias }},
+    {%- endfor %}
+    rm._q AS _q,
+    SUM(CASE WHEN i._ideal_pos > rm._n THEN 1 / i._idcg_run ELSE 0 END) AS _tail_inverse,
+    SUM(CASE WHEN i._ideal_pos > rm._n THEN 1 ELSE 0 END) AS _tail_count
+  FROM run_metrics AS rm
+  JOIN ideal_ranking AS i
+    ON i._q = rm._q{% for g in shared %} AND i.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
+  WHERE i._boundary = 1
+  GROUP BY {% for g in groups %}rm.{{ g.alias }}, {% endfor %}rm._q
+),
+{%- endif %}
 {%- if needs_idcg and p.ideal == 'judgments' %}
-ideal_order AS (
-  SELECT {{ s_cols }}_q, _gain,
-    ROW_NUMBER() OVER (PARTITION BY {{ s_cols }}_q ORDER BY _gain DESC) AS _ideal_pos
-  FROM labels
-  WHERE _gain > 0
-),
-ideal_ranking AS (
-  SELECT {{ s_cols }}_q, _ideal_pos,
-    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
-  FROM ideal_order
-),
 {%- if p.short_lists == 'pad' %}
 ideal_dcg AS (
   {#- Padded lists: the ideal takes k positions whatever the length of the run's list (trec_eval). #}
@@ -241,7 +382,7 @@ scored_queries AS (
   {#- Every judged query, for every group in the run: a query the system did not answer scores 0. #}
   {%- if groups %}
   SELECT {% for g in groups %}rg.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
-  FROM (SELECT DISTINCT {% for g in groups %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_metrics) AS rg
+  FROM (SELECT DISTINCT {% for g in groups %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries) AS rg
   {%- if shared %}
   JOIN judged_queries AS jq ON {% for g in shared %}jq.{{ g.alias }} = rg.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
   {%- else %}
@@ -252,10 +393,10 @@ scored_queries AS (
   {%- endif %}
   {%- else %}
   {#- Only queries both answered and judged (trec_eval without -c). #}
-  SELECT {% for g in groups %}rm.{{ g.alias }} AS {{ g.alias }}, {% endfor %}rm._q AS _q
-  FROM run_metrics AS rm
+  SELECT {% for g in groups %}rq.{{ g.alias }} AS {{ g.alias }}, {% endfor %}rq._q AS _q
+  FROM run_queries AS rq
   JOIN judged_queries AS jq
-    ON jq._q = rm._q{% for g in shared %} AND jq.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
+    ON jq._q = rq._q{% for g in shared %} AND jq.{{ g.alias }} = rq.{{ g.alias }}{% endfor %}
   {%- endif %}
 )
 SELECT
@@ -271,6 +412,18 @@ LEFT JOIN run_metrics AS rm
   ON rm._q = sq._q{% for g in groups %} AND rm.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
 LEFT JOIN judged_queries AS jq
   ON jq._q = sq._q{% for g in shared %} AND jq.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+{%- if 'in_run' in needs %}
+LEFT JOIN run_queries AS rq
+  ON rq._q = sq._q{% for g in groups %} AND rq.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+{%- endif %}
+{%- if needs_ideal_totals %}
+LEFT JOIN ideal_totals AS it
+  ON it._q = sq._q{% for g in shared %} AND it.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+{%- endif %}
+{%- if needs_tail %}
+LEFT JOIN ideal_tail AS rt
+  ON rt._q = sq._q{% for g in groups %} AND rt.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+{%- endif %}
 {%- if needs_idcg and p.ideal == 'judgments' %}
 LEFT JOIN ideal_dcg AS idl
   ON idl._q = sq._q{% for g in (shared if p.short_lists == 'pad' else groups) %} AND idl.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
@@ -304,7 +457,7 @@ SELECT
     {%- endfor %}
     {{ sqlndcg.id(p.judgments_query_id, p.ids_as_text) }} AS _q,
     {{ sqlndcg.id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
-    CAST({{ p.rel }} AS {{ sqlndcg.double() }}) AS _rel
+    {% if p.get('labels') == 'integer_part' %}{{ sqlndcg.integer_part('CAST(' ~ p.rel ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% else %}CAST({{ p.rel }} AS {{ sqlndcg.double() }}){% endif %} AS _rel
   FROM {{ p.judgments }} AS judgments_input
 {%- endmacro -%}
 
@@ -321,11 +474,11 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg.number(grad
 {%- endmacro -%}
 
 
-{#- One metric's value from the per-query aggregates (rm: run side, jq: judged side, idl: ideal side). -#}
+{#- One metric's value: its measure file's value macro (measures/), given the shared per-query aggregates as SQL
+    expressions (rm: run side, jq: judged side, idl: ideal side, it: ideal totals, rq: whether the run has it). -#}
 {%- macro metric_value(m, p) -%}
 {%- set s = m.suffix -%}
 {%- set t = m.threshold_index -%}
-{%- set empty_value %}{% if p.empty == 'zero' %}0{% else %}NULL{% endif %}{% endset -%}
 {%- set n = 'COALESCE(rm._n, 0)' -%}
 {%- if m.k is none -%}
 {%- set positions = n -%}
@@ -341,25 +494,15 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg.number(grad
 {%- set idcg %}COALESCE(idl._idcg_{{ s }}, 0){% endset -%}
 {%- set has_gain = 'COALESCE(jq._has_gain, 0)' -%}
 {%- endif -%}
-{%- if m.kind == 'cg' -%}
-COALESCE(rm._cg_{{ s }}, 0)
-{%- elif m.kind == 'dcg' -%}
-COALESCE(rm._dcg_{{ s }}, 0)
-{%- elif m.kind == 'idcg' -%}
-{{ idcg }}
-{%- elif m.kind == 'ndcg' -%}
-CASE WHEN {{ has_gain }} = 0 THEN {{ empty_value }} WHEN {{ idcg }} = 0 THEN 0 ELSE COALESCE(rm._dcg_{{ s }}, 0) / {{ idcg }} END
-{%- elif m.kind == 'p' -%}
-CASE WHEN {{ positions }} = 0 THEN 0 ELSE CAST(COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) AS {{ sqlndcg.double() }}) / {{ positions }} END
-{%- elif m.kind == 'judged' -%}
-CASE WHEN {{ positions }} = 0 THEN 0 ELSE CAST(COALESCE(rm._judged_{{ s }}, 0) AS {{ sqlndcg.double() }}) / {{ positions }} END
-{%- elif m.kind == 'r' -%}
-CASE WHEN COALESCE(jq._r_t{{ t }}, 0) = 0 THEN {{ empty_value }} ELSE CAST(COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) AS {{ sqlndcg.double() }}) / jq._r_t{{ t }} END
-{%- elif m.kind == 'ap' -%}
-CASE WHEN COALESCE(jq._r_t{{ t }}, 0) = 0 THEN {{ empty_value }} ELSE COALESCE(rm._ap_{{ s }}_t{{ t }}, 0) / jq._r_t{{ t }} END
-{%- elif m.kind == 'rr' -%}
-CASE WHEN COALESCE(rm._first_t{{ t }}, 0) > 0{% if m.k is not none %} AND COALESCE(rm._first_t{{ t }}, 0) <= {{ m.k }}{% endif %} THEN 1 / CAST(rm._first_t{{ t }} AS {{ sqlndcg.double() }}) ELSE 0 END
-{%- elif m.kind == 'hit' -%}
-CASE WHEN COALESCE(rm._hits_{{ s }}_t{{ t }}, 0) > 0 THEN 1 ELSE 0 END
-{%- endif -%}
+{%- set a = {
+  'n': n, 'positions': positions, 'idcg': idcg, 'has_gain': has_gain,
+  'empty': '0' if p.empty == 'zero' else 'NULL',
+  'r': 'COALESCE(jq._r_t' ~ t ~ ', 0)', 'nr': 'COALESCE(jq._nr_t' ~ t ~ ', 0)',
+  'hits': 'COALESCE(rm._hits_' ~ s ~ '_t' ~ t ~ ', 0)', 'hits_all': 'COALESCE(rm._hits_total_t' ~ t ~ ', 0)',
+  'judged': 'COALESCE(rm._judged_' ~ s ~ ', 0)', 'judged_all': 'COALESCE(rm._judged_total, 0)',
+  'max_rel': 'COALESCE(jq._max_rel, 0)', 'in_run': 'COALESCE(rq._in_run, 0)',
+  'npos': 'COALESCE(it._npos, 0)', 'ideal_gain': 'COALESCE(it._ideal_gain, 0)', 'idcg_total': 'it._idcg_total',
+  'own': 'rm.' ~ m.id ~ '_',
+} -%}
+{{ sqlndcg.measure_value(m, p, a) }}
 {%- endmacro -%}

@@ -126,6 +126,7 @@
   {%- set t = spec.threshold if m.rel is none else m.rel -%}
   {%- do metrics.append({
     'name': m.name, 'kind': m.kind, 'k': m.k, 'suffix': sqlndcg.suffix(m.k),
+    'params': m.get('params', {}), 'id': '_m' ~ loop.index0, 'summary_rule': kinds[m.kind].summary,
     'emptyable': kinds[m.kind].emptyable,
     'threshold_index': thresholds.index(t) if kinds[m.kind].binary else none,
     'column': sqlndcg.quote(m.name),
@@ -141,14 +142,19 @@
                         'judgments_column': sqlndcg.quote(name), 'output': sqlndcg.quote(name),
                         'shared': name in facts.shared_groups, 'name': name}) -%}
 {%- endfor -%}
+{#- What the metrics read (their registry `needs`), overall and per cutoff: the SQL computes only that. The full
+    depth (k = none) is always planned, since measures without a cutoff read totals there. -#}
+{%- set needs = [] -%}
+{%- for m in spec.metrics -%}{%- for n in kinds[m.kind].needs if n not in needs -%}{%- do needs.append(n) -%}{%- endfor -%}{%- endfor -%}
 {%- set cutoff_plans = [] -%}
 {%- for k in cutoffs -%}
-  {%- set at_k = [] -%}{%- set ns = namespace(ideal=false) -%}
+  {%- set at_k, needs_k = [], [] -%}
   {%- for m in spec.metrics if m.k == k -%}
     {%- if m.kind not in at_k -%}{%- do at_k.append(m.kind) -%}{%- endif -%}
-    {%- if m.kind in ['ndcg', 'idcg'] -%}{%- set ns.ideal = true -%}{%- endif -%}
+    {%- for n in kinds[m.kind].needs if n not in needs_k -%}{%- do needs_k.append(n) -%}{%- endfor -%}
   {%- endfor -%}
-  {%- do cutoff_plans.append({'k': k, 'suffix': sqlndcg.suffix(k), 'kinds': at_k | sort, 'needs_ideal': ns.ideal}) -%}
+  {%- do cutoff_plans.append({'k': k, 'suffix': sqlndcg.suffix(k), 'kinds': at_k | sort, 'needs': needs_k,
+                              'needs_ideal': 'ideal_at' in needs_k}) -%}
 {%- endfor -%}
 {%- set positive_k = [] -%}{%- for k in cutoffs if k is not none -%}{%- do positive_k.append(k) -%}{%- endfor -%}
 {{ return({
@@ -175,6 +181,10 @@
   'queries': spec.queries,
   'thresholds': thresholds,
   'cutoffs': cutoff_plans,
+  'needs': needs,
+  'labels': spec.get('labels', 'as_given'),
+  'depth': spec.get('depth'),
+  'judged_only': spec.get('judged_only', false),
   'prune_k': (positive_k | max) if prune else none,
   'metrics': metrics,
   'query_output': sqlndcg.quote(cols.query_id),

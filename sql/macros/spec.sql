@@ -41,6 +41,12 @@
               'help': 'which queries are averaged: every judged query, or only those in run and judgments'},
   'threshold': {'number': true, 'default': 1.0,
                 'help': 'the label from which a document is relevant (binary metrics, R)'},
+  'labels': {'values': ['as_given', 'integer_part'], 'default': 'as_given',
+             'help': "how labels are read: as given, or their integer part as trec_eval reads them (2.7 -> 2)"},
+  'depth': {'integer': true, 'default': none,
+            'help': 'evaluate only the top depth documents of each list (trec_eval -M)'},
+  'judged_only': {'flag': true, 'default': false,
+                  'help': 'drop unjudged documents from the lists before ranking (trec_eval -J)'},
   'group_by': {'columns': true, 'default': [],
                'help': 'columns that split the run into rankings evaluated separately (system, day, segment)'},
   'query_id': {'column': true, 'default': 'query_id', 'help': 'query id column'},
@@ -59,33 +65,26 @@
 {%- macro presets() -%}
 {{ return({
   'trec_eval': {'gain': 'linear', 'ideal': 'judgments', 'ties': 'doc_id', 'short_lists': 'pad', 'empty': 'zero',
-                'queries': 'judged'},
+                'queries': 'judged', 'labels': 'integer_part'},
   'sklearn': {'gain': 'linear', 'ideal': 'retrieved', 'ties': 'average'},
 }) }}
 {%- endmacro -%}
 
-{#- Per-query metric kinds. binary: labels read as relevant/not (takes a per-metric threshold, P(rel=2)@5);
-    additive: a sum of per-position contributions (defined under ties='average'); emptyable: NULL under
-    empty='skip' when there is nothing to find. -#}
+{#- Per-query metric kinds, read from the measure registry (measures/registry.sql): one file per family.
+    binary: labels read as relevant/not (takes a per-metric threshold, P(rel=2)@5); additive: a sum of
+    per-position contributions (defined under ties='average'); emptyable: NULL under empty='skip' when there is
+    nothing to find. -#}
 {%- macro metric_kinds() -%}
-{{ return({
-  'cg': {'help': 'cumulative gain: sum of relevance labels in the top k', 'binary': false, 'additive': true, 'emptyable': false},
-  'dcg': {'help': 'discounted cumulative gain', 'binary': false, 'additive': true, 'emptyable': false},
-  'idcg': {'help': 'DCG of the ideal ranking', 'binary': false, 'additive': true, 'emptyable': false},
-  'ndcg': {'help': 'normalized DCG = DCG / IDCG', 'binary': false, 'additive': true, 'emptyable': true},
-  'p': {'help': 'precision: relevant documents in the top k, divided by k', 'binary': true, 'additive': true, 'emptyable': false},
-  'r': {'help': 'recall: relevant documents in the top k, divided by all relevant', 'binary': true, 'additive': true, 'emptyable': true},
-  'ap': {'help': 'average precision (MAP is its mean)', 'binary': true, 'additive': false, 'emptyable': true},
-  'rr': {'help': 'reciprocal rank of the first relevant document (MRR is its mean)', 'binary': true, 'additive': false, 'emptyable': false},
-  'hit': {'help': '1 if any relevant document is in the top k', 'binary': true, 'additive': false, 'emptyable': false},
-  'judged': {'help': 'share of the top k that has a judgment', 'binary': false, 'additive': true, 'emptyable': false},
-}) }}
+{{ return(sqlndcg.measures()) }}
 {%- endmacro -%}
 
-{#- Other spellings accepted on input (ir_measures, trec_eval, common usage). -#}
+{#- Other spellings accepted on input (ir_measures, trec_eval, common usage), each declared by its measure. -#}
 {%- macro metric_aliases() -%}
-{{ return({'map': 'ap', 'mrr': 'rr', 'recip_rank': 'rr', 'precision': 'p', 'recall': 'r', 'ndcg_cut': 'ndcg',
-           'map_cut': 'ap', 'hits': 'hit', 'hitrate': 'hit', 'hit_rate': 'hit', 'success': 'hit'}) }}
+{%- set out = {} -%}
+{%- for kind, about in sqlndcg.measures().items() -%}
+  {%- for alias in about.aliases -%}{%- do out.update({alias: kind}) -%}{%- endfor -%}
+{%- endfor -%}
+{{ return(out) }}
 {%- endmacro -%}
 
 {#- The largest cutoff: a 32-bit integer is the widest every SQL engine compares without surprises. -#}
@@ -96,8 +95,11 @@
 
 {%- macro known_metrics() -%}
 {%- set parts = [] -%}
-{%- for kind, about in sqlndcg.metric_kinds().items() -%}{%- do parts.append(kind ~ '@k (' ~ about.help ~ ')') -%}{%- endfor -%}
-{{ return('known metrics: ' ~ (parts | join(', ')) ~ '; also map, mrr, and P(rel=2)@5 for a per-metric threshold') }}
+{%- for kind, about in sqlndcg.metric_kinds().items() -%}
+  {%- set ps = [] -%}{%- for name, value in about.params.items() -%}{%- do ps.append(name ~ '=' ~ value) -%}{%- endfor -%}
+  {%- do parts.append(kind ~ (('(' ~ (ps | join(',')) ~ ')') if ps else '') ~ ('@k' if about.k else '')) -%}
+{%- endfor -%}
+{{ return('known metrics: ' ~ (parts | join(', ')) ~ '; also map, mrr, and P(rel=2)@5 for a per-metric threshold (definitions: docs/SEMANTICS.md)') }}
 {%- endmacro -%}
 
 {%- macro is_real(x) -%}
@@ -109,19 +111,33 @@
 {{ return((x | int | string) if x == (x | int) else (x | float | string)) }}
 {%- endmacro -%}
 
-{#- One metric, parsed from a name ('nDCG@10', 'P(rel=2)@5', 'MAP', 'ndcg_cut_10') or given as a mapping
-    {kind, k, rel}; returns {name, kind, k, rel}. The one check of every field (they end up in SQL). -#}
+{#- One metric, parsed from a name ('nDCG@10', 'P(rel=2)@5', 'MAP', 'ndcg_cut_10', 'rbp(p=0.95)') or given as a
+    mapping {kind, k, rel, params}; returns {name, kind, k, rel, params} with every declared parameter filled in.
+    The canonical name lists only parameters that differ from their defaults. The one check of every field (they
+    end up in SQL). -#}
 {%- macro parse_metric(item) -%}
+{%- set given = {} -%}
 {%- if item is mapping -%}
   {%- set kind, k, rel, label = item.get('kind'), item.get('k'), item.get('rel'), none -%}
+  {%- do given.update(item.get('params') or {}) -%}
 {%- elif item is string -%}
-  {%- set m = modules.re.match('^\\s*([a-z_]+)\\s*(?:\\(\\s*rel\\s*=\\s*([0-9]+(?:\\.[0-9]+)?)\\s*\\))?\\s*(?:[@_]\\s*([+-]?[0-9]+))?\\s*$', item | lower) -%}
+  {%- set m = modules.re.match('^\\s*([0-9]*[a-z_]+)\\s*(?:\\(([^()]*)\\))?\\s*(?:[@_]\\s*([+-]?[0-9]+))?\\s*$', item | lower) -%}
   {%- if not m -%}
-    {{ sqlndcg.fail('metric', 'cannot read metric ' ~ sqlndcg.show(item) ~ "; write it like 'ndcg@10', 'p@5', 'map'; " ~ sqlndcg.known_metrics()) }}
+    {{ sqlndcg.fail('metric', 'cannot read metric ' ~ sqlndcg.show(item) ~ "; write it like 'ndcg@10', 'p@5', 'map', 'rbp(p=0.95)'; " ~ sqlndcg.known_metrics()) }}
   {%- endif -%}
   {%- set kind = sqlndcg.metric_aliases().get(m.group(1), m.group(1)) -%}
   {%- set k = none if m.group(3) is none else (m.group(3) | int) -%}
-  {%- set rel = none if m.group(2) is none else (m.group(2) | float) -%}
+  {%- set rel = none -%}
+  {%- if m.group(2) is not none -%}
+    {%- for part in m.group(2).split(',') -%}
+      {%- set pm = modules.re.match('^\\s*([a-z_]+)\\s*=\\s*([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:e[+-]?[0-9]+)?)\\s*$', part) -%}
+      {%- if not pm -%}
+        {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(item) ~ ': cannot read the parameter ' ~ sqlndcg.show(part.strip()) ~ "; write parameters as name=number, e.g. 'P(rel=2)@5', 'rbp(p=0.95)'") }}
+      {%- endif -%}
+      {%- do given.update({pm.group(1): pm.group(2) | float}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set rel = given.pop('rel', none) -%}
   {%- set label = item -%}
 {%- else -%}
   {{ sqlndcg.fail('metric', "a metric name must be a string like 'ndcg@10', got " ~ sqlndcg.show(item)) }}
@@ -130,21 +146,39 @@
 {%- if kind is not string or kind not in kinds -%}
   {{ sqlndcg.fail('metric', 'unknown metric ' ~ sqlndcg.show(label or kind) ~ '; ' ~ sqlndcg.known_metrics()) }}
 {%- endif -%}
+{%- set about = kinds[kind] -%}
 {%- set label = label or kind -%}
+{%- if k is not none and not about.k -%}
+  {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': ' ~ kind ~ ' takes no cutoff @k (it is defined on the whole list)') }}
+{%- endif -%}
 {%- if k is not none and (k is not integer or k < 1 or k > sqlndcg.max_k()) -%}
   {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': the cutoff k must be an integer from 1 to ' ~ sqlndcg.max_k() ~ ' (or none for the full list), got ' ~ sqlndcg.show(k)) }}
 {%- endif -%}
 {%- if rel is not none -%}
-  {%- if not kinds[kind].binary -%}
-    {%- set binary = [] -%}{%- for name, about in kinds.items() if about.binary -%}{%- do binary.append("'" ~ name ~ "'") -%}{%- endfor -%}
+  {%- if not about.binary -%}
+    {%- set binary = [] -%}{%- for name, a in kinds.items() if a.binary -%}{%- do binary.append("'" ~ name ~ "'") -%}{%- endfor -%}
     {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': a (rel=...) threshold applies only to [' ~ (binary | sort | join(', ')) ~ '], whose labels are binary; ' ~ kind ~ ' uses the graded labels') }}
   {%- endif -%}
   {%- if not sqlndcg.is_real(rel) or rel <= 0 -%}
     {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': the relevance threshold must be a positive number, got ' ~ sqlndcg.show(rel)) }}
   {%- endif -%}
 {%- endif -%}
-{%- set name = kind ~ ('' if rel is none else '(rel=' ~ sqlndcg.number_text(rel) ~ ')') ~ ('' if k is none else '@' ~ k) -%}
-{{ return({'name': name, 'kind': kind, 'k': k, 'rel': none if rel is none else rel | float}) }}
+{%- set params, shown = {}, [] -%}
+{%- for name in given if name not in about.params -%}
+  {%- set allowed = (about.params.keys() | list) + (['rel'] if about.binary else []) -%}
+  {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': ' ~ kind ~ ' has no parameter ' ~ sqlndcg.show(name) ~ '; its parameters are ' ~ sqlndcg.show(allowed)) }}
+{%- endfor -%}
+{%- for name, default in about.params.items() -%}
+  {%- set value = given.get(name, default) -%}
+  {%- if not sqlndcg.is_real(value) -%}
+    {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': parameter ' ~ name ~ ' must be a finite number, got ' ~ sqlndcg.show(value)) }}
+  {%- endif -%}
+  {%- do params.update({name: value | float}) -%}
+  {%- if (value | float) != (default | float) -%}{%- do shown.append(name ~ '=' ~ sqlndcg.number_text(value | float)) -%}{%- endif -%}
+{%- endfor -%}
+{%- if rel is not none -%}{%- do shown.insert(0, 'rel=' ~ sqlndcg.number_text(rel)) -%}{%- endif -%}
+{%- set name = kind ~ (('(' ~ (shown | join(',')) ~ ')') if shown else '') ~ ('' if k is none else '@' ~ k) -%}
+{{ return({'name': name, 'kind': kind, 'k': k, 'rel': none if rel is none else rel | float, 'params': params}) }}
 {%- endmacro -%}
 
 {#- A list of names (or one comma-separated string): parsed, repeats dropped (the first kept), in order. -#}
@@ -206,6 +240,21 @@
 {{ return({'gain': sqlndcg.choice('gain', value, sqlndcg.settings_declared().gain['values']), 'gain_map': []}) }}
 {%- endmacro -%}
 
+{%- macro positive_integer(name, value) -%}
+{%- if value is none -%}{{ return(none) }}{%- endif -%}
+{%- if value is not integer or value is boolean or value < 1 or value > sqlndcg.max_k() -%}
+  {{ sqlndcg.fail('setting', name ~ ' must be a positive whole number (or None), got ' ~ sqlndcg.show(value)) }}
+{%- endif -%}
+{{ return(value) }}
+{%- endmacro -%}
+
+{%- macro flag(name, value) -%}
+{%- if value is not boolean -%}
+  {{ sqlndcg.fail('setting', name ~ ' must be True or False, got ' ~ sqlndcg.show(value)) }}
+{%- endif -%}
+{{ return(value) }}
+{%- endmacro -%}
+
 {%- macro column_name(name, value, optional=false) -%}
 {%- if value is none and optional -%}{{ return(none) }}{%- endif -%}
 {%- if value is not string or value == '' -%}
@@ -229,7 +278,7 @@
   {%- endif -%}
   {%- do chosen.update(sqlndcg.presets()[preset]) -%}
 {%- endif -%}
-{%- for key in ['gain', 'ideal', 'ties', 'short_lists', 'empty', 'queries', 'threshold'] -%}
+{%- for key in ['gain', 'ideal', 'ties', 'short_lists', 'empty', 'queries', 'threshold', 'labels', 'depth', 'judged_only'] -%}
   {%- if settings.get(key) is not none -%}{%- do chosen.update({key: settings[key]}) -%}{%- endif -%}
 {%- endfor -%}
 {%- set gain = sqlndcg.parse_gain(chosen.get('gain', declared.gain.default)) -%}
@@ -264,6 +313,9 @@
   'empty': sqlndcg.choice('empty', chosen.get('empty', declared.empty.default), declared.empty['values']),
   'queries': sqlndcg.choice('queries', chosen.get('queries', declared.queries.default), declared.queries['values']),
   'threshold': sqlndcg.finite_number('threshold', chosen.get('threshold', declared.threshold.default)),
+  'labels': sqlndcg.choice('labels', chosen.get('labels', declared.labels.default), declared.labels['values']),
+  'depth': sqlndcg.positive_integer('depth', chosen.get('depth', declared.depth.default)),
+  'judged_only': sqlndcg.flag('judged_only', chosen.get('judged_only', declared.judged_only.default)),
   'group_by': groups,
   'columns': columns,
 } -%}
@@ -301,5 +353,9 @@
                'group_by': spec.group_by, 'metrics': spec.metrics | map(attribute='name') | list,
                'columns': columns} -%}
 {%- if spec.preset -%}{%- do out.update({'preset': spec.preset}) -%}{%- endif -%}
+{#- Recorded when they differ from their defaults (they exist for trec_eval's -M, -J and label reading). -#}
+{%- if spec.get('labels', 'as_given') != 'as_given' -%}{%- do out.update({'labels': spec.labels}) -%}{%- endif -%}
+{%- if spec.get('depth') is not none -%}{%- do out.update({'depth': spec.depth}) -%}{%- endif -%}
+{%- if spec.get('judged_only') -%}{%- do out.update({'judged_only': true}) -%}{%- endif -%}
 {{ return(out) }}
 {%- endmacro -%}

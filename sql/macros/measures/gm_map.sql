@@ -1,0 +1,15 @@
+{#-
+  gm_map: geometric mean average precision. Per query the value is ln(max(AP, 0.00001)); trec_eval's summary
+  is exp(mean of those), so one query near 0 weighs heavily (trec_eval prints it only in its `all` line).
+    gm_map(q) = ln(max(AP(q), 1e-5))         all = exp(mean over queries)
+  trec_eval: gm_map. ir_measures: none. A query with R = 0 has AP 0, so ln(1e-5).
+-#}
+{%- macro default__measure_gm_map() -%}
+{{ return({'help': 'ln(max(AP, 1e-5)) per query; its geometric-mean summary is trec_eval gm_map',
+           'aliases': ['gm_ap'], 'binary': true, 'summary': 'gm', 'needs': ['ap_at', 'r'],
+           'trec_eval': {'name': 'gm_map', 'per_query': false}}) }}
+{%- endmacro -%}
+{%- macro default__value_gm_map(m, p, a) -%}
+{%- set ap = 'CASE WHEN ' ~ a.r ~ ' = 0 THEN 0 ELSE COALESCE(rm._ap_all_t' ~ m.threshold_index ~ ', 0) / ' ~ a.r ~ ' END' -%}
+{{ return('LN(' ~ sqlndcg.greatest('(' ~ ap ~ ')', sqlndcg.number(0.00001)) ~ ')') }}
+{%- endmacro -%}

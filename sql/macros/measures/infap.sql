@@ -1,0 +1,25 @@
+{#-
+  infap: inferred average precision (Yilmaz & Aslam, CIKM 2006), for judgments sampled from a pool. Documents
+  with a negative label are "in the pool but not judged"; documents without a label are outside the pool. For a
+  relevant retrieved document at position i (1-based), with r, n, u the relevant, judged non-relevant and pooled
+  unjudged documents above it:
+    term_i = 1/i + ((i - 1)/i) * ((r + n + u) / (i - 1)) * ((r + eps) / (r + n + 2 eps)),   eps = 0.00001
+    (term_1 = 1);   infAP = sum_i term_i / R, 0 when R = 0.
+  trec_eval: infAP. ir_measures: infAP.
+-#}
+{%- macro default__measure_infap() -%}
+{{ return({'help': 'inferred AP: AP estimated from sampled judgments', 'binary': true,
+           'needs': ['r', 'r_rows', 'nonrel_run', 'pool_run', 'own'], 'trec_eval': {'name': 'infAP'},
+           'ir_measures': 'infAP'}) }}
+{%- endmacro -%}
+{%- macro default__aggregates_infap(m, p) -%}
+{%- set t = m.threshold_index -%}
+{%- set above = '(_hits_run_t' ~ t ~ ' - 1)' -%}
+{%- set n = '_nonrel_run_t' ~ t -%}
+{%- set eps = sqlndcg.number(0.00001) -%}
+{%- set pos = sqlndcg.as_double('_pos') -%}
+{%- set term = '1 / ' ~ pos ~ ' + ((' ~ sqlndcg.as_double(above ~ ' + ' ~ n ~ ' + _pool_run') ~ ') / ' ~ pos ~ ') * (('
+               ~ above ~ ' + ' ~ eps ~ ') / (' ~ above ~ ' + ' ~ n ~ ' + 2 * ' ~ eps ~ '))' -%}
+{{ return([['sum', 'SUM(CASE WHEN _rel_t' ~ t ~ ' = 1 THEN ' ~ term ~ ' ELSE 0 END)']]) }}
+{%- endmacro -%}
+{%- macro default__value_infap(m, p, a) -%}{{ return(sqlndcg.ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.r)) }}{%- endmacro -%}

@@ -1,0 +1,36 @@
+{#-
+  rbp(p=0.9): rank-biased precision (Moffat & Zobel, TOIS 2008), the expected gain of a user who goes on to the
+  next document with probability p.
+    rbp = (1 - p) * sum_i g_i * p^(i - 1)
+  g_i: the label scaled into [0, 1] as trec_eval does (rel / the query's largest judged label, when that exceeds
+  1; labels <= 0 and unjudged documents give 0).
+  rbp_resid: the residual, what unjudged documents could still add: p^n + (1 - p) * sum over unjudged (unlabelled
+  or negative) positions i of p^(i - 1), with p = 0.9; 0 when every retrieved document is judged.
+  trec_eval: rbp (rbp.p=0.95), rbp_resid. ir_measures: RBP(p=0.9).
+-#}
+{%- macro default__measure_rbp() -%}
+{{ return({'help': 'rank-biased precision with persistence p', 'params': {'p': 0.9}, 'needs': ['max_rel_rows', 'own'],
+           'trec_eval': {'name': 'rbp', 'param': 'p', 'pairs': true}, 'ir_measures': 'RBP(p=0.9)'}) }}
+{%- endmacro -%}
+{%- macro default__aggregates_rbp(m, p) -%}
+{%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
+{{ return([['sum', 'SUM(CASE WHEN _rel > 0 THEN (' ~ g ~ ') * POWER(' ~ sqlndcg.number(m.params.p) ~ ', _pos - 1) ELSE 0 END)']]) }}
+{%- endmacro -%}
+{%- macro default__value_rbp(m, p, a) -%}
+{{ return('(1 - ' ~ sqlndcg.number(m.params.p) ~ ') * COALESCE(' ~ a.own ~ 'sum, 0)') }}
+{%- endmacro -%}
+
+{%- macro default__measure_rbp_resid() -%}
+{{ return({'help': 'the RBP residual left by unjudged documents (p = 0.9)', 'needs': ['own'],
+           'trec_eval': {'name': 'rbp_resid'}}) }}
+{%- endmacro -%}
+{%- macro default__aggregates_rbp_resid(m, p) -%}
+{%- set p9 = sqlndcg.number(0.9) -%}
+{{ return([['sum', 'SUM(CASE WHEN _judged = 0 THEN POWER(' ~ p9 ~ ', _pos - 1) ELSE 0 END)'],
+           ['unjudged', 'SUM(1 - _judged)']]) }}
+{%- endmacro -%}
+{%- macro default__value_rbp_resid(m, p, a) -%}
+{%- set o = a.own -%}
+{%- set p9 = sqlndcg.number(0.9) -%}
+{{ return('CASE WHEN COALESCE(' ~ o ~ 'unjudged, 0) = 0 THEN 0 ELSE POWER(' ~ p9 ~ ', ' ~ a.n ~ ') + (1 - ' ~ p9 ~ ') * ' ~ o ~ 'sum END') }}
+{%- endmacro -%}

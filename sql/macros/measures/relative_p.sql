@@ -1,0 +1,14 @@
+{#-
+  relative_p@k: precision relative to the best possible at k.
+    relative_P@k = (relevant in the top k) / min(k, R)        0 when R = 0
+  trec_eval: relative_P.k (default cutoffs 5,10,15,20,30,100,200,500,1000). ir_measures: none.
+-#}
+{%- macro default__measure_relative_p() -%}
+{{ return({'help': 'precision at k divided by the best possible precision at k', 'k': true, 'binary': true,
+           'needs': ['hits_at', 'r'],
+           'trec_eval': {'name': 'relative_P', 'cutoffs': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}}) }}
+{%- endmacro -%}
+{%- macro default__value_relative_p(m, p, a) -%}
+{%- set best = a.r if m.k is none else sqlndcg.least(m.k, a.r) -%}
+{{ return(sqlndcg.ratio(a.hits, best)) }}
+{%- endmacro -%}

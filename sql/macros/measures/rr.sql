@@ -1,0 +1,15 @@
+{#-
+  rr@k: reciprocal rank (its mean is MRR).
+    RR@k = 1 / (position of the first relevant document), if it is within k; else 0
+  trec_eval: recip_rank (no k). ir_measures: RR, RR@k.
+-#}
+{%- macro default__measure_rr() -%}
+{{ return({'help': 'reciprocal rank of the first relevant document (MRR is its mean)',
+           'aliases': ['mrr', 'recip_rank'], 'k': true, 'binary': true, 'needs': ['first'],
+           'trec_eval': {'name': 'recip_rank'}, 'ir_measures': 'RR@k'}) }}
+{%- endmacro -%}
+{%- macro default__value_rr(m, p, a) -%}
+{%- set first = 'rm._first_t' ~ m.threshold_index -%}
+{{ return('CASE WHEN COALESCE(' ~ first ~ ', 0) > 0' ~ ('' if m.k is none else ' AND COALESCE(' ~ first ~ ', 0) <= ' ~ m.k)
+          ~ ' THEN 1 / ' ~ sqlndcg.as_double(first) ~ ' ELSE 0 END') }}
+{%- endmacro -%}

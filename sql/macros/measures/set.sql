@@ -1,0 +1,46 @@
+{#-
+  Set measures: the retrieved list as an unranked set (n retrieved, rel_ret relevant among them, R relevant).
+    set_p            rel_ret / n                       (0 when n = 0)
+    set_recall       rel_ret / R                       (0 when R = 0)
+    set_relative_p   rel_ret / min(n, R)               (0 when either is 0)
+    set_map          rel_ret^2 / (n * R)               (0 when either is 0)
+    set_f(beta=1)    (beta^2 + 1) * P * R' / (beta^2 * P + R'),  P = set_p, R' = set_recall   (0 when rel_ret = 0)
+  trec_eval: set_P, set_recall, set_relative_P, set_map, set_F (beta parameter: set_F.0.5). ir_measures: SetP,
+  SetR, SetF.
+-#}
+{%- macro default__measure_set_p() -%}
+{{ return({'help': 'precision of the retrieved set', 'binary': true, 'needs': ['totals'], 'trec_eval': {'name': 'set_P'},
+           'ir_measures': 'SetP'}) }}
+{%- endmacro -%}
+{%- macro default__value_set_p(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, a.n)) }}{%- endmacro -%}
+
+{%- macro default__measure_set_recall() -%}
+{{ return({'help': 'recall of the retrieved set', 'binary': true, 'needs': ['totals', 'r'],
+           'trec_eval': {'name': 'set_recall'}, 'ir_measures': 'SetR'}) }}
+{%- endmacro -%}
+{%- macro default__value_set_recall(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, a.r)) }}{%- endmacro -%}
+
+{%- macro default__measure_set_relative_p() -%}
+{{ return({'help': 'precision of the retrieved set relative to the best possible', 'binary': true,
+           'needs': ['totals', 'r'], 'trec_eval': {'name': 'set_relative_P'}}) }}
+{%- endmacro -%}
+{%- macro default__value_set_relative_p(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, sqlndcg.least(a.n, a.r))) }}{%- endmacro -%}
+
+{%- macro default__measure_set_map() -%}
+{{ return({'help': 'unranked set MAP: relevant retrieved squared over (retrieved * relevant)', 'binary': true,
+           'needs': ['totals', 'r'], 'trec_eval': {'name': 'set_map'}}) }}
+{%- endmacro -%}
+{%- macro default__value_set_map(m, p, a) -%}
+{{ return(sqlndcg.ratio(sqlndcg.as_double(a.hits_all) ~ ' * ' ~ a.hits_all, '(' ~ a.n ~ ' * ' ~ a.r ~ ')')) }}
+{%- endmacro -%}
+
+{%- macro default__measure_set_f() -%}
+{{ return({'help': 'F measure of the retrieved set (beta weighs recall)', 'binary': true, 'params': {'beta': 1.0},
+           'needs': ['totals', 'r'], 'trec_eval': {'name': 'set_F', 'param': 'beta'}, 'ir_measures': 'SetF'}) }}
+{%- endmacro -%}
+{%- macro default__value_set_f(m, p, a) -%}
+{%- set b2 = sqlndcg.number(m.params.beta * m.params.beta) -%}
+{%- set sp = '(' ~ sqlndcg.ratio(a.hits_all, a.n) ~ ')' -%}
+{%- set sr = '(' ~ sqlndcg.ratio(a.hits_all, a.r) ~ ')' -%}
+{{ return('CASE WHEN ' ~ a.hits_all ~ ' = 0 THEN 0 ELSE (' ~ b2 ~ ' + 1) * ' ~ sp ~ ' * ' ~ sr ~ ' / (' ~ b2 ~ ' * ' ~ sp ~ ' + ' ~ sr ~ ') END') }}
+{%- endmacro -%}

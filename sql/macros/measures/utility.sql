@@ -1,0 +1,18 @@
+{#-
+  utility(a=1, b=-1, c=0, d=0, n=0): a linear utility over the retrieved set's contingency table.
+    utility = a * rel_ret + b * (ret - rel_ret) + c * (R - rel_ret) + d * (n + rel_ret - ret - R)
+  n: documents in the collection (trec_eval -N). A judged query missing from the run scores 0 (as trec_eval -c).
+  trec_eval: utility.a,b,c,d (default 1,-1,0,0). ir_measures: none.
+-#}
+{%- macro default__measure_utility() -%}
+{{ return({'help': 'set utility: a*relevant retrieved + b*non-relevant retrieved + c*relevant missed + d*rest',
+           'binary': true, 'params': {'a': 1.0, 'b': -1.0, 'c': 0.0, 'd': 0.0, 'n': 0.0},
+           'needs': ['r', 'totals', 'in_run'], 'trec_eval': {'name': 'utility'}}) }}
+{%- endmacro -%}
+{%- macro default__value_utility(m, p, a) -%}
+{%- set x = m.params -%}
+{%- set rr, ret, r = a.hits_all, a.n, a.r -%}
+{{ return('CASE WHEN ' ~ a.in_run ~ ' = 0 THEN 0 ELSE ' ~ sqlndcg.number(x.a) ~ ' * ' ~ rr ~ ' + ' ~ sqlndcg.number(x.b) ~ ' * ('
+          ~ ret ~ ' - ' ~ rr ~ ') + ' ~ sqlndcg.number(x.c) ~ ' * (' ~ r ~ ' - ' ~ rr ~ ') + ' ~ sqlndcg.number(x.d) ~ ' * ('
+          ~ sqlndcg.number(x.n) ~ ' + ' ~ rr ~ ' - ' ~ ret ~ ' - ' ~ r ~ ') END') }}
+{%- endmacro -%}

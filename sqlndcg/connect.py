@@ -1,0 +1,53 @@
+"""Open the database a command line names: a DuckDB file, or a connection string for another engine.
+
+    warehouse.duckdb                      DuckDB (read-only)
+    sqlite:///path/to/file.db             SQLite
+    postgresql://user:pw@host:5432/db     PostgreSQL (psycopg)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .errors import InputError
+
+
+def open_database(text: str | None, *, progress: bool | None = None):
+    """A connection for ``--database``; None opens a new in-memory DuckDB. DuckDB's progress bar shows on long work
+    only when someone is watching (stdout and stderr are terminals), unless ``progress`` says otherwise."""
+    if text and "://" in text:
+        scheme, _, rest = text.partition("://")
+        scheme = scheme.lower()
+        if scheme == "sqlite":
+            import sqlite3
+
+            path = rest[1:] if rest.startswith("/") and not rest.startswith("//") else rest
+            if not os.path.exists(path):
+                raise InputError(f"--database {text!r}: no such SQLite database file {path!r}")
+            return sqlite3.connect(path)
+        if scheme in ("postgres", "postgresql"):
+            try:
+                import psycopg
+            except ImportError:
+                raise InputError("--database postgresql://...: needs psycopg (pip install 'psycopg[binary]')") from None
+            try:
+                return psycopg.connect(text, autocommit=True)
+            except psycopg.Error as exc:
+                raise InputError(f"--database {text!r} cannot be opened: {str(exc).strip().splitlines()[0]}") from None
+        raise InputError(f"--database {text!r}: unknown scheme {scheme!r}; use a DuckDB file, sqlite:///file.db or "
+                         "postgresql://user@host/db")
+    import duckdb
+
+    try:
+        if text:
+            if not os.path.exists(text):
+                raise InputError(f"--database {text!r}: no such DuckDB database file")
+            con = duckdb.connect(text, read_only=True)
+        else:
+            con = duckdb.connect()
+    except duckdb.Error as exc:
+        raise InputError(f"--database {text!r} cannot be opened: {str(exc).splitlines()[0]}") from None
+    show = progress if progress is not None else (sys.stdout.isatty() and sys.stderr.isatty())
+    con.execute(f"SET enable_progress_bar = {'true' if show else 'false'}")
+    return con

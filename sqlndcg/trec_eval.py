@@ -1,0 +1,344 @@
+"""``sqlndcg trec_eval``: trec_eval's command line, its reading of files and its output, computed in SQL.
+
+Every number comes from the measures in ``sql/macros/measures/`` (one file per trec_eval family); this module
+maps trec_eval's ``-m`` spellings (``P.5,10``, ``iprec_at_recall.0.1``, ``utility.2,-1,0,0``, ``rbp.p=0.95``,
+``ndcg.1=3,2=9``) to sqlndcg metric names, reads the files as trec_eval does (``sql/local/readers.sql``), runs
+:func:`sqlndcg.evaluate` with ``preset="trec_eval"``, and prints ``%-22s\\t%s\\t%.4f`` lines: per query with
+``-q``, then the ``all`` line of each measure with trec_eval's summary rule (mean; geometric mean for ``gm_*``;
+sum for ``num_*``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+import duckdb
+
+from . import render
+from .errors import DataError, InputError, MetricError
+from .metrics import MEASURES
+from .sources import brief
+
+#: trec_eval's families in its printing order (trec_eval's measures.c), with the sqlndcg kind of each.
+FAMILIES: dict[str, str] = {
+    "runid": "", "num_q": "num_q", "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
+    "map": "ap", "gm_map": "gm_map", "Rprec": "rprec", "bpref": "bpref", "recip_rank": "rr",
+    "iprec_at_recall": "iprec_at_recall", "P": "p", "relstring": "", "recall": "r", "infAP": "infap",
+    "gm_bpref": "gm_bpref", "Rprec_mult": "rprec_mult", "utility": "utility", "11pt_avg": "11pt_avg",
+    "binG": "bing", "G": "g", "ndcg": "ndcg", "ndcg_rel": "ndcg_rel", "Rndcg": "rndcg", "ndcg_cut": "ndcg",
+    "map_cut": "ap", "relative_P": "relative_p", "success": "hit", "set_P": "set_p",
+    "set_relative_P": "set_relative_p", "set_recall": "set_recall", "set_map": "set_map", "set_F": "set_f",
+    "num_nonrel_judged_ret": "num_nonrel_judged_ret", "rbp": "rbp", "rbp_resid": "rbp_resid", "unj": "unj",
+}
+
+#: trec_eval's nicknames (measures.c), plus rbp, rbp_resid and unj, which current trec_eval prints with all_trec.
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility",
+                 "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+                 "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+}
+
+#: Families whose cutoffs are parameters (name_k lines), with trec_eval's defaults.
+CUTOFFS = {"P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+           "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+           "relative_P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "success": (1, 5, 10), "unj": (5, 10, 20)}
+#: Families with a list of float levels (name_0.20 lines), and the sqlndcg parameter each level sets.
+LEVELS = {"iprec_at_recall": ("recall", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
+          "Rprec_mult": ("x", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))}
+#: Families that take per-grade gains (rel_level=gain pairs).
+GAIN_PAIRS = ("ndcg", "ndcg_rel", "Rndcg", "G")
+INTEGER = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+SUMMARY_ONLY = ("runid", "num_q", "gm_map", "gm_bpref")
+
+
+@dataclass
+class Line:
+    """One printed measure: its trec_eval name, the sqlndcg metric computing it, and the gain pairs it uses."""
+
+    name: str
+    family: str
+    metric: str | None
+    gains: tuple[tuple[int, float], ...] = ()
+
+
+@dataclass
+class Options:
+    qrels: str
+    run: str
+    measures: list[str] = field(default_factory=list)
+    per_query: bool = False
+    complete: bool = False
+    no_summary: bool = False
+    level: int = 1
+    depth: int | None = None
+    judged_only: bool = False
+    collection_size: int = 0
+
+
+def _number_text(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _metric(kind: str, k: int | None = None, **params) -> str:
+    shown = ",".join(f"{n}={_number_text(v)}" for n, v in params.items())
+    return kind + (f"({shown})" if shown else "") + (f"@{k}" if k is not None else "")
+
+
+def _floats(family: str, text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise MetricError(f"trec_eval measure {family}.{text}: parameters must be numbers separated by ','") from None
+    return values
+
+
+def expand(spec: str, collection_size: int = 0) -> list[Line]:
+    """One ``-m`` argument (a nickname, a family, or family.params) as the lines trec_eval would print."""
+    if spec in NICKNAMES:
+        return [line for name in NICKNAMES[spec] for line in expand(name, collection_size)]
+    family, _, params = spec.partition(".")
+    if family not in FAMILIES:
+        known = ", ".join(list(NICKNAMES) + list(FAMILIES))
+        raise MetricError(f"trec_eval measure {spec!r} is not known; choose one of {known}")
+    if "." in spec and not params:
+        raise MetricError(f"trec_eval measure {spec!r}: give parameters after the '.', e.g. P.5,10")
+    kind = FAMILIES[family]
+    if family in ("runid", "relstring"):
+        length = int(_floats(family, params)[0]) if params else 10
+        return [Line(family, family, None, ((length, 0.0),))]
+    if family in CUTOFFS:
+        cuts = sorted({int(v) for v in _floats(family, params)}) if params else CUTOFFS[family]
+        if any(c <= 0 for c in cuts):
+            raise MetricError(f"trec_eval measure {spec!r}: cutoffs must be positive")
+        return [Line(f"{family}_{c}", family, _metric(kind, c)) for c in cuts]
+    if family in LEVELS:
+        param, defaults = LEVELS[family]
+        levels = sorted(set(_floats(family, params))) if params else defaults
+        return [Line(f"{family}_{x:.2f}", family, _metric(kind, **{param: x})) for x in levels]
+    if family == "utility":
+        coefficients = _floats(family, params) if params else [1.0, -1.0, 0.0, 0.0]
+        if len(coefficients) != 4:
+            raise MetricError(f"trec_eval measure {spec!r}: utility takes 4 coefficients, e.g. utility.1,-1,0,0")
+        a, b, c, d = coefficients
+        name = f"utility_{params}" if params else "utility"
+        return [Line(name, family, _metric(kind, a=a, b=b, c=c, d=d, n=collection_size))]
+    if family == "set_F":
+        beta = _floats(family, params)[0] if params else 1.0
+        return [Line(f"set_F_{params}" if params else "set_F", family, _metric(kind, beta=beta))]
+    if family == "rbp":
+        p = 0.9
+        for pair in filter(None, params.split(",")):
+            name, _, value = pair.partition("=")
+            if name != "p":
+                raise MetricError(f"trec_eval measure {spec!r}: rbp takes p=<persistence>, e.g. rbp.p=0.95")
+            p = _floats(family, value)[0]
+        return [Line(f"rbp_{params}" if params else "rbp", family, _metric(kind, p=p))]
+    if family in GAIN_PAIRS and params:
+        gains = []
+        for pair in params.split(","):
+            level, eq, value = pair.partition("=")
+            try:
+                gains.append((int(level), float(value)))
+            except ValueError:
+                raise MetricError(f"trec_eval measure {spec!r}: gains are level=gain pairs, e.g. ndcg.1=3,2=9") from None
+            if not eq:
+                raise MetricError(f"trec_eval measure {spec!r}: gains are level=gain pairs, e.g. ndcg.1=3,2=9")
+        return [Line(f"{family}_{params}", family, _metric(kind), tuple(sorted(gains)))]
+    if params:
+        raise MetricError(f"trec_eval measure {spec!r}: {family} takes no parameters")
+    return [Line(family, family, _metric(kind))]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# reading
+
+
+def _stdin_file(path: str, scratch: list[str]) -> str:
+    """'-' means standard input (trec_eval reads the run that way): copied to a temporary file DuckDB can read."""
+    if path != "-":
+        return path
+    handle, name = tempfile.mkstemp(prefix="sqlndcg_stdin_", suffix=".run")
+    with os.fdopen(handle, "wb") as out:
+        shutil.copyfileobj(sys.stdin.buffer, out)
+    scratch.append(name)
+    return name
+
+
+def _check_file(path: str, role: str) -> None:
+    if not os.path.isfile(path):
+        raise InputError(f"{role} file {path!r} does not exist (or is not a file)")
+    if os.path.getsize(path) == 0:
+        raise InputError(f"{role} file {path!r} is empty: it has no lines")
+
+
+def _bad_lines(con, literal: str, kind: str, path: str) -> None:
+    found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", literal, kind, 5)).fetchall()
+    if found:
+        layout = "query Q0 doc rank score tag" if kind == "run" else "query iteration doc label"
+        shown = "; ".join(f"line {n}: {brief(line)}" for n, line, _ in found)
+        raise DataError(
+            f"{kind} file {path!r}: {found[0][2]} malformed line(s), e.g. {shown}; each line must read "
+            f"'{layout}' (whitespace-separated{', more fields after the tag are ignored' if kind == 'run' else ''})"
+        )
+
+
+def read(con, qrels: str, run: str) -> str:
+    """Register the views te_qrels and te_run in ``con``; returns the run id. Refuses malformed lines by number."""
+    for path, role in ((qrels, "qrels"), (run, "run")):
+        _check_file(path, role)
+    q_literal, r_literal = render.string_literal(qrels), render.string_literal(run)
+    try:
+        _bad_lines(con, q_literal, "qrels", qrels)
+        _bad_lines(con, r_literal, "run", run)
+        con.execute(f"CREATE OR REPLACE TEMPORARY VIEW te_qrels AS SELECT * FROM "
+                    f"{render.call('sqlndcg_trec_eval_qrels', q_literal)} AS q")
+        con.execute(f"CREATE OR REPLACE TEMPORARY VIEW te_run AS SELECT * FROM "
+                    f"{render.call('sqlndcg_trec_eval_run', r_literal)} AS r")
+        counts = con.execute("SELECT (SELECT COUNT(*) FROM te_qrels), (SELECT COUNT(*) FROM te_run)").fetchone()
+    except duckdb.Error as exc:
+        raise InputError(f"cannot read {qrels!r} / {run!r} as TREC files: {str(exc).splitlines()[0]}") from None
+    if counts[0] == 0:
+        raise InputError(f"qrels file {qrels!r} has no judgment lines (only blanks or # comments)")
+    if counts[1] == 0:
+        raise InputError(f"run file {run!r} has no result lines (only blanks or # comments)")
+    return con.execute(render.call("sqlndcg_trec_eval_runid", "te_run")).fetchone()[0]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# computing and printing
+
+
+def _gain_map(con, gains: tuple[tuple[int, float], ...]):
+    """trec_eval's per-grade gains: listed grades get their gain, every other grade keeps gain = grade."""
+    if not gains:
+        return None
+    labels = [float(r[0]) for r in con.execute("SELECT DISTINCT rel FROM te_qrels WHERE rel >= 1").fetchall()]
+    listed = {level: float(gain) for level, gain in gains}
+    # every grade the file holds (as written: 1.7 reads as grade 1) gets its grade's gain
+    mapping = {label: listed.get(int(label), float(int(label))) for label in labels}
+    mapping.update({float(level): gain for level, gain in listed.items() if level > 0})
+    bad = [(level, gain) for level, gain in gains if (level <= 0 and gain != 0) or gain < 0]
+    if bad:
+        raise MetricError(
+            f"gains {bad}: sqlndcg takes gains >= 0 for grades >= 1 only (a grade <= 0 always has gain 0)")
+    return mapping
+
+
+def compute(options: Options, con=None) -> tuple[str, list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """(run id, per-query lines, all lines) as (measure, query, value text)."""
+    from . import api
+
+    lines = [line for spec in (options.measures or ["official"]) for line in expand(spec, options.collection_size)]
+    seen, unique = set(), []
+    for line in lines:
+        if line.name not in seen:
+            seen.add(line.name)
+            unique.append(line)
+    order = list(FAMILIES)
+    unique.sort(key=lambda line: order.index(line.family))
+    if options.level < 1:
+        raise InputError(f"-l {options.level}: the relevance level must be 1 or more")
+    if options.depth is not None and options.depth < 1:
+        raise InputError(f"-M {options.depth}: the number of documents per topic must be 1 or more")
+
+    own = con is None
+    con = con or duckdb.connect()
+    scratch: list[str] = []
+    try:
+        runid = read(con, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch))
+        settings = dict(preset="trec_eval", queries="judged" if options.complete else "both",
+                        threshold=float(options.level), depth=options.depth, judged_only=options.judged_only,
+                        query_id="query_id", doc_id="doc_id", score="score", rank=None, rel="rel")
+        values: dict[str, dict[str, float]] = {}
+        queries: list[str] = []
+        groups: dict[tuple, list[Line]] = {}
+        for line in unique:
+            if line.metric is not None:
+                groups.setdefault(line.gains, []).append(line)
+        for gains, members in groups.items():
+            metrics = list(dict.fromkeys(line.metric for line in members))
+            res = api.evaluate("te_run", "te_qrels", metrics, con=con, gain=_gain_map(con, gains) or None,
+                               **settings)
+            rows = res.per_query.to_dicts()
+            queries = [r["query_id"] for r in rows]
+            names = {line.metric: line for line in members}
+            canonical = dict(zip(metrics, res.settings["metrics"]))
+            for line in members:
+                column = canonical[line.metric]
+                values[line.name] = {r["query_id"]: r[column] for r in rows}
+            del names
+        in_run = {r[0] for r in con.execute("SELECT DISTINCT query_id FROM te_run").fetchall()}
+        relstrings = {}
+        for line in unique:
+            if line.family == "relstring":
+                sql = render.call("sqlndcg_trec_eval_relstring", "te_run", "te_qrels", line.gains[0][0],
+                                  options.depth, options.judged_only)
+                relstrings = dict(con.execute(sql).fetchall())
+    finally:
+        for name in scratch:
+            os.unlink(name)
+        if own:
+            con.close()
+
+    queries = sorted(queries, key=lambda q: q.encode())
+    if not queries:
+        raise InputError("no queries with both results and relevance information (trec_eval exits 7 here)")
+    printed = [q for q in queries if q in in_run]
+    per_query, summary = [], []
+    for q in printed:
+        for line in unique:
+            if line.family in SUMMARY_ONLY:
+                continue
+            if line.family == "relstring":
+                per_query.append((line.name, q, f"'{relstrings.get(q, '')}'"))
+            else:
+                per_query.append((line.name, q, _text(line, values[line.name][q])))
+    for line in unique:
+        if line.family == "runid":
+            summary.append(("runid", "all", runid))
+        elif line.family == "relstring":
+            continue
+        else:
+            per = [values[line.name][q] for q in queries]
+            summary.append((line.name, "all", _text(line, _summarize(line, per))))
+    return runid, per_query, summary
+
+
+def _summarize(line: Line, per: list[float]) -> float:
+    rule = MEASURES[FAMILIES[line.family]]["summary"]
+    if rule == "sum":
+        return float(sum(per))
+    if rule == "gm":
+        return math.exp(math.fsum(per) / len(per))
+    return math.fsum(per) / len(per)
+
+
+def _text(line: Line, value: float) -> str:
+    if line.family in INTEGER:
+        return str(int(round(value)))
+    return f"{value:.4f}"
+
+
+def format_lines(lines: list[tuple[str, str, str]]) -> str:
+    return "".join(f"{name:<22s}\t{query}\t{value}\n" for name, query, value in lines)
+
+
+def run(options: Options, out=None) -> int:
+    out = out or sys.stdout
+    _, per_query, summary = compute(options)
+    if options.per_query:
+        out.write(format_lines(per_query))
+    if not options.no_summary:
+        out.write(format_lines(summary))
+    return 0

@@ -1,0 +1,175 @@
+"""Pictures and the HTML report, drawn from the example data and checked for what they show: the systems, the
+cutoffs, the per-query differences (one bar per query, coloured by win/tie/loss), the days, and in the report
+the summary's and the comparison's numbers with every plot embedded (nothing fetched from elsewhere)."""
+
+from __future__ import annotations
+
+import base64
+import re
+import struct
+import sys
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+import sqlndcg
+from sqlndcg import plots
+from sqlndcg.cli_compare import main as cli_main
+from sqlndcg.compare import compare, evaluate_systems
+from sqlndcg.errors import SettingError
+from sqlndcg.report import render_html, report
+from test_compare import stacked, synthetic
+
+RUN, QRELS = sqlndcg.example("run"), sqlndcg.example("qrels")
+DAYS = ["2026-11-01", "2026-11-02", "2026-11-03"]
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def png_colors(path) -> set[tuple[int, int, int]]:
+    from matplotlib.image import imread
+
+    pixels = (imread(path)[:, :, :3] * 255).round().astype(int).reshape(-1, 3)
+    return {tuple(p) for p in pixels.tolist()}
+
+
+def hex_rgb(color: str) -> tuple[int, int, int]:
+    return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+
+
+@pytest.fixture(scope="module")
+def example_comparison():
+    return compare(RUN, QRELS, ["ndcg@5", "rr@10"], system="tag", baseline="bm25")
+
+
+@pytest.fixture(scope="module")
+def daily():
+    runs, qrels = synthetic(queries=8, systems=("bm25", "rerank"), days=DAYS, seed=11)
+    return stacked(runs), qrels
+
+
+def test_ndcg_at_k_plot_shows_every_system_at_every_cutoff(tmp_path):
+    curve = evaluate_systems(RUN, QRELS, [f"ndcg@{k}" for k in range(1, 11)], system="tag")
+    png, svg = tmp_path / "curve.png", tmp_path / "curve.svg"
+    plots.plot_cutoffs(curve, file=png)
+    plots.plot_cutoffs(curve, file=svg)
+    assert png_size(png.read_bytes()) == (960, 630)  # 6.4 x 4.2 inches at 150 dpi
+    colors = png_colors(png)
+    assert hex_rgb("#1f77b4") in colors and hex_rgb("#ff7f0e") in colors  # a line per system
+    text = svg.read_text()
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", text)
+    assert {"bm25", "rerank", "cutoff k", "mean ndcg@k", "tag"} <= set(labels)
+    assert {str(k) for k in range(1, 11)} <= set(labels)
+    assert "ndcg@k for k = 1..10 (bands: 95% t interval of the mean)" in labels
+
+
+def test_difference_plot_has_one_bar_per_query_coloured_by_outcome(tmp_path, example_comparison):
+    svg = tmp_path / "diff.svg"
+    example_comparison.plot(svg)
+    text = svg.read_text()
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", text)
+    assert "rerank - bm25: ndcg@5" in labels and "W/T/L 10/2/0, p (perm, holm) = 0.00391" in labels
+    assert "rerank - bm25: rr@10" in labels and "W/T/L 8/4/0, p (perm, holm) = 0.00781" in labels
+    assert "mean +0.2996" in labels and "95% t interval" in labels
+    # 10 + 8 winning bars, 2 + 4 tied (height 0), no losing ones; one legend patch of each colour besides
+    assert len(re.findall(r"fill: #2a7f3f", text)) == 18
+    assert len(re.findall(r"fill: #9a9a9a", text)) == 6
+    assert "fill: #b23a3a" not in text
+    png = tmp_path / "diff.png"
+    plots.plot_differences(example_comparison, png, metrics="ndcg@5")
+    width, height = png_size(png.read_bytes())
+    assert width > 600 and height > 400
+    assert hex_rgb("#2a7f3f") in png_colors(png)
+
+
+def test_over_time_plot_shows_each_day_and_system(tmp_path, daily):
+    runs, qrels = daily
+    c = compare(runs, qrels, ["ndcg@5", "ap"], baseline="bm25", group_by="ds", permutations=200, resamples=200)
+    svg = tmp_path / "time.svg"
+    plots.plot_over_time(c.result, "ap", svg)
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", svg.read_text())
+    assert set(DAYS) <= set(labels) and {"bm25", "rerank", "ds", "mean ap"} <= set(labels)
+    png = tmp_path / "time.png"
+    plots.plot_over_time(sqlndcg.evaluate(runs, qrels, ["ndcg@5"], group_by=["ds", "system"]), file=png)
+    assert png_size(png.read_bytes())[0] >= 960
+    with pytest.raises(SettingError, match="needs a result grouped by a time column"):
+        plots.plot_over_time(sqlndcg.evaluate(RUN, QRELS, ["ndcg@5"], group_by="tag"), time="ds")
+
+
+def test_plots_refuse_unknown_formats_and_missing_metrics(tmp_path, example_comparison):
+    with pytest.raises(SettingError, match="name it .png or .svg"):
+        example_comparison.plot(tmp_path / "diff.jpg")
+    with pytest.raises(SettingError, match="no ndcg@k metric"):
+        plots.plot_cutoffs(sqlndcg.evaluate(RUN, QRELS, ["map"], group_by="tag"))
+    with pytest.raises(SettingError, match=r"metrics \['p@5'\] are not in the comparison"):
+        plots.plot_differences(example_comparison, metrics="p@5")
+
+
+def test_without_matplotlib_the_error_names_the_extra(monkeypatch, capsys, example_comparison):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(plots.MissingExtra, match=r"pip install 'sqlndcg\[plots\]'"):
+        example_comparison.plot()
+    assert cli_main(["compare", "--run", RUN, "--system", "tag", "--baseline", "bm25", "--qrels", QRELS,
+                     "--plot", "x.png"]) == 2
+    assert "sqlndcg: error: plots need matplotlib" in capsys.readouterr().err
+
+
+def _images(page: str) -> list[bytes]:
+    return [base64.b64decode(b) for b in re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)]
+
+
+def test_report_holds_the_summary_the_comparison_and_the_plots(tmp_path, daily):
+    runs, qrels = daily
+    out = tmp_path / "report.html"
+    page = report(runs, qrels, ["ndcg@5", "ap"], baseline="bm25", group_by="ds", max_k=5, file=out,
+                  permutations=500, resamples=500, seed=3)
+    assert out.read_text(encoding="utf-8") == page
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)  # self-contained: nothing fetched
+    images = _images(page)
+    assert len(images) == 1 + 1 + 2  # NDCG@k, the differences, each metric over the days
+    assert all(png_size(i)[0] > 300 for i in images)
+    for heading in ("Summary", "Comparison with the baseline", "Plots", "NDCG@k per system",
+                    "Per-query differences against the baseline", "ndcg@5 over ds", "ap over ds", "What went in"):
+        assert f">{heading}<" in page, heading
+    c = compare(runs, qrels, ["ndcg@5", "ap"], baseline="bm25", group_by="ds", permutations=500, resamples=500,
+                seed=3)
+    for row in c:  # every comparison's numbers are in the table
+        for column in ("difference", "t_low", "t_high", "bootstrap_low", "bootstrap_high"):
+            assert f">{row[column]:.4f}<" in page, (column, row)
+        assert f">{row['wins']}<" in page
+    for row in c.result.summary:
+        assert f">{row['ndcg@5']:.4f}<" in page
+    assert "bootstrap_low (percentile)" in page and "Student's t" in page
+    assert "judged queries" in page  # the account
+
+
+def test_render_html_escapes_names():
+    runs, qrels = synthetic(queries=4, systems=("<b>base</b>", "new & better"))
+    page = render_html(compare(runs, qrels, ["ndcg@5"], baseline="<b>base</b>", permutations=50, resamples=50))
+    assert "<b>base</b>" not in page and "&lt;b&gt;base&lt;/b&gt;" in page and "new &amp; better" in page
+
+
+def test_cli_writes_plots_and_the_report(tmp_path, capsys, daily):
+    runs, qrels = daily
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    qrels.to_csv(tmp_path / "qrels.csv", index=False)
+    common = ["--run", str(tmp_path / "runs.csv"), "--judgments", str(tmp_path / "qrels.csv"), "--baseline", "bm25",
+              "-m", "ndcg@5", "--group-by", "ds", "--permutations", "300", "--resamples", "300"]
+    assert cli_main(["compare", *common, "--plot", str(tmp_path / "d.png"), "--plot-cutoffs",
+                     str(tmp_path / "c.svg"), "--max-k", "4", "--plot-time", str(tmp_path / "t.png")]) == 0
+    assert "Compared with baseline 'bm25'" in capsys.readouterr().out
+    png_size((tmp_path / "d.png").read_bytes())
+    png_size((tmp_path / "t.png").read_bytes())
+    assert ">4<" in (tmp_path / "c.svg").read_text()
+    assert cli_main(["report", *common, "--output", str(tmp_path / "r.html"), "--title", "Daily check"]) == 0
+    page = (tmp_path / "r.html").read_text()
+    assert "<title>Daily check</title>" in page and len(_images(page)) == 3
+    assert cli_main(["compare", "--run", RUN, "--system", "tag", "--baseline", "bm25", "--qrels", QRELS,
+                     "--plot-time", str(tmp_path / "no.png")]) == 2
+    assert "--plot-time needs results over time" in capsys.readouterr().err
