@@ -42,7 +42,8 @@ def check_trec_lines(eng, source: Source) -> None:
     if not source.trec_path:
         return
     fields, integers, numbers = TREC_LAYOUT[source.trec_format]
-    sql = render.call("sqlndcg_trec_bad_lines", source.trec_path, fields, integers, numbers, EXAMPLES)
+    trailing = source.trec_format == "trec_run"  # trec_eval ignores fields after a run line's tag
+    sql = render.call("sqlndcg_trec_bad_lines", source.trec_path, fields, integers, numbers, EXAMPLES, trailing)
     try:
         bad = eng.fetch(sql)[1]
     except eng.errors as exc:
@@ -51,7 +52,8 @@ def check_trec_lines(eng, source: Source) -> None:
         layout = "query_id Q0 doc_id rank score tag" if source.trec_format == "trec_run" else "query_id 0 doc_id rel"
         shown = "; ".join(f"line {n}: {brief(line)}" for n, line, _ in bad)
         raise DataError(
-            f"{source.label}: {bad[0][2]} line(s) do not have the {fields} whitespace-separated fields "
+            f"{source.label}: {bad[0][2]} line(s) do not have the {'at least ' if trailing else ''}{fields} "
+            "whitespace-separated fields "
             f"'{layout}' with numbers where numbers belong: {shown}"
         )
 

@@ -158,7 +158,8 @@ def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> str:
         first = eng.fetch(render.call("sqlndcg_first_fields", literal))[1]
     except eng.errors as exc:
         raise InputError(f"{role} file {str(path)!r} cannot be read: {_first_line(exc)}") from None
-    if first and first[0][0] == TREC_LAYOUT[trec][0]:
+    expected = TREC_LAYOUT[trec][0]
+    if first and (first[0][0] == expected or (trec == "trec_run" and first[0][0] > expected)):
         return trec
     return "tsv" if last == ".txt" else "csv"
 

@@ -44,25 +44,26 @@ LIMIT {{ limit }}
  WHERE stripped <> '')
 {%- endmacro -%}
 
-{#- TREC run: `query_id Q0 doc_id rank score tag`. -#}
+{#- TREC run: `query_id Q0 doc_id rank score tag`; as trec_eval reads it, '#' lines are skipped and fields after
+    the tag are ignored. -#}
 {%- macro sqlndcg_read_trec_run(path) -%}
 (SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[4] AS BIGINT) AS rank,
         CAST(fields[5] AS DOUBLE) AS score, fields[6] AS tag
- FROM {{ sqlndcg_trec_fields(path) }} AS trec_lines)
+ FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines)
 {%- endmacro -%}
 
-{#- TREC qrels: `query_id iteration doc_id rel`. -#}
+{#- TREC qrels: `query_id iteration doc_id rel`; '#' lines are skipped, as trec_eval does. -#}
 {%- macro sqlndcg_read_trec_qrels(path) -%}
 (SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[4] AS DOUBLE) AS rel
- FROM {{ sqlndcg_trec_fields(path) }} AS trec_lines)
+ FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines)
 {%- endmacro -%}
 
 {#- Lines of a TREC file that the readers above would misread: wrong field count or a field that is not a number.
     `integers` and `numbers` are 1-based field positions. -#}
-{%- macro sqlndcg_trec_bad_lines(path, field_count, integers, numbers, limit) -%}
+{%- macro sqlndcg_trec_bad_lines(path, field_count, integers, numbers, limit, trailing=false) -%}
 SELECT line_number, line, COUNT(*) OVER () AS bad_lines
-FROM {{ sqlndcg_trec_fields(path) }} AS trec_lines
-WHERE len(fields) <> {{ field_count }}
+FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines
+WHERE len(fields) {{ '<' if trailing else '<>' }} {{ field_count }}
 {%- for i in integers %} OR TRY_CAST(fields[{{ i }}] AS BIGINT) IS NULL{% endfor %}
 {%- for i in numbers %} OR TRY_CAST(fields[{{ i }}] AS DOUBLE) IS NULL{% endfor %}
 ORDER BY line_number
@@ -71,7 +72,7 @@ LIMIT {{ limit }}
 
 {#- The first non-blank line, to tell a TREC file from a delimited one. -#}
 {%- macro sqlndcg_first_fields(path) -%}
-SELECT len(fields) AS field_count FROM {{ sqlndcg_trec_fields(path) }} AS trec_lines ORDER BY line_number LIMIT 1
+SELECT len(fields) AS field_count FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines ORDER BY line_number LIMIT 1
 {%- endmacro -%}
 
 {#-
