@@ -45,6 +45,9 @@ def evaluate(
     temp_directory: str | None = None,
     max_temp_size: str | None = None,
     max_result_rows: int | None = engine.MAX_RESULT_ROWS,
+    bootstrap: str | None = None,
+    resamples: int = 10000,
+    seed: int = 0,
 ) -> Result:
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
 
@@ -52,7 +55,9 @@ def evaluate(
     CSV, TSV, TREC run/qrels), or a pandas/polars/pyarrow table. ``query_weights`` (same kinds of input: query
     id, ``weight_column``, optionally group columns) makes the summary's means weighted (see summary.sql).
     ``memory_limit``, ``temp_directory`` and ``max_temp_size`` bound DuckDB's memory and spilling (e.g. "4GB");
-    a per-query result above ``max_result_rows`` rows (None: no limit) is refused before it starts. Settings are
+    a per-query result above ``max_result_rows`` rows (None: no limit) is refused before it starts.
+    ``bootstrap`` ("percentile" or "bca") adds a seeded bootstrap interval beside the t interval (docs/compare.md
+    says when each fits). Settings are
     those of docs/SEMANTICS.md, one keyword per declared setting (``settings_declared()`` in sql/macros/spec.sql; a test keeps the two equal);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 
@@ -68,10 +73,15 @@ def evaluate(
         group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
         rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
     )
-    return engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
+    result = engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
                            judgments_format=judgments_format, query_weights=query_weights,
                            weight_column=weight_column, memory_limit=memory_limit, temp_directory=temp_directory,
                            max_temp_size=max_temp_size, max_result_rows=max_result_rows)
+    if bootstrap is None:
+        return result
+    from .intervals import with_bootstrap
+
+    return with_bootstrap(result, method=bootstrap, resamples=resamples, seed=seed)
 
 
 def to_sql(

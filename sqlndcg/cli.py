@@ -85,6 +85,10 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--format", choices=FORMATS + ("text",), default="table",
                            help="table (default), tsv, csv, json (summary, per-query rows, settings and account), parquet")
             p.add_argument("--output", "-o", help="write to this file instead of standard output")
+            p.add_argument("--bootstrap", choices=("percentile", "bca"),
+                           help="add a seeded bootstrap interval beside the t interval")
+            p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+            p.add_argument("--query-weights", help="query id, weight (and group columns): a weighted summary")
         else:
             p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
     t = sub.add_parser("trec_eval", help="trec_eval's command line and output, computed in SQL",
@@ -115,6 +119,9 @@ def _settings(args) -> dict:
         if value is None or (about.get("columns") and not value):
             continue
         out[name] = value
+    for name in ("bootstrap", "seed", "query_weights"):
+        if getattr(args, name, None) is not None:
+            out[name] = getattr(args, name)
     return out
 
 

@@ -151,12 +151,20 @@ class Result:
     def summary_text(self) -> str:
         """One line per (group, metric): mean, 95% confidence interval, and how many queries it averages."""
         groups = list(self.settings.get("group_by", []))
+        boot = self.settings.get("bootstrap")
         rows = []
         for r in self.summary.to_dicts():
             for m in self.settings["metrics"]:
                 ci = "" if r[f"{m}_ci_low"] is None else f"[{r[f'{m}_ci_low']:.4f}, {r[f'{m}_ci_high']:.4f}]"
-                rows.append(tuple(r[g] for g in groups) + (m, r[m], ci, r[f"{m}_count"]))
-        return Table(tuple(groups) + ("metric", "mean", "95% CI", "queries"), tuple(rows)).to_text(max_rows=1000)
+                row = tuple(r[g] for g in groups) + (m, r[m], ci)
+                if boot:
+                    low, high = r.get(f"{m}_bootstrap_low"), r.get(f"{m}_bootstrap_high")
+                    row += ("" if low is None else f"[{low:.4f}, {high:.4f}]",)
+                rows.append(row + (r[f"{m}_count"],))
+        header = ("metric", "mean", "95% CI (t)") + ((f"95% CI ({boot['method']} bootstrap)",) if boot else ())
+        if not boot:
+            header = ("metric", "mean", "95% CI")
+        return Table(tuple(groups) + header + ("queries",), tuple(rows)).to_text(max_rows=1000)
 
     def __str__(self) -> str:
         described = ", ".join(f"{k}={v}" for k, v in self.settings.items() if k not in ("metrics", "columns"))

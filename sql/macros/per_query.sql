@@ -103,7 +103,7 @@ run_queries AS (
 ranked AS (
   SELECT
     {{ g_cols }}_q, _d, _key,
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}, {{ sqlndcg.byte_order('_d') if p.ids_as_text else '_d' }} DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ sqlndcg.rank_order('_key', sqlndcg.byte_order('_d') if p.ids_as_text else '_d', p.order_by) }}) AS _pos
     {%- if average %},
     RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}) AS _tie_start
     {%- endif %}
