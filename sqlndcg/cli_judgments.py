@@ -12,7 +12,7 @@ import csv
 import json
 import sys
 
-from .errors import SettingError, SqlndcgError
+from .errors import SettingError
 
 COMMANDS = ("labels", "agreement", "aggregate", "positions")
 
@@ -165,17 +165,6 @@ def _run(args, con) -> None:
 
 def run(args) -> int:
     """Run the verb ``add_commands`` added; 0 on success, 2 (with one error line on stderr) on a mistake."""
-    con = None
-    try:
-        if args.database:
-            from .connect import open_database
+    from .connect import run_verb
 
-            con = open_database(args.database)
-        _run(args, con)
-        return 0
-    except SqlndcgError as exc:
-        print(f"sqlndcg: error: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        if con is not None:
-            con.close()
+    return run_verb(_run, args)
