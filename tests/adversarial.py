@@ -14,6 +14,11 @@ COMBINATIONS = {
     "retrieved_truncate_skip": (ALL_METRICS, {"ideal": "retrieved", "short_lists": "truncate", "empty": "skip"}),
     "average_both": (ADDITIVE, {"ties": "average", "queries": "both"}),
     "gain_map_threshold": (ALL_METRICS, {"gain": {0: 0, 1: 1, 2: 4, 3: 9}, "threshold": 2}),
+    # every other trec_eval measure family (one file each in sql/macros/measures), as trec_eval reads labels
+    "trec_eval_measures": (["num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "gm_map", "rprec",
+                            "rprec_mult", "bpref", "gm_bpref", "infap", "iprec_at_recall", "11pt_avg", "utility",
+                            "bing", "g", "ndcg_rel", "rndcg", "relative_p@5", "set_p", "set_relative_p",
+                            "set_recall", "set_map", "set_f", "rbp", "rbp_resid", "unj@5"], {"preset": "trec_eval"}),
 }
 
 
