@@ -349,23 +349,68 @@ def test_names_reach_sql_quoted():
     assert res.overall.to_dicts()[0]["annotators"] == 2
 
 
-def test_every_verb_gives_the_same_rows_in_sqlite():
-    """The same SQL, rendered for SQLite and run there through the engine interface, equals DuckDB's."""
+def _load_sqlite(tables):
     import sqlite3
 
+    con = sqlite3.connect(":memory:")
+    for name, table in tables.items():
+        table.to_sql(name, con, index=False)
+    return con
+
+
+def _load_datafusion(tables):
+    import datafusion
+    import pyarrow as pa
+
+    ctx = datafusion.SessionContext()
+    for name, table in tables.items():
+        ctx.register_record_batches(name, [pa.Table.from_pandas(table, preserve_index=False).to_batches()])
+    return ctx
+
+
+def _sql_type(dtype) -> str:
+    return {"i": "BIGINT", "f": "DOUBLE PRECISION", "b": "BOOLEAN"}.get(dtype.kind, "TEXT")
+
+
+def _load_postgres(postgres, tables):
+    con = postgres.connect(postgres.dbname_icu)
+    for name, table in tables.items():
+        con.execute(f'DROP TABLE IF EXISTS "{name}"')
+        con.execute(f'CREATE TABLE "{name}" (' + ", ".join(f'"{c}" {_sql_type(table[c].dtype)}' for c in table.columns) + ")")
+        with con.cursor() as cur:
+            cur.executemany(f'INSERT INTO "{name}" VALUES (' + ", ".join(["%s"] * len(table.columns)) + ")",
+                            [tuple(None if v != v else v for v in row) for row in table.astype(object).itertuples(index=False)])
+    return con
+
+
+def _load_spark(spark, tables):
+    for name, table in tables.items():
+        spark.createDataFrame(table).createOrReplaceTempView(name)
+    return spark
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "datafusion", "postgres", "spark"])
+def test_every_verb_gives_the_same_rows_on_every_engine(engine, request):
+    """The same SQL, rendered for each engine and run there through the engine interface, equals DuckDB's."""
     from test_labels import LOG, RULES, SHOWN
     from test_positions import data
 
     def same(a, b):
         assert a.columns == b.columns and len(a.rows) == len(b.rows)
-        for x, y in zip(a.rows, b.rows):
+        for x, y in zip(sorted(a.rows, key=str), sorted(b.rows, key=str)):
             assert all((u is None and v is None) or u == v or abs(u - v) < TOL for u, v in zip(x, y)), (x, y)
 
     frame = generated(22, 3)
     run, qrels = data()
-    con = sqlite3.connect(":memory:")
-    for name, table in (("ratings", frame), ("log", LOG), ("shown", SHOWN), ("run", run), ("qrels", qrels)):
-        table.to_sql(name, con, index=False)
+    tables = {"ratings": frame, "log": LOG, "shown": SHOWN, "run": run, "qrels": qrels}
+    if engine == "sqlite":
+        con = _load_sqlite(tables)
+    elif engine == "datafusion":
+        con = _load_datafusion(tables)
+    elif engine == "postgres":
+        con = _load_postgres(request.getfixturevalue("postgres"), tables)
+    else:
+        con = _load_spark(request.getfixturevalue("spark"), tables)
     got, want = sqlndcg.agreement("ratings", con=con), sqlndcg.agreement(frame)
     same(got.overall, want.overall), same(got.per_query, want.per_query), same(got.pairs, want.pairs)
     for method in ("majority", "median", "mean"):
