@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from . import checks, render, sources
 from .engines import Engine, for_connection
 from .errors import DataError, EmptyQueryError, InputError, ResourceError
-from .results import Result, Table
+from .results import FormattedSQL, Result, Table
 from .sources import brief
 from .spec import Spec
 
@@ -207,8 +207,7 @@ def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_R
     finally:
         if materialized:
             eng.drop(name)
-    shown_sql = prepared.sql if eng.dialect == "datafusion" else render.pretty(prepared.sql, eng.dialect)
-    return Result(per_query, summary, settings, shown_sql, account)
+    return Result(per_query, summary, settings, FormattedSQL(prepared.sql, eng.dialect), account)
 
 
 def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:

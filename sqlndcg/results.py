@@ -20,6 +20,20 @@ def _cell(value) -> str:
     return str(value)
 
 
+class FormattedSQL:
+    """SQL text formatted for people only when someone reads it (formatting costs more than a small evaluation)."""
+
+    def __init__(self, raw: str, dialect: str) -> None:
+        self.raw, self.dialect, self._text = raw, dialect, None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            from .render import pretty
+
+            self._text = self.raw if self.dialect == "datafusion" else pretty(self.raw, self.dialect)
+        return self._text
+
+
 class Table:
     """Named columns and their values; ``settings`` records what produced them.
 
@@ -122,8 +136,13 @@ class Result:
     per_query: Table
     summary: Table
     settings: dict
-    sql: str
-    account: Table  # per group: rows and queries that went in, and what was left out (sql/sqlndcg_account.sql)
+    statement: object  # the SQL that ran: text, or a FormattedSQL formatted on first use
+    account: Table  # per group: rows and queries that went in, and what was left out (sql/macros/account.sql)
+
+    @property
+    def sql(self) -> str:
+        """The statement that computed ``per_query``, formatted to read and paste."""
+        return str(self.statement)
 
     def to_dict(self) -> dict:
         """Everything as plain JSON-ready values: summary, per-query rows, settings, account and the SQL."""
