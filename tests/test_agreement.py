@@ -368,6 +368,30 @@ def _load_datafusion(tables):
     return ctx
 
 
+def _load_clickhouse(tables):
+    import math
+
+    from chdb import dbapi
+
+    def literal(v):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "NULL"
+        if isinstance(v, str):
+            return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return repr(v)
+
+    con = dbapi.connect()
+    cur = con.cursor()
+    kinds = {"i": "Int64", "f": "Float64", "b": "Bool"}
+    for name, table in tables.items():
+        cur.execute(f"DROP TABLE IF EXISTS `{name}`")
+        cur.execute(f"CREATE TABLE `{name}` (" + ", ".join(
+            f"`{c}` Nullable({kinds.get(table[c].dtype.kind, 'String')})" for c in table.columns) + ") ENGINE = Memory")
+        cur.execute(f"INSERT INTO `{name}` VALUES " + ", ".join(
+            "(" + ", ".join(literal(v) for v in row) + ")" for row in table.astype(object).itertuples(index=False)))
+    return con
+
+
 def _sql_type(dtype) -> str:
     return {"i": "BIGINT", "f": "DOUBLE PRECISION", "b": "BOOLEAN"}.get(dtype.kind, "TEXT")
 
@@ -389,7 +413,7 @@ def _load_spark(spark, tables):
     return spark
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "datafusion", "postgres", "spark"])
+@pytest.mark.parametrize("engine", ["sqlite", "datafusion", "clickhouse", "postgres", "spark"])
 def test_every_verb_gives_the_same_rows_on_every_engine(engine, request):
     """The same SQL, rendered for each engine and run there through the engine interface, equals DuckDB's."""
     from test_labels import LOG, RULES, SHOWN
@@ -407,6 +431,8 @@ def test_every_verb_gives_the_same_rows_on_every_engine(engine, request):
         con = _load_sqlite(tables)
     elif engine == "datafusion":
         con = _load_datafusion(tables)
+    elif engine == "clickhouse":
+        con = _load_clickhouse(tables)
     elif engine == "postgres":
         con = _load_postgres(request.getfixturevalue("postgres"), tables)
     else:

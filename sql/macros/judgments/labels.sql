@@ -284,15 +284,16 @@ _shown AS (
 _combined AS (
   {#- Shown documents without an event are labelled 0. A UNION and a GROUP BY rather than an outer join, whose
       unmatched columns some engines fill with 0 or '' instead of NULL. #}
-  SELECT {{ keys }}, CAST(_rel AS {{ d }}) AS _rel, _events{% if p.rate %}, _num, _den{% endif %}, 1 AS _has_event FROM _labelled
+  SELECT {{ keys }}, CAST(_rel AS {{ d }}) AS _rel_in, _events AS _events_in{% if p.rate %}, _num AS _num_in, _den AS _den_in{% endif %}, 1 AS _event_in FROM _labelled
   UNION ALL
-  SELECT {{ keys }}, CAST(0 AS {{ d }}) AS _rel, 0 AS _events{% if p.rate %}, CAST(0 AS {{ d }}) AS _num, CAST(0 AS {{ d }}) AS _den{% endif %}, 0 AS _has_event FROM _shown
+  SELECT {{ keys }}, CAST(0 AS {{ d }}) AS _rel_in, 0 AS _events_in{% if p.rate %}, CAST(0 AS {{ d }}) AS _num_in, CAST(0 AS {{ d }}) AS _den_in{% endif %}, 0 AS _event_in FROM _shown
 ),
 _merged AS (
+  {#- New names for the aggregates: ClickHouse lets a SELECT's aliases shadow its columns. #}
   SELECT {{ keys }},
-    MAX(CASE WHEN _has_event = 1 THEN _rel ELSE NULL END) AS _rel,
-    MAX(_has_event) AS _has_event,
-    MAX(_events) AS _events{% if p.rate %}, SUM(_num) AS _num, SUM(_den) AS _den{% endif %}
+    MAX(CASE WHEN _event_in = 1 THEN _rel_in ELSE NULL END) AS _rel,
+    MAX(_event_in) AS _has_event,
+    MAX(_events_in) AS _events{% if p.rate %}, SUM(_num_in) AS _num, SUM(_den_in) AS _den{% endif %}
   FROM _combined
   GROUP BY {{ keys }}
 ),
