@@ -31,13 +31,13 @@ def test_spilling_goes_to_a_temporary_directory_of_its_own_that_is_removed(tmp_p
     eng.close()
     assert not os.path.exists(spill)
     run, qrels = inputs()
-    sqlndcg.evaluate(run, qrels, ["ndcg@3"], memory_limit="64MB")
+    sqlndcg.evaluate(run, qrels, ["ndcg@3"], memory_limit="1GB")
     assert not (tmp_path / ".tmp").exists() and list(tmp_path.iterdir()) == []
 
 
 def test_a_tight_memory_limit_spills_and_gives_the_same_numbers(tmp_path):
     run, qrels = inputs()
-    small = sqlndcg.evaluate(run, qrels, ["ndcg@3", "p@2"], memory_limit="64MB", temp_directory=str(tmp_path))
+    small = sqlndcg.evaluate(run, qrels, ["ndcg@3", "p@2"], memory_limit="1GB", temp_directory=str(tmp_path))
     free = sqlndcg.evaluate(run, qrels, ["ndcg@3", "p@2"])
     assert small.summary.rows == free.summary.rows
 

@@ -50,7 +50,7 @@ WITH run_rows AS (
     _q,
     _d,
     _key,
-    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC, _d DESC) AS _pos,
+    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY (_key, _d) DESC) AS _pos,
     RANK() OVER (PARTITION BY _q ORDER BY _key DESC) AS _tie_start
   FROM run_rows
 ), top_ranked AS (

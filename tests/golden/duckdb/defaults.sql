@@ -47,7 +47,7 @@ WITH run_rows AS (
     _q,
     _d,
     _key,
-    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC, _d DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY (_key, _d) DESC) AS _pos
   FROM run_rows
 ), top_ranked AS (
   SELECT
