@@ -17,21 +17,12 @@ import sys
 
 from . import __version__, api, cli_compare, cli_judgments
 from .connect import open_database
+from .cli_common import gain_flag
 from .errors import SettingError, SqlndcgError
 from .spec import PRESETS, SETTINGS
 
 FORMATS = ("table", "tsv", "csv", "json", "parquet")
 FILE_FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels")
-
-
-def _gain(text: str):
-    """``exponential``, ``linear``, or a map ``1:1,2:3,3:7``."""
-    if text in SETTINGS["gain"]["values"]:
-        return text
-    try:
-        return {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
-    except ValueError:
-        raise SettingError(f"--gain {text!r}: use exponential, linear, or a map like 1:1,2:3,3:7") from None
 
 
 def flag_of(name: str, about: dict) -> str:
@@ -46,7 +37,7 @@ def add_setting_flags(parser: argparse.ArgumentParser) -> None:
         if name == "preset":
             parser.add_argument(flag, dest=name, choices=sorted(PRESETS), help=helptext)
         elif about.get("map"):
-            parser.add_argument(flag, dest=name, type=_gain, help=helptext + " (map: 1:1,2:3,3:7)")
+            parser.add_argument(flag, dest=name, type=gain_flag, help=helptext + " (map: 1:1,2:3,3:7)")
         elif "values" in about:
             parser.add_argument(flag, dest=name, choices=about["values"], help=helptext)
         elif about.get("number"):

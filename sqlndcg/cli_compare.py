@@ -19,20 +19,11 @@ import os
 import sys
 
 from .compare import BOOTSTRAPS, CORRECTIONS
+from .cli_common import gain_flag
 from .errors import SettingError
 from .spec import SETTINGS
 
 COMMANDS = ("compare", "report")
-
-
-def _gain(text: str):
-    """``exponential``, ``linear``, or a map ``1:1,2:3,3:7``."""
-    if text in SETTINGS["gain"]["values"]:
-        return text
-    try:
-        return {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
-    except ValueError:
-        raise SettingError(f"--gain {text!r}: use exponential, linear, or a map like 1:1,2:3,3:7") from None
 
 
 def _setting_flags(p) -> None:
@@ -46,7 +37,7 @@ def _setting_flags(p) -> None:
         elif about.get("column"):
             p.add_argument(f"{flag}-column", dest=name, help=helptext)
         elif about.get("map"):
-            p.add_argument(flag, dest=name, type=_gain, help=helptext)
+            p.add_argument(flag, dest=name, type=gain_flag, help=helptext)
         elif "values" in about:
             p.add_argument(flag, dest=name, choices=about["values"], help=helptext)
         elif about.get("number"):

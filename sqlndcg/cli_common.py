@@ -1,0 +1,16 @@
+"""What every command line verb reads the same way."""
+
+from __future__ import annotations
+
+from .errors import SettingError
+from .spec import SETTINGS
+
+
+def gain_flag(text: str):
+    """``--gain``: ``exponential``, ``linear``, or a map ``1:1,2:3,3:7``."""
+    if text in SETTINGS["gain"]["values"]:
+        return text
+    try:
+        return {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
+    except ValueError:
+        raise SettingError(f"--gain {text!r}: use exponential, linear, or a map like 1:1,2:3,3:7") from None
