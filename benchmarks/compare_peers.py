@@ -443,10 +443,11 @@ def tool_sqlndcg_stages(args, metrics):
     wrapped = [
         ("sqlndcg.engine", "prepare", "prepare (resolve, describe, checks, render)"),
         ("sqlndcg.checks", "check_trec_lines", "  checks: TREC line check"),
-        ("sqlndcg.checks", "check_run", "  checks: run rows"),
-        ("sqlndcg.checks", "check_judgments", "  checks: judgment rows"),
-        ("sqlndcg.engine", "execute", "execute (per-query table, account, summary)"),
-        ("sqlndcg.engine", "_fetch", "  _fetch (account; per-query rows to Python)"),
+        ("sqlndcg.checks", "check_run", "  checks: run rows (NULL, non-finite)"),
+        ("sqlndcg.checks", "check_judgments", "  checks: judgment rows (NULL, non-finite, range)"),
+        ("sqlndcg.engine", "_checked_account", "  account + repeated (query, doc) pairs, one pass"),
+        ("sqlndcg.engine", "execute", "execute (per-query table, summary)"),
+        ("sqlndcg.engine", "_fetch", "  _fetch (per-query rows, summary as Arrow)"),
         ("sqlndcg.engine", "_refuse_bad_numbers", "  non-finite / empty scan"),
         ("sqlndcg.engine", "_summary", "  summary"),
     ]

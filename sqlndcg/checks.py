@@ -63,8 +63,10 @@ def _show(columns: list[str], row: tuple) -> str:
 
 
 def check_rows(eng, source: Source, identity: list[str],
-               problems: list[tuple[dict, str]], key_meaning: str, hint: str = "") -> int:
-    """Run every row check on one input in a single scan; raise on the first problem found. Returns row count."""
+               problems: list[tuple[dict, str]], key_meaning: str, hint: str = "", duplicates: bool = True) -> int:
+    """Run every row check on one input in a single scan; raise on the first problem found. Returns row count.
+    With duplicates=False the caller counts repeated keys elsewhere (the run and judgments: in the account's
+    pass, see :func:`refuse_duplicates`)."""
     checks = [c for c, _ in problems]
     counts = eng.fetch(render.call("profile", source.sql, checks, dialect=eng.dialect))[1][0]
     rows = counts[0]  # never 0: Source.describe refused an input without rows before any check ran
@@ -77,14 +79,28 @@ def check_rows(eng, source: Source, identity: list[str],
             names = identity + ([check["name"]] if check["name"] not in identity else [])
             shown = ", ".join(_show(names, r) for r in examples)
             raise DataError(f"{source.label}: column {check['name']!r} {message} in {count} row(s), e.g. {shown}")
-    found = _duplicates(eng, source, identity)
-    if found:
-        count, shown = found
-        raise DataError(
-            f"{source.label}: {count} {key_meaning} occur more than once ({', '.join(identity)}), e.g. "
-            f"{shown}. Each must appear once{hint}; nothing is dropped or chosen silently."
-        )
+    if duplicates:
+        found = _duplicates(eng, source, identity)
+        if found:
+            _refuse_repeated_keys(source, identity, key_meaning, hint, *found)
     return rows
+
+
+def _refuse_repeated_keys(source: Source, identity: list[str], key_meaning: str, hint: str, count: int,
+                          shown: str) -> None:
+    raise DataError(
+        f"{source.label}: {count} {key_meaning} occur more than once ({', '.join(identity)}), e.g. "
+        f"{shown}. Each must appear once{hint}; nothing is dropped or chosen silently."
+    )
+
+
+def refuse_duplicates(eng, source: Source, declared: dict, counted: int) -> None:
+    """An input whose keys the account found repeated (`counted` keys) is refused, with a few of them shown."""
+    if counted:
+        found = _duplicates(eng, source, declared["identity"])
+        shown = found[1] if found else "(not found again: did the input change?)"
+        _refuse_repeated_keys(source, declared["identity"], declared["key_meaning"], declared["hint"], counted,
+                              shown)
 
 
 def _duplicates(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
@@ -96,12 +112,14 @@ def _duplicates(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
     return dupes[0][-1], ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
 
 
-def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, str], shared: list[str]) -> int:
-    """Run the checks the templates declare for this input (checks.sql, input_checks); raise on the first problem."""
+def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, str], shared: list[str]) -> dict:
+    """Run the row checks the templates declare for this input (checks.sql, input_checks); raise on the first
+    problem. Repeated keys are counted later, in the account's pass; the declaration is returned for that."""
     described = [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()]
     declared = render.call("input_checks", role, spec.plain(), described, shared, dialect=eng.dialect)
     problems = [(check, check["message"]) for check in declared["problems"]]
-    rows = check_rows(eng, source, declared["identity"], problems, declared["key_meaning"], declared["hint"])
+    check_rows(eng, source, declared["identity"], problems, declared["key_meaning"], declared["hint"],
+               duplicates=False)
     if declared["unique_ranks"]:
         found = _duplicates(eng, source, declared["unique_ranks"])
         if found:
@@ -110,12 +128,12 @@ def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, 
                 f"{source.label}: ties='rank' needs distinct ranks within a query, but {count} rank(s) are "
                 f"shared, e.g. {shown}; use ties='doc_id' or 'average' to break or average ties by score"
             )
-    return rows
+    return declared
 
 
-def check_run(eng, source: Source, spec: Spec, columns: dict[str, str]) -> int:
+def check_run(eng, source: Source, spec: Spec, columns: dict[str, str]) -> dict:
     return _check_input(eng, source, "run", spec, columns, [])
 
 
-def check_judgments(eng, source: Source, spec: Spec, columns: dict[str, str], shared: list[str]) -> int:
+def check_judgments(eng, source: Source, spec: Spec, columns: dict[str, str], shared: list[str]) -> dict:
     return _check_input(eng, source, "judgments", spec, columns, shared)

@@ -28,6 +28,7 @@ class Prepared:
     facts: dict
     weights: sources.Source | None = None
     weights_plan: dict | None = None
+    account: Table | None = None
 
     @property
     def sources(self) -> list[sources.Source]:
@@ -61,8 +62,9 @@ def _described(eng: Engine, source: sources.Source, columns: dict[str, str]) -> 
 
 
 def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Source, check: bool,
-           own_connection: bool) -> tuple[Spec, dict]:
-    """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume."""
+           own_connection: bool) -> tuple[Spec, dict, tuple[dict, dict] | None]:
+    """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume. With check,
+    also the checks each input was declared (for the repeated keys, which the account's pass counts)."""
     if check:
         checks.check_trec_lines(eng, run)
         checks.check_trec_lines(eng, judgments)
@@ -71,10 +73,24 @@ def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Sour
     facts = render.call("facts", spec.plain(), _described(eng, run, run_cols),
                         _described(eng, judgments, judgment_cols), dialect=eng.dialect)
     spec = Spec.from_data(facts["spec"])
+    declared = None
     if check:
-        checks.check_run(eng, run, spec, run_cols)
-        checks.check_judgments(eng, judgments, spec, judgment_cols, list(facts["shared_groups"]))
-    return spec, facts
+        declared = (checks.check_run(eng, run, spec, run_cols),
+                    checks.check_judgments(eng, judgments, spec, judgment_cols, list(facts["shared_groups"])))
+    return spec, facts, declared
+
+
+def _checked_account(eng: Engine, plan: dict, settings: dict, run: sources.Source, judgments: sources.Source,
+                     declared: tuple[dict, dict]) -> Table:
+    """The account, from the same pass that counts repeated (query, document) pairs: one hashing pass over each
+    input serves both (account.sql). Repeated pairs are refused here, before any metric is computed."""
+    table = eng.fetch_arrow(render.call("account_sql", plan, True, dialect=eng.dialect))
+    counted = table.select(["run_duplicate_keys", "judgment_duplicate_keys"]).to_pylist()
+    run_dupes = counted[0]["run_duplicate_keys"] if counted else 0
+    judgment_dupes = counted[0]["judgment_duplicate_keys"] if counted else 0
+    checks.refuse_duplicates(eng, run, declared[0], run_dupes)
+    checks.refuse_duplicates(eng, judgments, declared[1], judgment_dupes)
+    return Table.from_arrow(table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys"]), settings)
 
 
 def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
@@ -82,10 +98,12 @@ def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgmen
     run_src = sources.resolve(run, "run", eng, run_format)
     judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
     with _registered(eng, run_src, judgment_src):
-        spec, facts = _facts(eng, spec, run_src, judgment_src, check, own_connection)
-    plan = render.call("plan", facts, dialect=eng.dialect)
-    sql = render.call("per_query_sql", plan, dialect=eng.dialect)
-    prepared = Prepared(spec, plan, sql, run_src, judgment_src, facts)
+        spec, facts, declared = _facts(eng, spec, run_src, judgment_src, check, own_connection)
+        plan = render.call("plan", facts, dialect=eng.dialect)
+        prepared = Prepared(spec, plan, "", run_src, judgment_src, facts)
+        if check:
+            prepared.account = _checked_account(eng, plan, spec.settings(), run_src, judgment_src, declared)
+    prepared.sql = render.call("per_query_sql", plan, dialect=eng.dialect)
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(eng, plan, query_weights, weight_column, check,
                                                            own_connection)
@@ -197,7 +215,11 @@ def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_R
                 raise (eng.resource_error(exc) or InputError(
                     f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}")) from None
             settings = prepared.settings()
-            account = _fetch(eng, render.call("account_sql", plan, dialect=eng.dialect), settings)
+            account = prepared.account
+            if account is None:
+                account = _fetch(eng, render.call("account_sql", plan, dialect=eng.dialect), settings)
+            else:
+                account = Table.from_arrow(account.to_arrow(), settings)
             _refuse_bad_numbers(eng, name, plan, spec)
             if prepared.weights_plan:
                 _refuse_missing_weights(eng, name, plan, prepared.weights_plan)

@@ -9,7 +9,9 @@ dbt never sees. One renderer per target engine: dispatch picks that engine's fra
 
 from __future__ import annotations
 
+import copy
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -198,7 +200,40 @@ class _Lazy:
 
 
 def call(macro_name: str, *args, dialect: str = "duckdb", **kwargs):
-    """Render one macro to SQL text (or, for a macro that uses ``return``, give its value)."""
+    """Render one macro to SQL text (or, for a macro that uses ``return``, give its value).
+
+    The macros are pure functions of their arguments and the dialect, so a rendering of plain data (a spec or a
+    plan renders in tens of milliseconds; an evaluation renders a dozen of them) is remembered. Values come back
+    as fresh copies, so a caller may change what it gets."""
+    if not _plain((args, kwargs)):
+        return _render(macro_name, dialect, args, kwargs)
+    key = repr((macro_name, dialect, args, sorted(kwargs.items())))
+    if key not in _RENDERED:
+        _RENDERED[key] = _render(macro_name, dialect, args, kwargs)
+        if len(_RENDERED) > _RENDERED_MAX:
+            del _RENDERED[next(iter(_RENDERED))]
+    else:
+        _RENDERED.move_to_end(key)
+    value = _RENDERED[key]
+    return value if isinstance(value, str) else copy.deepcopy(value)
+
+
+_RENDERED: "OrderedDict[str, object]" = OrderedDict()
+_RENDERED_MAX = 1024
+
+
+def _plain(value) -> bool:
+    """Data whose repr() says all of it (so two different values never share a key)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    return False
+
+
+def _render(macro_name: str, dialect: str, args, kwargs):
     result = getattr(package(dialect), macro_name)(*args, **kwargs)
     return result.strip() if isinstance(result, str) else result
 

@@ -49,6 +49,16 @@
 {%- set needs_tail = 'ideal_tail' in needs -%}
 {%- set average = p.ties == 'average' -%}
 {%- set refilter = p.judged_only or p.depth is not none -%}
+{#- When every retrieved document is read (no cutoff prunes the lists), the labels are joined before the ranking,
+    so the running counts that need only the labels (AP's relevant-so-far) share the ranking's sort: one sort of
+    the whole run fewer. With a cutoff, only the top of each list is joined, after the ranking. -#}
+{%- set join_first = not p.prune_k and not refilter -%}
+{%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel else []) -%}
+{%- for t in p.thresholds %}{% do label_cols.append('_rel_t' ~ loop.index0) %}{% if needs_rows %}{% do label_cols.append('_nonrel_t' ~ loop.index0) %}{% endif %}{% endfor -%}
+{%- do label_cols.extend(['_pool', '_judged']) -%}
+{%- set seen_cols = [] -%}
+{%- if needs_ap %}{% for t in p.thresholds %}{% do seen_cols.append('_seen_t' ~ loop.index0) %}{% endfor %}{% endif -%}
+{%- set carried = (label_cols + (seen_cols if join_first else [])) if join_first else [] -%}
 {#- Window orders spell out their NULL placement (no value here is NULL) as each engine's default for that direction
     is most common: descending with NULLS LAST, ascending with NULLS FIRST; so transpiled SQL needs no emulation. -#}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
@@ -100,14 +110,38 @@ run_queries AS (
   SELECT DISTINCT {{ g_cols }}_q, 1 AS _in_run
   FROM run_rows
 ),
+{%- if join_first %}
+labelled AS (
+  {#- ClickHouse fills unmatched LEFT JOIN columns with 0/'' instead of NULL, so every joined value is read
+      through COALESCE and never tested with IS NULL. #}
+  SELECT
+    {%- for g in groups %}
+    r.{{ g.alias }} AS {{ g.alias }},
+    {%- endfor %}
+    r._q AS _q, r._d AS _d, r._key AS _key
+    {%- for c in label_cols %},
+    COALESCE(l.{{ c }}, 0) AS {{ c }}
+    {%- endfor %}
+  FROM run_rows AS r
+  LEFT JOIN labels AS l
+    ON l._q = r._q AND l._d = r._d{% for g in shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+),
+{%- endif %}
+{%- set rank_order = sqlndcg.rank_order('_key', sqlndcg.byte_order('_d') if p.ids_as_text else '_d', p.order_by) %}
 ranked AS (
   SELECT
     {{ g_cols }}_q, _d, _key,
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ sqlndcg.rank_order('_key', sqlndcg.byte_order('_d') if p.ids_as_text else '_d', p.order_by) }}) AS _pos
+    {%- for c in label_cols if join_first %}
+    {{ c }},
+    {%- endfor %}
+    {%- for t in seen_cols if join_first %}
+    SUM(_rel_t{{ loop.index0 }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ rank_order }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS {{ t }},
+    {%- endfor %}
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ rank_order }}) AS _pos
     {%- if average %},
     RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}) AS _tie_start
     {%- endif %}
-  FROM run_rows
+  FROM {{ 'labelled' if join_first else 'run_rows' }}
 ),
 {%- if refilter %}
 kept AS (
@@ -131,7 +165,7 @@ reranked AS (
 top_ranked AS (
   {#- Only the top of each list is joined to the judgments when every metric has a cutoff; tied groups that
       start inside the cutoff are kept whole, because their average needs every member. #}
-  SELECT {{ g_cols }}_q, _d, _key, _pos{% if average %}, _tie_start{% endif %}
+  SELECT {{ g_cols }}_q, _d, _key, _pos{% if average %}, _tie_start{% endif %}{% for c in carried %}, {{ c }}{% endfor %}
   FROM {{ 'reranked' if refilter else 'ranked' }}
   {%- if p.prune_k %}
   WHERE {% if average %}_tie_start{% else %}_pos{% endif %} <= {{ p.prune_k }}
@@ -152,6 +186,11 @@ ideal_ranking AS (
     CASE WHEN _gain <> COALESCE(LEAD(_gain) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos{{ first }}), 0) THEN 1 ELSE 0 END AS _boundary
     {%- endif %}
   FROM ideal_order
+  {%- if p.prune_k and not needs_ideal_totals %}
+  {#- Only the top of the ideal ranking is read: a filtered ROW_NUMBER lets an engine keep the top k per query
+      (DuckDB's per-group top-k) instead of sorting every relevant judgment. #}
+  WHERE _ideal_pos <= {{ p.prune_k }}
+  {%- endif %}
 ),
 {%- endif %}
 {%- if needs_ideal_totals %}
@@ -168,17 +207,27 @@ scored AS (
     {%- for g in groups %}
     r.{{ g.alias }} AS {{ g.alias }},
     {%- endfor %}
-    r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos,
+    {%- for c in carried %}
+    r.{{ c }} AS {{ c }},
+    {%- endfor %}
+    {%- if not join_first %}
     COALESCE(l._gain, 0) AS _gain,
     COALESCE(l._cg, 0) AS _cg,
+    {%- endif %}
     {%- if needs_max_rel %}
+    {%- if not join_first %}
     COALESCE(l._rel, 0) AS _rel,
+    {%- endif %}
     COALESCE(jq._max_rel, 0) AS _max_rel,
     {%- endif %}
     {%- for t in p.thresholds %}
+    {%- if not join_first %}
     COALESCE(l._rel_t{{ loop.index0 }}, 0) AS _rel_t{{ loop.index0 }},
+    {%- endif %}
     {%- if needs_rows %}
+    {%- if not join_first %}
     COALESCE(l._nonrel_t{{ loop.index0 }}, 0) AS _nonrel_t{{ loop.index0 }},
+    {%- endif %}
     COALESCE(jq._r_t{{ loop.index0 }}, 0) AS _r_t{{ loop.index0 }},
     COALESCE(jq._nr_t{{ loop.index0 }}, 0) AS _nr_t{{ loop.index0 }},
     {%- endif %}
@@ -189,11 +238,16 @@ scored AS (
     {#- IDCG stops growing after the last positive-gain document of the ideal ranking. #}
     CASE WHEN COALESCE(i._ideal_pos, 0) > 0 THEN i._idcg_run ELSE COALESCE(it._idcg_total, 0) END AS _idcg_at,
     {%- endif %}
+    {%- if not join_first %}
     COALESCE(l._pool, 0) AS _pool,
-    COALESCE(l._judged, 0) AS _judged
+    COALESCE(l._judged, 0) AS _judged,
+    {%- endif %}
+    r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos
   FROM top_ranked AS r
+  {%- if not join_first %}
   LEFT JOIN labels AS l
     ON l._q = r._q AND l._d = r._d{% for g in shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+  {%- endif %}
   {%- if needs_rows or needs_max_rel %}
   LEFT JOIN judged_queries AS jq
     ON jq._q = r._q{% for g in shared %} AND jq.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
@@ -225,11 +279,9 @@ positioned AS (
     {%- for v in ns.values %}
     {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg.double() }})) OVER (PARTITION BY {{ g_cols }}_q, _key ORDER BY _pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
     {%- endfor %}
-    {%- if needs_ap %}
-    {%- for t in p.thresholds %}
-    SUM(_rel_t{{ loop.index0 }}) OVER ({{ running }}) AS _seen_t{{ loop.index0 }},
+    {%- for t in seen_cols %}
+    {% if join_first %}{{ t }}{% else %}SUM(_rel_t{{ loop.index0 }}) OVER ({{ running }}){% endif %} AS {{ t }},
     {%- endfor %}
-    {%- endif %}
     {%- if needs_idcg and p.ideal == 'retrieved' %}
     ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _gain DESC) AS _ideal_pos,
     {%- endif %}

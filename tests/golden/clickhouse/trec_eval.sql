@@ -43,19 +43,48 @@ WITH run_rows AS (
     _q,
     1 AS _in_run
   FROM run_rows
+), labelled AS (
+  SELECT
+    r._q AS _q,
+    r._d AS _d,
+    r._key AS _key,
+    COALESCE(l._gain, 0) AS _gain,
+    COALESCE(l._cg, 0) AS _cg,
+    COALESCE(l._rel_t0, 0) AS _rel_t0,
+    COALESCE(l._pool, 0) AS _pool,
+    COALESCE(l._judged, 0) AS _judged
+  FROM run_rows AS r
+  LEFT JOIN labels AS l
+    ON l._q = r._q AND l._d = r._d
 ), ranked AS (
   SELECT
     _q,
     _d,
     _key,
+    _gain,
+    _cg,
+    _rel_t0,
+    _pool,
+    _judged,
+    SUM(_rel_t0) OVER (
+      PARTITION BY _q
+      ORDER BY _key DESC, _d DESC
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS _seen_t0,
     ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC, _d DESC) AS _pos
-  FROM run_rows
+  FROM labelled
 ), top_ranked AS (
   SELECT
     _q,
     _d,
     _key,
-    _pos
+    _pos,
+    _gain,
+    _cg,
+    _rel_t0,
+    _pool,
+    _judged,
+    _seen_t0
   FROM ranked
 ), ideal_order AS (
   SELECT
@@ -82,18 +111,17 @@ WITH run_rows AS (
   FROM ideal_order
 ), scored AS (
   SELECT
+    r._gain AS _gain,
+    r._cg AS _cg,
+    r._rel_t0 AS _rel_t0,
+    r._pool AS _pool,
+    r._judged AS _judged,
+    r._seen_t0 AS _seen_t0,
     r._q AS _q,
     r._d AS _d,
     r._key AS _key,
-    r._pos AS _pos,
-    COALESCE(l._gain, 0) AS _gain,
-    COALESCE(l._cg, 0) AS _cg,
-    COALESCE(l._rel_t0, 0) AS _rel_t0,
-    COALESCE(l._pool, 0) AS _pool,
-    COALESCE(l._judged, 0) AS _judged
+    r._pos AS _pos
   FROM top_ranked AS r
-  LEFT JOIN labels AS l
-    ON l._q = r._q AND l._d = r._d
 ), positioned AS (
   SELECT
     _q,
@@ -105,11 +133,7 @@ WITH run_rows AS (
     _cg AS _cg_at,
     _judged AS _judged_at,
     _rel_t0 AS _rel_t0_at,
-    SUM(_rel_t0) OVER (
-      PARTITION BY _q
-      ORDER BY _pos NULLS FIRST
-      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS _seen_t0,
+    _seen_t0 AS _seen_t0,
     _gain
   FROM scored
 ), accumulated AS (

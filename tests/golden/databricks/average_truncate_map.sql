@@ -45,36 +45,57 @@ WITH run_rows AS (
     _q,
     1 AS _in_run
   FROM run_rows
+), labelled AS (
+  SELECT
+    r._q AS _q,
+    r._d AS _d,
+    r._key AS _key,
+    COALESCE(l._gain, 0) AS _gain,
+    COALESCE(l._cg, 0) AS _cg,
+    COALESCE(l._rel_t0, 0) AS _rel_t0,
+    COALESCE(l._pool, 0) AS _pool,
+    COALESCE(l._judged, 0) AS _judged
+  FROM run_rows AS r
+  LEFT JOIN labels AS l
+    ON l._q = r._q AND l._d = r._d
 ), ranked AS (
   SELECT
     _q,
     _d,
     _key,
+    _gain,
+    _cg,
+    _rel_t0,
+    _pool,
+    _judged,
     ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC, _d DESC) AS _pos,
     RANK() OVER (PARTITION BY _q ORDER BY _key DESC) AS _tie_start
-  FROM run_rows
+  FROM labelled
 ), top_ranked AS (
   SELECT
     _q,
     _d,
     _key,
     _pos,
-    _tie_start
+    _tie_start,
+    _gain,
+    _cg,
+    _rel_t0,
+    _pool,
+    _judged
   FROM ranked
 ), scored AS (
   SELECT
+    r._gain AS _gain,
+    r._cg AS _cg,
+    r._rel_t0 AS _rel_t0,
+    r._pool AS _pool,
+    r._judged AS _judged,
     r._q AS _q,
     r._d AS _d,
     r._key AS _key,
-    r._pos AS _pos,
-    COALESCE(l._gain, 0) AS _gain,
-    COALESCE(l._cg, 0) AS _cg,
-    COALESCE(l._rel_t0, 0) AS _rel_t0,
-    COALESCE(l._pool, 0) AS _pool,
-    COALESCE(l._judged, 0) AS _judged
+    r._pos AS _pos
   FROM top_ranked AS r
-  LEFT JOIN labels AS l
-    ON l._q = r._q AND l._d = r._d
 ), positioned AS (
   SELECT
     _q,
