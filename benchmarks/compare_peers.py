@@ -39,11 +39,13 @@ Tools killed for using more than --max-rss of memory or running longer than --ti
 from __future__ import annotations
 
 import argparse
+import atexit
 import datetime
 import json
 import os
 import platform
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -107,8 +109,14 @@ def _duck_con(args):
     import duckdb
 
     con = duckdb.connect()
+    # Spill beside the data (git-ignored), in a directory of this child's own, never DuckDB's ./.tmp.
+    spill = Path(args.run).resolve().parent / f".spill-{os.getpid()}"
+    con.execute("SET temp_directory = $dir", {"dir": str(spill)})
+    free = shutil.disk_usage(spill.parent).free  # bounded: running out is DuckDB's error, not a full disk
+    con.execute("SET max_temp_directory_size = $size", {"size": f"{int(free * 0.7) // 2**20}MiB"})
+    atexit.register(shutil.rmtree, spill, True)
     if args.memory_limit:
-        con.execute(f"SET memory_limit = '{args.memory_limit}'")
+        con.execute("SET memory_limit = $limit", {"limit": args.memory_limit})
     if args.threads:
         con.execute(f"SET threads = {int(args.threads)}")
     return con

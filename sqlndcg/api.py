@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from . import engine
+from .errors import SettingError
 from .results import Result
 from .spec import make_spec
 
@@ -73,6 +74,11 @@ def evaluate(
         group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
         rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
     )
+    if bootstrap is not None and query_weights is not None:
+        # The summary's means are weighted; a bootstrap of unweighted means beside them would disagree with them.
+        raise SettingError("bootstrap= with query_weights= is not available in evaluate(): the weighted summary "
+                           "has its t interval with Kish's effective n; sqlndcg.compare(..., query_weights=, "
+                           "bootstrap=) gives a weighted bootstrap of paired differences")
     result = engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
                            judgments_format=judgments_format, query_weights=query_weights,
                            weight_column=weight_column, memory_limit=memory_limit, temp_directory=temp_directory,

@@ -17,7 +17,7 @@ import sys
 
 from . import __version__, api, cli_compare, cli_judgments
 from .connect import open_database
-from .cli_common import gain_flag
+from .cli_common import add_memory_flags, gain_flag
 from .errors import SettingError, SqlndcgError
 from .spec import PRESETS, SETTINGS
 
@@ -71,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--judgments-format", choices=FILE_FORMATS, help="read the judgments in this format")
         p.add_argument("--database", help="where the tables named by --run/--judgments live: a DuckDB file, "
                        "sqlite:///file.db or postgresql://user@host/db")
+        add_memory_flags(p)
         if name == "evaluate":
             p.add_argument("--per-query", action="store_true", help="print one row per query too (csv/tsv/parquet: only those)")
             p.add_argument("--format", choices=FORMATS + ("text",), default="table",
@@ -80,10 +81,12 @@ def _parser() -> argparse.ArgumentParser:
                            help="add a seeded bootstrap interval beside the t interval")
             p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
             p.add_argument("--query-weights", help="query id, weight (and group columns): a weighted summary")
+            p.add_argument("--weight-column", help="the weight column of --query-weights (default: weight)")
         else:
             p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
     t = sub.add_parser("trec_eval", help="trec_eval's command line and output, computed in SQL",
-                       description="trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE[.PARAMS]]... QRELS RUN")
+                       description="trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE[.PARAMS]]... "
+                                   "[--database URL] QRELS RUN")
     t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
     t.add_argument("-q", dest="per_query", action="store_true", help="print every query's values, then the summary")
     t.add_argument("-c", dest="complete", action="store_true",
@@ -95,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("-N", dest="collection_size", type=int, default=0, help="documents in the collection (utility)")
     t.add_argument("-m", dest="measures", action="append", default=[],
                    help="measure, family.params or nickname (official, all_trec, set); repeatable")
+    t.add_argument("--database", help="compute in this database: a DuckDB file, sqlite:///file.db or "
+                   "postgresql://user@host/db (the files are read by DuckDB, then loaded into temporary tables there)")
     t.add_argument("qrels", help="qrels file ('query iteration doc label'); .gz is read too")
     t.add_argument("run", help="run file ('query Q0 doc rank score tag'), or - for standard input")
     cli_judgments.add_commands(sub)
@@ -110,7 +115,7 @@ def _settings(args) -> dict:
         if value is None or (about.get("columns") and not value):
             continue
         out[name] = value
-    for name in ("bootstrap", "seed", "query_weights"):
+    for name in ("bootstrap", "seed", "query_weights", "weight_column"):
         if getattr(args, name, None) is not None:
             out[name] = getattr(args, name)
     return out
@@ -179,7 +184,8 @@ def _emit(args, results) -> None:
 
 
 def _connect(args):
-    return open_database(getattr(args, "database", None))
+    return open_database(getattr(args, "database", None), memory_limit=getattr(args, "memory_limit", None),
+                         temp_directory=getattr(args, "temp_directory", None))
 
 
 def _explain_file(exc: SqlndcgError, args) -> str:
@@ -202,7 +208,7 @@ def _main(args) -> int:
         options = trec_eval.Options(
             qrels=args.qrels, run=args.run, measures=args.measures, per_query=args.per_query,
             complete=args.complete, no_summary=args.no_summary, level=args.level, depth=args.depth,
-            judged_only=args.judged_only, collection_size=args.collection_size)
+            judged_only=args.judged_only, collection_size=args.collection_size, database=args.database)
         return trec_eval.run(options)
     # `sql` without a database takes table names on trust (no connection); evaluate always runs in one.
     con = _connect(args) if args.command == "evaluate" or args.database else None

@@ -14,3 +14,10 @@ def gain_flag(text: str):
         return {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
     except ValueError:
         raise SettingError(f"--gain {text!r}: use exponential, linear, or a map like 1:1,2:3,3:7") from None
+
+
+def add_memory_flags(parser) -> None:
+    """``--memory-limit`` and ``--temp-directory``: DuckDB's memory limit and where it spills (by default a private
+    temporary directory, bounded in size, removed afterwards)."""
+    parser.add_argument("--memory-limit", help="DuckDB's memory limit, e.g. 4GB (larger inputs spill to disk)")
+    parser.add_argument("--temp-directory", help="where DuckDB spills (default: a private temporary directory)")

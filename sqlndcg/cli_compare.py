@@ -7,6 +7,7 @@ from the settings' declaration (``sqlndcg.spec.SETTINGS``), so they follow it.
 
     sqlndcg compare --run bm25=bm25.run --run rerank=rerank.run --qrels q.qrels -m ndcg@10,map --plot diff.png
     sqlndcg compare --run runs.parquet --system system --baseline bm25 --judgments qrels.parquet -m ndcg@10
+    sqlndcg compare --run runs.parquet --baseline bm25 --judgments qrels.parquet --query-weights traffic.csv
     sqlndcg report --run runs.run --system tag --baseline bm25 --qrels q.qrels -m ndcg@5,map --output report.html
 """
 
@@ -64,6 +65,9 @@ def _inputs(p) -> None:
     p.add_argument("--bootstrap", choices=BOOTSTRAPS, default="percentile", help="bootstrap interval method")
     p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomization test and the bootstrap")
+    p.add_argument("--query-weights", metavar="FILE",
+                   help="query id, weight (and stratum columns): weighted means, interval and tests")
+    p.add_argument("--weight-column", default="weight", help="the weight column of --query-weights (default: weight)")
     p.add_argument("--run-format", choices=("parquet", "csv", "tsv", "trec_run"))
     p.add_argument("--judgments-format", choices=("parquet", "csv", "tsv", "trec_qrels"))
     p.add_argument("--database", help="a DuckDB database file holding the tables named by --run/--judgments")
@@ -110,6 +114,8 @@ def _settings(args) -> dict:
     out = {name: getattr(args, name) for name in SETTINGS if getattr(args, name, None) not in (None, [])}
     out.update(metrics=[m.strip() for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
                system=args.system, run_format=args.run_format, judgments_format=args.judgments_format)
+    if args.query_weights is not None:
+        out.update(query_weights=args.query_weights, weight_column=args.weight_column)
     return out
 
 

@@ -5,8 +5,10 @@ The per-query work is SQL (``sql/macros/compare.sql``): the systems are evaluate
 (system, metric), the pairs, both means, the mean difference with its 95% t interval, wins/ties/losses and the
 queries present on one side only. Python then adds the small statistics of the per-query differences it fetches
 (one value per query): the paired t test's p-value, the paired randomization test, the bootstrap interval, and
-the Holm (or Bonferroni) correction across every reported test (:mod:`sqlndcg.paired`). docs/compare.md says
-what each number means and when to use which interval.
+the Holm (or Bonferroni) correction across every reported test (:mod:`sqlndcg.paired`). With query weights, the
+means, the interval and all three tests are weighted (the summary's weighted mean and Kish effective n; sign
+flips and resamples of the weighted mean). docs/compare.md says what each number means and when to use which
+interval.
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ class Comparison:
     ``table``: one row per (group..., system, metric) against the baseline (columns in docs/compare.md);
     ``differences``: one row per (group..., system, metric, query) with both values and their difference;
     ``per_query``, ``summary``, ``account``: the evaluation of every system (the baseline included), as
-    :func:`sqlndcg.evaluate` gives them; ``settings``: the evaluation's settings and the comparison's
-    (system, baseline, correction, permutations, seed, bootstrap, resamples); ``sql``: the paired statement.
+    :func:`sqlndcg.evaluate` gives them (with query weights, the summary is weighted too and ``differences`` has
+    each pair's ``weight``); ``settings``: the evaluation's settings (``query_weights`` among them when given) and
+    the comparison's (system, baseline, correction, permutations, seed, bootstrap, resamples); ``sql``: the paired
+    statement.
     """
 
     table: Table
@@ -80,6 +84,7 @@ class Comparison:
         """The comparison as a fixed-width table, with a header saying how it was made."""
         s = self.settings
         strata = list(s["strata"])
+        weighted = bool(s.get("query_weights"))
         rows = []
         for r in self.table.to_dicts():
             rows.append(tuple(r[g] for g in strata) + (
@@ -87,16 +92,23 @@ class Comparison:
                 _interval(r["t_low"], r["t_high"]), _interval(r["bootstrap_low"], r["bootstrap_high"]),
                 _percent(r["relative_change"]), _p(r["t_p"]), _p(r["t_p_adjusted"]),
                 _p(r["randomization_p"]), _p(r["randomization_p_adjusted"]),
-                f"{r['wins']}/{r['ties']}/{r['losses']}", str(r["pairs"]),
+                f"{r['wins']}/{r['ties']}/{r['losses']}",
+                f"{r['pairs']} ({'' if r['effective_pairs'] is None else r['effective_pairs']})" if weighted
+                else str(r["pairs"]),
             ))
         adj = s["correction"] if s["correction"] != "none" else "unadjusted"
         header = tuple(strata) + (
             s["system"], "metric", f"base={s['baseline']}", "mean", "diff", "95% CI (t)",
             f"95% CI (bootstrap {s['bootstrap']})", "change", "p (t)", f"p (t, {adj})", "p (perm)",
-            f"p (perm, {adj})", "W/T/L", "pairs",
+            f"p (perm, {adj})", "W/T/L", "pairs (effective)" if weighted else "pairs",
         )
+        weighted = ""
+        if s.get("query_weights"):
+            w = s["query_weights"]
+            weighted = (f"; queries weighted by column {w['weight']!r} of {w['input']} (weighted means, intervals "
+                        "with the effective number of pairs, weighted tests; W/T/L count queries)")
         lines = [
-            f"Compared with baseline {s['baseline']!r}, paired by query (queries={s['queries']!r}); "
+            f"Compared with baseline {s['baseline']!r}, paired by query (queries={s['queries']!r}){weighted}; "
             f"randomization test: {s['permutations']} sign flips (exact when 2^pairs <= that), seed {s['seed']}; "
             f"bootstrap: {s['resamples']} resamples, seed {s['seed']}; {s['correction']} correction over "
             f"{len(self.table)} comparison(s) per test.",
@@ -255,10 +267,12 @@ def _query_key(value):
 
 
 def _t_p(mean, std, n) -> float:
-    """Two-sided p of the paired t test from the SQL's moments; SciPy's degenerate cases except that identical
-    systems (every difference 0) give 1.0 rather than NaN (no evidence of a difference)."""
+    """Two-sided p of the paired t test from the SQL's moments (n: the effective number of pairs, = pairs without
+    weights); SciPy's degenerate cases except that identical systems (every difference 0) give 1.0 rather than
+    NaN (no evidence of a difference)."""
     if mean is None or std is None or n is None or n < 2:
         return math.nan
+    n = int(n)
     if std == 0.0:
         return 1.0 if mean == 0.0 else 0.0
     return stats.t_two_sided_p(mean / (std / math.sqrt(n)), n - 1)
@@ -301,6 +315,8 @@ def compare(
     dialect: str | None = None,
     run_format: str | None = None,
     judgments_format: str | None = None,
+    query_weights=None,
+    weight_column: str = "weight",
     **settings,
 ) -> Comparison:
     """Compare systems with a baseline, query by query, on every metric.
@@ -316,6 +332,13 @@ def compare(
     ``seed``, exact enumeration when 2^pairs <= permutations), both adjusted by ``correction`` ("holm",
     "bonferroni" or "none") across every reported comparison, win/tie/loss counts, and the queries present on
     one side only (counted, not paired).
+
+    ``query_weights`` (a table, file or frame of query id, ``weight_column`` and optionally stratum columns, as
+    :func:`sqlndcg.evaluate` takes it) weighs the queries: both means, the mean difference and its interval become
+    weighted (sum(w d) / sum(w), the interval with Kish's effective n, as the weighted summary), and so do the t
+    test, the randomization test (sign flips of the weighted mean) and the bootstrap (resampled weighted means);
+    win/tie/loss counts stay counts. Every compared query needs a weight (0 leaves it out), and the weights may not
+    depend on the system. Equal weights give the unweighted comparison.
 
     >>> import sqlndcg
     >>> c = sqlndcg.compare(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5"],
@@ -337,18 +360,24 @@ def compare(
         with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label):
             try:
                 prepared = engine.prepare(eng, spec, run, judgments, run_format=None if union_label else run_format,
-                                          judgments_format=judgments_format, own_connection=con is None)
+                                          judgments_format=judgments_format, own_connection=con is None,
+                                          query_weights=query_weights, weight_column=weight_column)
+                render.call("compare_parts", prepared.plan, system, prepared.weights_plan, dialect=eng.dialect)
                 keeping = _KeepPerQuery(eng)
                 try:
+                    # evaluate() refuses a scored query without a weight (every system's, so every compared one)
                     result = engine.execute(keeping, prepared)
                     systems = sorted({r[system] for r in result.per_query.to_dicts()}, key=_query_key)
                     _check_baseline(baseline, systems, system)
-                    plan = prepared.plan
+                    plan, weights = prepared.plan, prepared.weights_plan
                     name = keeping.kept
-                    paired_sql = render.call("paired_sql", name, plan, system, str(baseline), dialect=eng.dialect)
-                    table_columns, table_rows = eng.fetch(paired_sql)
-                    diff_columns, diff_rows = eng.fetch(render.call(
-                        "paired_differences_sql", name, plan, system, str(baseline), dialect=eng.dialect))
+                    paired_sql = render.call("paired_sql", name, plan, system, str(baseline), weights,
+                                             dialect=eng.dialect)
+                    with _registered(eng, prepared.weights):
+                        table_columns, table_rows = eng.fetch(paired_sql)
+                        diff_columns, diff_rows = eng.fetch(render.call(
+                            "paired_differences_sql", name, plan, system, str(baseline), weights,
+                            dialect=eng.dialect))
                 finally:
                     if keeping.kept is not None:
                         eng.drop(keeping.kept)
@@ -364,10 +393,24 @@ def compare(
                         "permutations": permutations, "seed": seed, "bootstrap": bootstrap, "resamples": resamples}
     differences = Table(tuple(diff_columns), tuple(tuple(r) for r in diff_rows), spec_settings)
     table = _statistics(table_columns, table_rows, differences, result.account, strata, system, baseline,
-                        compare_settings, spec_settings)
+                        compare_settings, spec_settings, weighted=weights is not None)
     shown = render.pretty(paired_sql, eng.dialect) if eng.dialect != "datafusion" else paired_sql
     return Comparison(table, differences, result.per_query, result.summary, result.account,
                       {**spec_settings, **compare_settings}, shown)
+
+
+@contextmanager
+def _registered(eng: Engine, src):
+    """The query weights input (a frame, when it is one) registered again for the paired statements, which join
+    it; engine.execute registers the inputs only while it runs."""
+    if src is None:
+        yield
+        return
+    src.register(eng)
+    try:
+        yield
+    finally:
+        src.unregister(eng)
 
 
 def _check_baseline(baseline, systems: list, system: str) -> None:
@@ -382,14 +425,18 @@ def _check_baseline(baseline, systems: list, system: str) -> None:
 
 
 def _statistics(columns, rows, differences: Table, account: Table, strata: list[str], system: str, baseline,
-                s: dict, spec_settings: dict) -> Table:
-    """The SQL's paired table, with the p-values, bootstrap intervals and the correction added."""
+                s: dict, spec_settings: dict, weighted: bool = False) -> Table:
+    """The SQL's paired table, with the p-values, bootstrap intervals and the correction added. Weighted: the t
+    test on the SQL's weighted moments and effective n, the randomization test and bootstrap of the weighted mean
+    (queries of weight 0 take no part in them)."""
     by_test: dict[tuple, list[tuple]] = {}
     for r in differences.to_dicts():
         if r["difference"] is None:
             continue
         key = tuple(str(r[g]) for g in strata) + (str(r[system]), r["metric"])
-        by_test.setdefault(key, []).append((_query_key(r[spec_settings["columns"]["query_id"]]), r["difference"]))
+        weight = r["weight"] if weighted else 1.0
+        by_test.setdefault(key, []).append((_query_key(r[spec_settings["columns"]["query_id"]]), r["difference"],
+                                            weight))
     missing = {}
     for a in account.to_dicts():
         missing[tuple(str(a[g]) for g in strata) + (str(a[system]),)] = a["judged_queries_missing_from_run"]
@@ -398,16 +445,22 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
     t_ps, perm_ps = [], []
     for rec in records:
         key = tuple(str(rec[g]) for g in strata) + (str(rec[system]), rec["metric"])
-        diffs = [d for _, d in sorted(by_test.get(key, []))]
+        found = sorted(by_test.get(key, []), key=lambda item: item[0])
+        diffs = [d for _, d, _ in found]
+        weights = [w for _, _, w in found] if weighted else None
         n = rec["pairs"]
         assert n == len(diffs), f"{key}: {n} pairs in SQL, {len(diffs)} differences fetched"
-        rec["t_p"] = _t_p(rec["difference"], rec["difference_std"], n)
-        rec["randomization_p"] = (paired.randomization_test(diffs, permutations=s["permutations"], seed=s["seed"])
-                                  if n >= 1 else math.nan)
-        if n >= 2:
+        if rec["effective_pairs"] is not None:
+            rec["effective_pairs"] = int(rec["effective_pairs"])
+        counted = n if weights is None else sum(1 for w in weights if w is not None and w > 0)
+        rec["t_p"] = _t_p(rec["difference"], rec["difference_std"], rec["effective_pairs"])
+        rec["randomization_p"] = (paired.randomization_test(diffs, permutations=s["permutations"], seed=s["seed"],
+                                                            weights=weights)
+                                  if counted >= 1 else math.nan)
+        if counted >= 2:
             rec["bootstrap_low"], rec["bootstrap_high"] = paired.bootstrap_interval(
                 diffs, resamples=s["resamples"], seed=s["seed"], method=s["bootstrap"],
-                bounds=_difference_bounds(rec["metric"]))
+                bounds=_difference_bounds(rec["metric"]), weights=weights)
         else:
             rec["bootstrap_low"] = rec["bootstrap_high"] = None
         stratum = tuple(str(rec[g]) for g in strata)
@@ -418,8 +471,8 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
     t_adjusted = _adjust(t_ps, s["correction"])
     perm_adjusted = _adjust(perm_ps, s["correction"])
     out_columns = tuple(strata) + (
-        system, "baseline", "metric", "pairs", "baseline_mean", "mean", "difference", "difference_std",
-        "t_low", "t_high", "bootstrap_low", "bootstrap_high", "bootstrap_method", "relative_change",
+        system, "baseline", "metric", "pairs", "effective_pairs", "baseline_mean", "mean", "difference",
+        "difference_std", "t_low", "t_high", "bootstrap_low", "bootstrap_high", "bootstrap_method", "relative_change",
         "t_p", "t_p_adjusted", "randomization_p", "randomization_p_adjusted", "correction",
         "wins", "ties", "losses", "only_baseline", "only_system", "missing_from_run", "baseline_missing_from_run",
     )
@@ -436,9 +489,11 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
 
 def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, system: str = "system",
                      con=None, dialect: str | None = None, run_format: str | None = None,
-                     judgments_format: str | None = None, **settings) -> Result:
+                     judgments_format: str | None = None, query_weights=None, weight_column: str = "weight",
+                     **settings) -> Result:
     """:func:`sqlndcg.evaluate` of several runs at once, grouped by ``system``: ``runs`` is a dict
-    ``{name: run}`` (or one run with a ``system`` column). Used for the NDCG@k curve of the report.
+    ``{name: run}`` (or one run with a ``system`` column). Used for the NDCG@k curve of the report;
+    ``query_weights`` weighs the summary as :func:`sqlndcg.evaluate` does.
 
     >>> import sqlndcg
     >>> from sqlndcg.compare import evaluate_systems
@@ -454,7 +509,8 @@ def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",
         with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label):
             try:
                 prepared = engine.prepare(eng, spec, run, judgments, run_format=None if union_label else run_format,
-                                          judgments_format=judgments_format, own_connection=con is None)
+                                          judgments_format=judgments_format, own_connection=con is None,
+                                          query_weights=query_weights, weight_column=weight_column)
                 return engine.execute(eng, prepared)
             except SqlndcgError as exc:
                 if union_label:

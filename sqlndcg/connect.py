@@ -7,15 +7,24 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import weakref
 
 from .errors import InputError
 
 
-def open_database(text: str | None, *, progress: bool | None = None):
+def open_database(text: str | None, *, progress: bool | None = None, memory_limit: str | None = None,
+                  temp_directory: str | None = None):
     """A connection for ``--database``; None opens a new in-memory DuckDB. DuckDB's progress bar shows on long work
-    only when someone is watching (stdout and stderr are terminals), unless ``progress`` says otherwise."""
+    only when someone is watching (stdout and stderr are terminals), unless ``progress`` says otherwise. A DuckDB
+    connection spills into ``temp_directory`` or else a private temporary directory (removed with the connection),
+    bounded in size; never into the current directory."""
+    if (memory_limit or temp_directory) and text and "://" in text:
+        raise InputError("--memory-limit and --temp-directory apply to DuckDB; set memory and spilling on the "
+                         f"database server for {text.partition('://')[0]}")
     if text and "://" in text:
         scheme, _, rest = text.partition("://")
         scheme = scheme.lower()
@@ -48,6 +57,16 @@ def open_database(text: str | None, *, progress: bool | None = None):
             con = duckdb.connect()
     except duckdb.Error as exc:
         raise InputError(f"--database {text!r} cannot be opened: {str(exc).splitlines()[0]}") from None
+    from .engines.duckdb_engine import private_spill
+
+    try:
+        scratch = private_spill(con, memory_limit, temp_directory)
+    except duckdb.Error as exc:
+        con.close()
+        raise InputError(f"--memory-limit/--temp-directory: {str(exc).splitlines()[0]}") from None
+    if scratch:
+        weakref.finalize(con, shutil.rmtree, scratch, True)
+        atexit.register(shutil.rmtree, scratch, True)
     show = progress if progress is not None else (sys.stdout.isatty() and sys.stderr.isatty())
     con.execute(f"SET enable_progress_bar = {'true' if show else 'false'}")
     return con
@@ -60,8 +79,9 @@ def run_verb(body, args) -> int:
 
     con = None
     try:
-        if getattr(args, "database", None):
-            con = open_database(args.database)
+        if getattr(args, "database", None) or getattr(args, "memory_limit", None) or getattr(args, "temp_directory", None):
+            con = open_database(getattr(args, "database", None), memory_limit=getattr(args, "memory_limit", None),
+                                temp_directory=getattr(args, "temp_directory", None))
         body(args, con)
         return 0
     except SqlndcgError as exc:

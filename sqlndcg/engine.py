@@ -43,12 +43,14 @@ class Prepared:
 
 @contextmanager
 def _registered(eng: Engine, *srcs):
-    for s in srcs:
-        s.register(eng)
+    done = []
     try:
-        yield
-    finally:
         for s in srcs:
+            s.register(eng)
+            done.append(s)
+        yield
+    finally:  # the inputs registered before one that failed are undone too (temporary tables on SQLite, ...)
+        for s in done:
             s.unregister(eng)
 
 

@@ -69,6 +69,33 @@ def _exact_integers(values: Sequence[float]) -> tuple[list[int], int]:
     return [n * (denominator // d) for n, d in ratios], denominator
 
 
+def _exact_products(values: Sequence[float], weights: Sequence[float]) -> tuple[list[int], int]:
+    """Integers m_i and a power of two D with weights[i] * values[i] == m_i / D exactly (no rounding)."""
+    ratios = []
+    for v, w in zip(values, weights):
+        (vn, vd), (wn, wd) = v.as_integer_ratio(), w.as_integer_ratio()
+        ratios.append((vn * wn, vd * wd))
+    denominator = max((d for _, d in ratios), default=1)
+    return [n * (denominator // d) for n, d in ratios], denominator
+
+
+def _positive_weights(values: list[float], weights) -> tuple[list[float], list[float] | None]:
+    """Query weights checked (finite, >= 0, one per value) and the queries of weight 0 left out: they count in no
+    weighted mean, so in no test or interval. Returns (values, weights), weights None when the remaining weights
+    are all equal: then every weighted statistic is the unweighted one, and the unweighted code computes it (so
+    equal weights give the unweighted numbers to the bit)."""
+    ws = _finite_floats("weights", weights)
+    if len(ws) != len(values):
+        raise ValueError(f"weights must give one weight per value: {len(ws)} weights for {len(values)} values")
+    if any(w < 0 for w in ws):
+        raise ValueError("weights must be 0 or more")
+    kept = [(v, w) for v, w in zip(values, ws) if w > 0]
+    values = [v for v, _ in kept]
+    if all(w == kept[0][1] for _, w in kept):
+        return values, None
+    return values, [w for _, w in kept]
+
+
 # --- Paired t test -----------------------------------------------------------------------------------------------
 
 class PairedT(NamedTuple):
@@ -126,7 +153,8 @@ _TIE_SHIFT = 44
 _CHUNK = 1024
 
 
-def randomization_test(diffs: Sequence[float], *, permutations: int = 10000, seed: int = 0) -> float:
+def randomization_test(diffs: Sequence[float], *, permutations: int = 10000, seed: int = 0,
+                       weights: Sequence[float] | None = None) -> float:
     """Two-sided paired randomization test of the mean difference: flip the sign of each query's difference.
 
     The p-value is the share of sign assignments whose |mean| is at least the observed |mean| (ties within
@@ -137,14 +165,22 @@ def randomization_test(diffs: Sequence[float], *, permutations: int = 10000, see
     dyadic values, so the result depends on nothing but (diffs, permutations, seed). All-zero (or no)
     differences give 1.0.
 
+    ``weights`` (query weights, >= 0) make the statistic the weighted mean difference sum(w d) / sum(w): the sign of
+    each w_i d_i is flipped, and the sums are exact on the products. Queries of weight 0 take no part (they change
+    no sign assignment's mean); equal weights give the unweighted p-value exactly.
+
     >>> randomization_test([0.1, 0.2, 0.3])  # exact: 8 assignments, only +++ and --- reach |0.6|
     0.25
+    >>> randomization_test([0.1, 0.2, -0.3], weights=[1.0, 1.0, 0.0])  # exact: 4 assignments, ++ and -- reach |0.3|
+    0.5
     """
     values = _finite_floats("diffs", diffs)
     permutations = _check_count("permutations", permutations)
     state = _check_seed(seed)
+    if weights is not None:
+        values, weights = _positive_weights(values, weights)
     n = len(values)
-    ints, _ = _exact_integers(values)
+    ints, _ = _exact_integers(values) if weights is None else _exact_products(values, weights)
     total = sum(ints)
     tolerance = sum(abs(v) for v in ints) >> _TIE_SHIFT
     # S = sum of signed d_i = 2 T - total, T the sum over the "+" queries; count |S| >= |total| - tolerance.
@@ -274,25 +310,34 @@ def _resample_index_blocks(np, state: int, n: int, resamples: int):
             done += block
 
 
-def _exact_mean_replicates(np, ints: list[int], scale: int, state: int, resamples: int) -> list[float]:
-    """sum(ints[i] for i in resample) / scale for every resample, exactly as the pure-Python path computes it:
-    the integers are split into 31-bit limbs whose sums over n < 2^32 values fit an int64, then recombined."""
-    n = len(ints)
-    offset = min(ints)
-    shifted = [v - offset for v in ints]
-    limbs = max(1, -(-max(shifted).bit_length() // 31))
+def _exact_sum_replicates(np, columns: list[list[int]], state: int, resamples: int) -> list[list[int]]:
+    """For each column of integers (one per value), the exact sum over every resample's indices, as the
+    pure-Python path computes it: the integers are split into 31-bit limbs whose sums over n < 2^32 values fit an
+    int64, then recombined."""
+    n = len(columns[0])
     low = (1 << 31) - 1
-    arrays = [np.array([(v >> (31 * j)) & low for v in shifted], dtype=np.int64) for j in range(limbs)]
-    base = n * offset
-    out = []
+    split = []
+    for ints in columns:
+        offset = min(ints)
+        shifted = [v - offset for v in ints]
+        limbs = max(1, -(-max(shifted).bit_length() // 31))
+        split.append((n * offset, [np.array([(v >> (31 * j)) & low for v in shifted], dtype=np.int64)
+                                   for j in range(limbs)]))
+    out: list[list[int]] = [[] for _ in columns]
     for indices in _resample_index_blocks(np, state, n, resamples):
-        sums = [a[indices].sum(axis=1).tolist() for a in arrays]
-        for r in range(len(indices)):
-            total = base
-            for j in range(limbs):
-                total += sums[j][r] << (31 * j)
-            out.append(total / scale)
+        for (base, arrays), sums_out in zip(split, out):
+            sums = [a[indices].sum(axis=1).tolist() for a in arrays]
+            for r in range(len(indices)):
+                total = base
+                for j in range(len(arrays)):
+                    total += sums[j][r] << (31 * j)
+                sums_out.append(total)
     return out
+
+
+def _exact_mean_replicates(np, ints: list[int], scale: int, state: int, resamples: int) -> list[float]:
+    """sum(ints[i] for i in resample) / scale for every resample, exactly as the pure-Python path computes it."""
+    return [total / scale for total in _exact_sum_replicates(np, [ints], state, resamples)[0]]
 
 
 def bootstrap_interval(
@@ -304,6 +349,7 @@ def bootstrap_interval(
     seed: int = 0,
     method: str = "percentile",
     bounds: tuple[float, float] | None = None,
+    weights: Sequence[float] | None = None,
 ) -> tuple[float, float]:
     """(low, high) bootstrap confidence interval of ``statistic`` ("mean", "median" or a function of a list).
 
@@ -315,12 +361,25 @@ def bootstrap_interval(
     The mean of a resample is its exact mean correctly rounded. ``bounds=(lo, hi)`` clips the interval to the
     metric's range (a percentile interval of means of values in [lo, hi] is inside it anyway).
 
+    ``weights`` (query weights, >= 0; statistic "mean" only) make the statistic the weighted mean: queries are
+    resampled as without weights (uniformly, with replacement), each carrying its weight, and a resample's
+    statistic is sum(w x) / sum(w) over it, computed exactly and correctly rounded. Queries of weight 0 are left
+    out first (they are in no weighted mean); equal weights give the unweighted interval exactly.
+
     >>> bootstrap_interval([1.0, 1.0, 1.0])
     (1.0, 1.0)
+    >>> bootstrap_interval([0.0, 1.0, 5.0], weights=[1.0, 1.0, 0.0])[1] <= 1.0
+    True
     """
     data = _finite_floats("values", values)
     if not data:
         raise ValueError("bootstrap_interval needs at least one value")
+    if weights is not None:
+        if statistic != "mean":
+            raise ValueError("weights apply to the mean only (statistic='mean')")
+        data, weights = _positive_weights(data, weights)
+        if not data:
+            raise ValueError("bootstrap_interval needs at least one value of positive weight")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be between 0 and 1, not {level!r}")
     if method not in ("percentile", "bca"):
@@ -329,7 +388,20 @@ def bootstrap_interval(
     state = _check_seed(seed)
     n = len(data)
 
-    if statistic == "mean":
+    if statistic == "mean" and weights is not None:
+        # sum(w x) / sum(w) = (E * sum P) / (D * sum W), with w x = P / D and w = W / E exactly.
+        products, d_scale = _exact_products(data, weights)
+        whole_weights, e_scale = _exact_integers(weights)
+        p_of, w_of = products.__getitem__, whole_weights.__getitem__
+
+        def weighted(sum_p: int, sum_w: int) -> float:
+            return (e_scale * sum_p) / (d_scale * sum_w)
+
+        def of_indices(indices):
+            return weighted(sum(map(p_of, indices)), sum(map(w_of, indices)))
+
+        estimate = weighted(sum(products), sum(whole_weights))
+    elif statistic == "mean":
         ints, denominator = _exact_integers(data)
         scale = denominator * n
         lookup = ints.__getitem__
@@ -353,7 +425,10 @@ def bootstrap_interval(
         estimate = float(function(list(data)))
 
     np = _numpy() if statistic == "mean" and n < 1 << 31 else None
-    if np is not None:  # the same numbers, faster: the replicates of 10^4 resamples of 10^3 queries in ~1 s
+    if np is not None and weights is not None:
+        sums_p, sums_w = _exact_sum_replicates(np, [products, whole_weights], state, resamples)
+        replicates = sorted(weighted(a, b) for a, b in zip(sums_p, sums_w))
+    elif np is not None:  # the same numbers, faster: the replicates of 10^4 resamples of 10^3 queries in ~1 s
         replicates = sorted(_exact_mean_replicates(np, ints, scale, state, resamples))
     else:
         replicates = sorted(of_indices(ix) for ix in _resample_indices(state, n, resamples))
@@ -368,7 +443,10 @@ def bootstrap_interval(
             normal = NormalDist()
             z0 = normal.inv_cdf(share)
             if n > 1:
-                if statistic == "mean":
+                if statistic == "mean" and weights is not None:
+                    all_p, all_w = sum(products), sum(whole_weights)
+                    jackknife = [weighted(all_p - pi, all_w - wi) for pi, wi in zip(products, whole_weights)]
+                elif statistic == "mean":
                     whole = sum(ints)
                     jackknife = [(whole - v) / (denominator * (n - 1)) for v in ints]
                 else:

@@ -47,8 +47,8 @@ class Source:
         if self.frame is not None:
             try:
                 eng.register(self.frame_name, self.frame)
-            except InputError:
-                raise
+            except InputError as exc:
+                raise InputError(f"{self.label}: {exc}") from None
             except Exception as exc:  # engines raise many types for objects they cannot read
                 raise InputError(
                     f"{self.label}: {eng.name} cannot read a {type(self.frame).__name__}; pass a table name, a "
@@ -115,7 +115,9 @@ def _first_line(exc: BaseException) -> str:
 
 def _is_frame(obj) -> bool:
     module = type(obj).__module__.split(".")[0]
-    return module in {"pandas", "polars", "pyarrow", "pyspark", "datafusion"}
+    # a DuckDB relation is a frame to another engine (copied there); resolve() refuses it on DuckDB itself
+    return (module in {"pandas", "polars", "pyarrow", "pyspark", "datafusion"}
+            or isinstance(obj, duckdb.DuckDBPyRelation))
 
 
 def table_sql(name, eng: Engine | None, dialect: str = "duckdb") -> str:
@@ -168,7 +170,7 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
     """Classify one input; nothing is read yet except, for an unknown file extension, its first line."""
     if obj is None:
         raise InputError(f"no {role} given: pass a table name, a file path or a data frame")
-    if isinstance(obj, duckdb.DuckDBPyRelation):
+    if isinstance(obj, duckdb.DuckDBPyRelation) and (eng is None or isinstance(eng.con, duckdb.DuckDBPyConnection)):
         raise InputError(
             f"{role}: a DuckDB relation belongs to the connection that made it; save it as a view "
             "(relation.create_view('name')) and pass the name with con= that connection"

@@ -6,6 +6,10 @@ maps trec_eval's ``-m`` spellings (``P.5,10``, ``iprec_at_recall.0.1``, ``utilit
 :func:`sqlndcg.evaluate` with ``preset="trec_eval"``, and prints ``%-22s\\t%s\\t%.4f`` lines: per query with
 ``-q``, then the ``all`` line of each measure with trec_eval's summary rule (mean; geometric mean for ``gm_*``;
 sum for ``num_*``).
+
+The files are always read by DuckDB (trec_eval's reading rules are DuckDB SQL). With ``--database`` (or a
+connection passed to :func:`compute`) on another engine, the rows read are loaded into temporary tables there and
+every measure is computed there; the run id, ``relstring`` and the list of printed queries come from the files.
 """
 
 from __future__ import annotations
@@ -84,6 +88,9 @@ class Options:
     depth: int | None = None
     judged_only: bool = False
     collection_size: int = 0
+    #: where the measures are computed: None (an in-memory DuckDB), a DuckDB file, sqlite:///file.db or
+    #: postgresql://... (the forms ``sqlndcg evaluate --database`` takes)
+    database: str | None = None
 
 
 def _number_text(x: float) -> str:
@@ -134,8 +141,12 @@ def expand(spec: str, collection_size: int = 0) -> list[Line]:
         name = f"utility_{params}" if params else "utility"
         return [Line(name, family, _metric(kind, a=a, b=b, c=c, d=d, n=collection_size))]
     if family == "set_F":
-        beta = _floats(family, params)[0] if params else 1.0
-        return [Line(f"set_F_{params}" if params else "set_F", family, _metric(kind, beta=beta))]
+        # trec_eval's set_F.x is (x + 1) * P * R / (x * P + R) (m_set_F.c): x weighs recall as beta^2 does in
+        # sqlndcg's set_f(beta), so set_F.x is set_f(beta=sqrt(x)); only the first parameter counts, as there
+        x = _floats(family, params)[0] if params else 1.0
+        if x < 0:
+            raise MetricError(f"trec_eval measure {spec!r}: set_F's weight of recall must be 0 or more")
+        return [Line(f"set_F_{params}" if params else "set_F", family, _metric(kind, beta=math.sqrt(x)))]
     if family == "rbp":
         p = 0.9
         for pair in filter(None, params.split(",")):
@@ -175,9 +186,12 @@ def _stdin_file(path: str, scratch: list[str]) -> str:
     return name
 
 
-def _check_file(path: str, role: str) -> None:
+def _check_file(path: str, role: str, database: str | None = None) -> None:
     if not os.path.isfile(path):
-        raise InputError(f"{role} file {path!r} does not exist (or is not a file)")
+        hint = (" (sqlndcg trec_eval reads files, with --database too; to evaluate tables the database already "
+                "holds use sqlndcg evaluate --database ... --run TABLE --judgments TABLE --preset trec_eval)"
+                if database else "")
+        raise InputError(f"{role} file {path!r} does not exist (or is not a file){hint}")
     if os.path.getsize(path) == 0:
         raise InputError(f"{role} file {path!r} is empty: it has no lines")
 
@@ -193,10 +207,22 @@ def _bad_lines(con, literal: str, kind: str, path: str) -> None:
         )
 
 
-def read(con, qrels: str, run: str) -> str:
-    """Register the views te_qrels and te_run in ``con``; returns the run id. Refuses malformed lines by number."""
+def _duplicates(con, view: str, kind: str, path: str) -> None:
+    """trec_eval refuses a document listed twice for one query (in the run or in the qrels); so does sqlndcg, here
+    in the file's own terms rather than as a table's duplicate rows."""
+    keys = [render.quote("query_id"), render.quote("doc_id")]
+    found = con.execute(render.call("duplicates", view, keys, 3)).fetchall()
+    if found:
+        shown = "; ".join(f"query {brief(q)} document {brief(d)} {n} times" for q, d, n, _ in found)
+        raise DataError(f"{kind} file {path!r}: {found[0][3]} (query, document) pair(s) occur more than once, e.g. "
+                        f"{shown}; each document may appear once per query (trec_eval refuses duplicates too)")
+
+
+def read(con, qrels: str, run: str, database: str | None = None) -> str:
+    """Register the views te_qrels and te_run in the DuckDB connection ``con``; returns the run id. Refuses
+    malformed lines by number, and documents listed twice for a query."""
     for path, role in ((qrels, "qrels"), (run, "run")):
-        _check_file(path, role)
+        _check_file(path, role, database)
     q_literal, r_literal = render.string_literal(qrels), render.string_literal(run)
     try:
         _bad_lines(con, q_literal, "qrels", qrels)
@@ -212,7 +238,31 @@ def read(con, qrels: str, run: str) -> str:
         raise InputError(f"qrels file {qrels!r} has no judgment lines (only blanks or # comments)")
     if counts[1] == 0:
         raise InputError(f"run file {run!r} has no result lines (only blanks or # comments)")
-    return con.execute(render.call("sqlndcg_trec_eval_runid", "te_run")).fetchone()[0]
+    _duplicates(con, "te_qrels", "qrels", qrels)
+    _duplicates(con, "te_run", "run", run)
+    # fetched to the end: a result left open would keep the connection from reading the rows again (_load)
+    return con.execute(render.call("sqlndcg_trec_eval_runid", "te_run")).fetchall()[0][0]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# another engine: the rows read are loaded into temporary tables there
+
+#: kind -> (the DuckDB view the file is read into, the temporary table another engine gets its rows in)
+TABLES = {"run": ("te_run", "sqlndcg_trec_eval_run"), "qrels": ("te_qrels", "sqlndcg_trec_eval_qrels")}
+
+
+def _load(eng, reader, loaded: list[str]) -> None:
+    """The rows of te_run and te_qrels (read by the DuckDB connection ``reader``), streamed as Arrow into temporary
+    tables of the engine ``eng`` (its ``register``: SQLite, PostgreSQL); each table's name is added to ``loaded``
+    as it is made, for the caller to unregister (a table never made unregisters harmlessly)."""
+    for kind, (view, table) in TABLES.items():
+        rows = reader.sql(render.call("sqlndcg_trec_eval_rows", view, kind))
+        loaded.append(table)
+        try:
+            eng.register(table, rows)
+        except InputError as exc:
+            raise InputError(f"sqlndcg trec_eval computes in DuckDB or in an engine that takes the files' rows as "
+                             f"temporary tables (SQLite, PostgreSQL), not in {eng.name}: {exc}") from None
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -220,24 +270,35 @@ def read(con, qrels: str, run: str) -> str:
 
 
 def _gain_map(con, gains: tuple[tuple[int, float], ...]):
-    """trec_eval's per-grade gains: listed grades get their gain, every other grade keeps gain = grade."""
+    """trec_eval's per-grade gains (m_ndcg.c): listed grades get their gain, every other grade keeps gain = grade.
+    Labels are grades by their integer part (atol: 1.7 is grade 1, 0.5 is grade 0); the map holds each label as
+    written (what the input check reads) and its integer part (what the gain is looked up by)."""
     if not gains:
         return None
-    labels = [float(r[0]) for r in con.execute("SELECT DISTINCT rel FROM te_qrels WHERE rel >= 1").fetchall()]
-    listed = {level: float(gain) for level, gain in gains}
-    # every grade the file holds (as written: 1.7 reads as grade 1) gets its grade's gain
-    mapping = {label: listed.get(int(label), float(int(label))) for label in labels}
-    mapping.update({float(level): gain for level, gain in listed.items() if level > 0})
     bad = [(level, gain) for level, gain in gains if (level <= 0 and gain != 0) or gain < 0]
     if bad:
         raise MetricError(
             f"gains {bad}: sqlndcg takes gains >= 0 for grades >= 1 only (a grade <= 0 always has gain 0)")
+    listed = {level: float(gain) for level, gain in gains}
+    mapping = {}
+    for (label,) in con.execute("SELECT DISTINCT rel FROM te_qrels WHERE rel > 0").fetchall():
+        grade = int(label)
+        gain = listed.get(grade, float(grade)) if grade >= 1 else 0.0
+        mapping[float(label)] = gain
+        if grade >= 1:
+            mapping[float(grade)] = gain
+    mapping.update({float(level): gain for level, gain in listed.items() if level > 0})
     return mapping
 
 
 def compute(options: Options, con=None) -> tuple[str, list[tuple[str, str, str]], list[tuple[str, str, str]]]:
-    """(run id, per-query lines, all lines) as (measure, query, value text)."""
+    """(run id, per-query lines, all lines) as (measure, query, value text). The measures are computed in ``con``
+    (DuckDB, SQLite or PostgreSQL), or in the database ``options.database`` names (an in-memory DuckDB without one);
+    the files are read by DuckDB: by ``con`` itself when it is DuckDB, else by an in-memory DuckDB, whose rows are
+    then loaded into temporary tables of ``con``."""
     from . import api
+    from .connect import open_database
+    from .engines import for_connection
 
     lines = [line for spec in (options.measures or ["official"]) for line in expand(spec, options.collection_size)]
     seen, unique = set(), []
@@ -253,10 +314,21 @@ def compute(options: Options, con=None) -> tuple[str, list[tuple[str, str, str]]
         raise InputError(f"-M {options.depth}: the number of documents per topic must be 1 or more")
 
     own = con is None
-    con = con or duckdb.connect()
+    if own:  # DuckDB's progress bar on long work only when stdout and stderr are terminals (open_database decides)
+        con = open_database(options.database)
+    reader = con if isinstance(con, duckdb.DuckDBPyConnection) else None
     scratch: list[str] = []
+    loaded: list[str] = []
+    eng = None
     try:
-        runid = read(con, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch))
+        if reader is None:
+            eng = for_connection(con)
+            reader = open_database(None)
+        runid = read(reader, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch),
+                     options.database)
+        if eng is not None:
+            _load(eng, reader, loaded)
+        run_table, qrels_table = (TABLES[kind][1 if eng is not None else 0] for kind in ("run", "qrels"))
         settings = dict(preset="trec_eval", queries="judged" if options.complete else "both",
                         threshold=float(options.level), depth=options.depth, judged_only=options.judged_only,
                         query_id="query_id", doc_id="doc_id", score="score", rank=None, rel="rel")
@@ -268,28 +340,34 @@ def compute(options: Options, con=None) -> tuple[str, list[tuple[str, str, str]]
                 groups.setdefault(line.gains, []).append(line)
         for gains, members in groups.items():
             metrics = list(dict.fromkeys(line.metric for line in members))
-            res = api.evaluate("te_run", "te_qrels", metrics, con=con, gain=_gain_map(con, gains) or None,
+            res = api.evaluate(run_table, qrels_table, metrics, con=con, gain=_gain_map(reader, gains) or None,
                                **settings)
             rows = res.per_query.to_dicts()
             queries = [r["query_id"] for r in rows]
-            names = {line.metric: line for line in members}
             canonical = dict(zip(metrics, res.settings["metrics"]))
             for line in members:
                 column = canonical[line.metric]
                 values[line.name] = {r["query_id"]: r[column] for r in rows}
-            del names
-        in_run = {r[0] for r in con.execute("SELECT DISTINCT query_id FROM te_run").fetchall()}
+        in_run = {r[0] for r in reader.execute("SELECT DISTINCT query_id FROM te_run").fetchall()}
         relstrings = {}
         for line in unique:
-            if line.family == "relstring":
+            if line.family == "relstring":  # a string made from the files' labels, not a measure: read by DuckDB
                 sql = render.call("sqlndcg_trec_eval_relstring", "te_run", "te_qrels", line.gains[0][0],
                                   options.depth, options.judged_only)
-                relstrings = dict(con.execute(sql).fetchall())
+                relstrings = dict(reader.execute(sql).fetchall())
     finally:
         for name in scratch:
             os.unlink(name)
-        if own:
-            con.close()
+        try:
+            for table in loaded if not own else ():  # a connection of our own drops them as it closes
+                eng.unregister(table)
+        except Exception:  # noqa: BLE001 - best effort on the caller's connection; never hide the first error
+            pass
+        finally:
+            if reader is not None and reader is not con:
+                reader.close()
+            if own:
+                con.close()
 
     queries = sorted(queries, key=lambda q: q.encode())
     if not queries:

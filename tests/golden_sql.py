@@ -23,6 +23,8 @@ SCENARIOS = {
     "trec_eval": dict(metrics=["ndcg@10", "p@10", "map", "recip_rank"], preset="trec_eval"),
     "average_truncate_map": dict(metrics=["ndcg@5", "ndcg", "p@3", "judged@5"], ties="average",
                                  short_lists="truncate", ideal="retrieved", gain={1: 1, 2: 3, 3: 7}),
+    # every metric has a cutoff: each list's top k by score alone first (list_cut), then ranked
+    "cutoffs": dict(metrics=["ndcg@10", "p@5", "map@10", "rr@10"], group_by="system"),
 }
 
 

@@ -117,3 +117,50 @@ def test_errors_are_one_line_and_exit_2(files, args, message):
 def test_version():
     done = sqlndcg_cli("--version")
     assert done.returncode == 0 and done.stdout.strip() == f"sqlndcg {sqlndcg.__version__}"
+
+
+@pytest.mark.parametrize("files_text, args, message", [
+    (("1 0 a 1\n", "1 Q0 a 1 2.0\n"), [], r"run file '.*r\.run': 1 line\(s\) do not have the at least 6 "
+                                          r"whitespace-separated fields.*line 1: '1 Q0 a 1 2\.0'"),
+    (("1 0 a\n", "1 Q0 a 1 2.0 x\n"), [], r"judgments file '.*q\.qrels': 1 line\(s\) do not have the 4 .*line 1"),
+    (("1 0 a one\n", "1 Q0 a 1 2.0 x\n"), [], r"judgments file '.*q\.qrels': 1 line\(s\) .*numbers where numbers"),
+    (("1 0 a 1\n", "1 Q0 a 1 high x\n"), [], r"run file '.*r\.run': 1 line\(s\) .*line 1: '1 Q0 a 1 high x'"),
+    (("1 0 a 1\n", ""), [], r"run file '.*r\.run' is empty"),
+    (("", "1 Q0 a 1 2.0 x\n"), [], r"judgments file '.*q\.qrels' is empty"),
+    (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-m", "ndcg@5,nonsense@3"], r"unknown metric 'nonsense@3'; known metrics: "),
+    (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["--judgments", "{d}/missing.qrels"],
+     r"judgments file '.*missing\.qrels' does not exist"),
+], ids=["run-5-fields", "qrels-3-fields", "label-text", "score-text", "empty-run", "empty-qrels", "unknown-metric",
+        "missing-qrels"])
+def test_evaluate_bad_files_are_one_line_and_exit_2(tmp_path, files_text, args, message):
+    """The errors `sqlndcg trec_eval` gives for the same files (tests/test_trec_eval.py), from `evaluate`."""
+    import re
+
+    (tmp_path / "q.qrels").write_text(files_text[0])
+    (tmp_path / "r.run").write_text(files_text[1])
+    judgments = [] if "--judgments" in args else ["--judgments", str(tmp_path / "q.qrels")]
+    done = sqlndcg_cli("evaluate", "--run", str(tmp_path / "r.run"), *judgments,
+                       *[a.format(d=tmp_path) for a in args])
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.startswith("sqlndcg: error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert re.search(message, done.stderr), done.stderr
+
+
+def test_query_weights_file_gives_the_weighted_summary(files, tmp_path):
+    """--query-weights and --weight-column: the summary's mean is numpy's weighted average of the per-query values."""
+    import numpy as np
+
+    d, run, _, qrels = files
+    weights = pd.DataFrame({"query_id": ["q1", "q2", "q3"], "traffic": [3.0, 1.0, 0.5]})
+    weights.to_csv(tmp_path / "traffic.csv", index=False)
+    done = sqlndcg_cli("evaluate", "--run", str(d / "run.csv"), "--judgments", str(d / "qrels.csv"), "-m", "ndcg@3",
+                       "--query-weights", str(tmp_path / "traffic.csv"), "--weight-column", "traffic",
+                       "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    got = float(next(csv.DictReader(io.StringIO(done.stdout)))["ndcg@3"])
+    per_query = {r["query_id"]: r["ndcg@3"] for r in sqlndcg.evaluate(run, qrels, ["ndcg@3"]).per_query.to_dicts()}
+    want = np.average([per_query[q] for q in weights.query_id], weights=weights.traffic)
+    assert abs(got - want) < 1e-12
+    missing = sqlndcg_cli("evaluate", "--run", str(d / "run.csv"), "--judgments", str(d / "qrels.csv"),
+                          "--query-weights", str(tmp_path / "traffic.csv"))
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "weight" in missing.stderr

@@ -322,6 +322,208 @@ def test_mistakes_are_named():
         compare({"bm25": runs["bm25"], "dense": dupes}, qrels)
 
 
+# --- query weights -------------------------------------------------------------------------------------------
+
+def traffic(queries: int, seed: int = 5, days=None) -> pd.DataFrame:
+    """A weight per query (some 0), or per (ds, query) with `days`."""
+    rng = random.Random(seed)
+    rows = [{"query_id": f"q{q:02d}", "weight": float(rng.choice([0, 1, 2, 5, 10, 40, 100]))}
+            for q in range(queries)]
+    if days:
+        rows = [{**row, "ds": day, "weight": float(rng.choice([1, 3, 50]))} for day in days for row in rows]
+    return pd.DataFrame(rows)
+
+
+def weighted_reference(x, w):
+    """docs/compare.md's weighted statistics in NumPy: weighted mean, reliability-weighted std, Kish's n_eff, the
+    t interval and the t test on n_eff - 1 degrees of freedom."""
+    np = pytest.importorskip("numpy")
+    x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
+    mean = np.average(x, weights=w)
+    v1, v2 = w.sum(), (w ** 2).sum()
+    std = math.sqrt((w * (x - mean) ** 2).sum() / (v1 - v2 / v1))
+    n_eff = math.floor(v1 * v1 / v2 + 1e-6)
+    half = scipy_stats.t.ppf(0.975, n_eff - 1) * std / math.sqrt(n_eff)
+    p = 2 * scipy_stats.t.sf(abs(mean / (std / math.sqrt(n_eff))), n_eff - 1)
+    return mean, std, n_eff, mean - half, mean + half, p
+
+
+def weighted_pairs(c, system, metric, **groups):
+    rows = [r for r in c.differences.to_dicts()
+            if str(r[c.settings["system"]]) == str(system) and r["metric"] == metric
+            and all(str(r[g]) == str(v) for g, v in groups.items()) and r["difference"] is not None]
+    rows.sort(key=lambda r: r["query_id"])
+    return ([r["baseline_value"] for r in rows], [r["value"] for r in rows], [r["difference"] for r in rows],
+            [r["weight"] for r in rows])
+
+
+def test_weighted_comparison_equals_numpys_weighted_average_of_the_differences():
+    np = pytest.importorskip("numpy")
+    runs, qrels = synthetic(queries=30)
+    weights = traffic(30)
+    c = compare(runs, qrels, METRICS, baseline="bm25", query_weights=weights, permutations=500, resamples=500)
+    assert c.settings["query_weights"] == {"input": "query weights (DataFrame)", "weight": "weight"}
+    assert "queries weighted by column 'weight'" in str(c)
+    for row in c:
+        base, values, diffs, w = weighted_pairs(c, row["system"], row["metric"])
+        assert w == [float(x) for x in weights.sort_values("query_id")["weight"]]
+        mean, std, n_eff, low, high, p = weighted_reference(diffs, w)
+        assert row["difference"] == pytest.approx(np.average(diffs, weights=w), abs=1e-12)
+        assert row["baseline_mean"] == pytest.approx(np.average(base, weights=w), abs=1e-12)
+        assert row["mean"] == pytest.approx(np.average(values, weights=w), abs=1e-12)
+        assert row["difference_std"] == pytest.approx(std, abs=1e-12)
+        assert row["effective_pairs"] == n_eff < row["pairs"] == 30
+        assert (row["t_low"], row["t_high"]) == pytest.approx((low, high), abs=1e-9)
+        assert row["t_p"] == pytest.approx(p, abs=1e-9)
+        # counts stay counts of queries, weight 0 included
+        assert row["wins"] + row["ties"] + row["losses"] == 30
+        assert row["randomization_p"] == paired.randomization_test(diffs, weights=w, permutations=500, seed=0)
+        assert (row["bootstrap_low"], row["bootstrap_high"]) == paired.bootstrap_interval(
+            diffs, weights=w, resamples=500, seed=0, bounds=(-1.0, 1.0))
+    # the summary is the weighted one evaluate() gives
+    want = sqlndcg.evaluate(stacked(runs), qrels, METRICS, group_by="system", query_weights=weights)
+    assert c.summary.rows == want.summary.rows
+
+
+def test_weighted_randomization_p_equals_exact_enumeration_of_weighted_sign_flips():
+    runs, qrels = synthetic(queries=9, systems=("a", "b"), seed=3)
+    weights = traffic(9, seed=2)
+    c = compare(runs, qrels, ["ndcg@5", "ap"], baseline="a", query_weights=weights, permutations=2 ** 9)
+    for row in c:
+        _, _, diffs, w = weighted_pairs(c, "b", row["metric"])
+        products = [d * x for d, x in zip(diffs, w) if x > 0]
+        observed = abs(sum(products))
+        count = sum(1 for signs in itertools.product((1, -1), repeat=len(products))
+                    if abs(sum(s * v for s, v in zip(signs, products))) >= observed - 1e-12)
+        assert row["randomization_p"] == count / 2 ** len(products)
+
+
+@pytest.mark.parametrize("weight", [1.0, 2.0, 0.25])
+def test_equal_weights_give_the_unweighted_comparison_exactly(weight):
+    runs, qrels = synthetic(queries=14, days=["2026-11-01", "2026-11-02"])
+    args = dict(baseline="bm25", group_by="ds", permutations=300, resamples=300)
+    plain = compare(runs, qrels, METRICS, **args)
+    weighted = compare(runs, qrels, METRICS, query_weights=traffic(14).assign(weight=weight), **args)
+    assert weighted.table.columns == plain.table.columns
+    assert weighted.table.rows == plain.table.rows
+    assert weighted.summary.rows == plain.summary.rows
+    assert weighted.differences.columns == plain.differences.columns + ("weight",)
+    assert [r[:-1] for r in weighted.differences.rows] == list(plain.differences.rows)
+
+
+def test_weights_per_stratum_weigh_each_days_pairs():
+    np = pytest.importorskip("numpy")
+    days = ["2026-11-01", "2026-11-02"]
+    runs, qrels = synthetic(queries=10, systems=("a", "b"), days=days)
+    weights = traffic(10, days=days)
+    c = compare(runs, qrels, ["ndcg@5"], baseline="a", group_by="ds", query_weights=weights, permutations=200)
+    assert [r["ds"] for r in c] == days
+    for row in c:
+        _, _, diffs, w = weighted_pairs(c, "b", "ndcg@5", ds=row["ds"])
+        assert w == list(weights[weights.ds == row["ds"]].sort_values("query_id")["weight"])
+        assert row["difference"] == pytest.approx(np.average(diffs, weights=w), abs=1e-12)
+
+
+@pytest.mark.parametrize("change, error, message", [
+    (lambda w: w[w.query_id != "q03"], sqlndcg.DataError,
+     r"2 scored quer\(ies\) have no weight, e\.g\. \('a', 'q03'\), \('b', 'q03'\)"),
+    (lambda w: w.assign(weight=w.weight.where(w.query_id != "q02", -1.0)), sqlndcg.DataError,
+     r"column 'weight' is negative .*query_id='q02'"),
+    (lambda w: w.assign(weight=w.weight.where(w.query_id != "q02", float("nan"))), sqlndcg.DataError,
+     r"column 'weight' is missing"),
+    (lambda w: w.assign(weight=w.weight.where(w.query_id != "q02", float("inf"))), sqlndcg.DataError,
+     r"column 'weight' is NaN or infinite"),
+    (lambda w: pd.concat([w, w.head(1)]), sqlndcg.DataError, r"1 queries occur more than once"),
+    (lambda w: pd.concat([w.assign(system="a"), w.assign(system="b")]), InputError,
+     r"has the system column 'system': a comparison weighs each query"),
+    (lambda w: w.rename(columns={"weight": "traffic"}), InputError, r"has no weight column 'weight'"),
+])
+def test_bad_query_weights_are_refused_by_name(change, error, message):
+    runs, qrels = synthetic(queries=6, systems=("a", "b"))
+    with pytest.raises(error, match=message):
+        compare(runs, qrels, ["ndcg@5"], baseline="a", query_weights=change(traffic(6)))
+
+
+def test_weighted_compare_runs_on_sqlite_with_the_same_numbers():
+    runs, qrels = synthetic(queries=15)
+    weights = traffic(15)
+    want = compare(stacked(runs), qrels, METRICS, baseline="bm25", query_weights=weights, permutations=300,
+                   resamples=300)
+    con = sqlite3.connect(":memory:")
+    stacked(runs).to_sql("runs", con, index=False)
+    qrels.to_sql("qrels", con, index=False)
+    weights.to_sql("traffic", con, index=False)
+    got = compare("runs", "qrels", METRICS, baseline="bm25", query_weights="traffic", permutations=300,
+                  resamples=300, con=con)
+    assert got.table.columns == want.table.columns
+    for a, b in zip(got.table.rows, want.table.rows):
+        for x, y in zip(a, b):
+            assert (math.isclose(x, y, rel_tol=0, abs_tol=1e-9) if isinstance(x, float) else x == y), (a, b)
+
+
+@pytest.mark.engine
+def test_weighted_compare_runs_on_postgres_with_the_same_numbers(postgres):
+    runs, qrels = synthetic(queries=10)
+    frame, weights = stacked(runs), traffic(10)
+    want = compare(frame, qrels, METRICS, baseline="bm25", query_weights=weights, permutations=300, resamples=300)
+    with postgres.connect(postgres.dbname_icu) as con:
+        for table in ("compare_w_runs", "compare_w_qrels", "compare_w_traffic"):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute("CREATE TABLE compare_w_runs (query_id TEXT, doc_id TEXT, score DOUBLE PRECISION, system TEXT)")
+        con.execute("CREATE TABLE compare_w_qrels (query_id TEXT, doc_id TEXT, rel BIGINT)")
+        con.execute("CREATE TABLE compare_w_traffic (query_id TEXT, weight DOUBLE PRECISION)")
+        with con.cursor() as cur:
+            cur.executemany("INSERT INTO compare_w_runs VALUES (%s, %s, %s, %s)",
+                            list(frame[["query_id", "doc_id", "score", "system"]].itertuples(index=False)))
+            cur.executemany("INSERT INTO compare_w_qrels VALUES (%s, %s, %s)",
+                            [(q, d, int(r)) for q, d, r in qrels.itertuples(index=False)])
+            cur.executemany("INSERT INTO compare_w_traffic VALUES (%s, %s)", list(weights.itertuples(index=False)))
+        got = compare("compare_w_runs", "compare_w_qrels", METRICS, baseline="bm25", query_weights="compare_w_traffic",
+                      permutations=300, resamples=300, con=con)
+    assert got.table.columns == want.table.columns
+    for a, b in zip(got.table.rows, want.table.rows):
+        for x, y in zip(a, b):
+            assert (math.isclose(float(x), float(y), rel_tol=0, abs_tol=1e-9) if isinstance(y, float) else x == y), (a, b)
+
+
+def test_installed_cli_compares_with_query_weights(tmp_path):
+    """`sqlndcg compare --query-weights FILE [--weight-column NAME]`, run as a user runs it, prints compare()'s
+    weighted numbers; a query without a weight is one error line and exit status 2."""
+    import csv as csv_module
+
+    sqlndcg_cli = str(Path(sys.executable).with_name("sqlndcg"))
+    runs, qrels = synthetic(queries=9, systems=("x", "y"))
+    for name, frame in runs.items():
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    qrels.to_csv(tmp_path / "qrels.csv", index=False)
+    weights = traffic(9).rename(columns={"weight": "searches"})
+    weights.to_csv(tmp_path / "traffic.csv", index=False)
+    args = ["compare", "--run", f"x={tmp_path / 'x.csv'}", "--run", f"y={tmp_path / 'y.csv'}",
+            "--judgments", str(tmp_path / "qrels.csv"), "-m", "ndcg@5,map", "--permutations", "400",
+            "--resamples", "400", "--query-weights", str(tmp_path / "traffic.csv"), "--weight-column", "searches"]
+    done = subprocess.run([sqlndcg_cli, *args, "--format", "csv"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    got = list(csv_module.DictReader(done.stdout.splitlines()))
+    want = compare(runs, qrels, ["ndcg@5", "map"], query_weights=weights, weight_column="searches",
+                   permutations=400, resamples=400)
+    assert len(got) == len(want) == 2
+    for g, w in zip(got, want):
+        for column in ("pairs", "effective_pairs", "wins", "ties", "losses"):
+            assert int(g[column]) == w[column]
+        for column in ("baseline_mean", "mean", "difference", "t_low", "t_high", "t_p", "randomization_p",
+                       "bootstrap_low", "bootstrap_high"):
+            assert float(g[column]) == w[column], column
+    unweighted = compare(runs, qrels, ["ndcg@5"], permutations=400, resamples=400).to_dicts()[0]
+    assert float(got[0]["difference"]) != unweighted["difference"]
+    text = subprocess.run([sqlndcg_cli, *args], capture_output=True, text=True, timeout=300)
+    assert text.returncode == 0 and "queries weighted by column 'searches'" in text.stdout
+    weights[weights.query_id != "q04"].to_csv(tmp_path / "traffic.csv", index=False)
+    bad = subprocess.run([sqlndcg_cli, *args], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.startswith("sqlndcg: error: query weights file") and "have no weight" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+
+
 # --- printing and the command line -------------------------------------------------------------------------------
 
 def test_readable_print_names_both_intervals_and_the_correction():
@@ -360,7 +562,8 @@ def test_cli_compare_prints_and_writes_csv(tmp_path, capsys):
 
 @pytest.mark.engine
 def test_dbt_compare_macro_equals_compare(tmp_path):
-    """A dbt project calling sqlndcg.compare and sqlndcg.compare_differences gives compare()'s numbers."""
+    """A dbt project calling sqlndcg.compare and sqlndcg.compare_differences gives compare()'s numbers, with and
+    without query weights."""
     repo = os.environ.get("SQLNDCG_DBT_PACKAGE") or Path(__file__).resolve().parent.parent  # another checkout
     project = tmp_path / "project"
     (project / "models").mkdir(parents=True)
@@ -368,6 +571,7 @@ def test_dbt_compare_macro_equals_compare(tmp_path):
     runs, qrels = synthetic(queries=12, days=["2026-11-01", "2026-11-02"])
     stacked(runs).to_csv(project / "seeds" / "rankings.csv", index=False)
     qrels.to_csv(project / "seeds" / "qrels.csv", index=False)
+    traffic(12, days=["2026-11-01", "2026-11-02"]).to_csv(project / "seeds" / "traffic.csv", index=False)
     database = project / "compare.duckdb"
     (project / "dbt_project.yml").write_text(
         "name: compare_test\nversion: '1.0.0'\nconfig-version: 2\nprofile: compare_test\n"
@@ -386,6 +590,13 @@ def test_dbt_compare_macro_equals_compare(tmp_path):
         "group_by=['ds', 'system']) }}\n")
     (project / "models" / "comparison_from_model.sql").write_text(
         "{{ sqlndcg.compare(per_query=ref('per_query_metrics'), " + args + ") }}\n")
+    weighted = args + ", query_weights=ref('traffic')"
+    (project / "models" / "weighted_comparison.sql").write_text(
+        f"{{{{ sqlndcg.compare(run=ref('rankings'), judgments=ref('qrels'), {weighted}) }}}}\n")
+    (project / "models" / "weighted_comparison_from_model.sql").write_text(
+        "{{ sqlndcg.compare(per_query=ref('per_query_metrics'), " + weighted + ") }}\n")
+    (project / "models" / "weighted_differences.sql").write_text(
+        f"{{{{ sqlndcg.compare_differences(run=ref('rankings'), judgments=ref('qrels'), {weighted}) }}}}\n")
     dbt = str(Path(sys.executable).with_name("dbt"))
     for command in (["deps"], ["build"]):
         done = subprocess.run([dbt, *command, "--project-dir", str(project), "--profiles-dir", str(project)],
@@ -394,20 +605,29 @@ def test_dbt_compare_macro_equals_compare(tmp_path):
     with duckdb.connect(str(database), read_only=True) as con:
         want = compare("rankings", "qrels", ["ndcg@5", "map", "mrr@10"], baseline="bm25", group_by="ds", con=con,
                        permutations=100, resamples=100)
+        want_weighted = compare("rankings", "qrels", ["ndcg@5", "map", "mrr@10"], baseline="bm25", group_by="ds",
+                                con=con, permutations=100, resamples=100, query_weights="traffic")
         models = {name: con.execute(f'SELECT * FROM "{name}"').fetchdf().to_dict("records")
-                  for name in ("comparison", "comparison_from_model", "differences")}
-    for name in ("comparison", "comparison_from_model"):
+                  for name in ("comparison", "comparison_from_model", "differences", "weighted_comparison",
+                               "weighted_comparison_from_model", "weighted_differences")}
+    assert want_weighted.table.rows != want.table.rows
+    for name, expected in (("comparison", want), ("comparison_from_model", want),
+                           ("weighted_comparison", want_weighted), ("weighted_comparison_from_model", want_weighted)):
         got = {(str(r["ds"])[:10], r["system"], r["metric"]): r for r in models[name]}
-        assert len(got) == len(want)
-        for row in want:
+        assert len(got) == len(expected)
+        for row in expected:
             g = got[(str(row["ds"])[:10], row["system"], row["metric"])]
-            for column in ("pairs", "baseline_mean", "mean", "difference", "difference_std", "t_low", "t_high",
-                           "relative_change", "wins", "ties", "losses", "only_baseline", "only_system"):
+            for column in ("pairs", "effective_pairs", "baseline_mean", "mean", "difference", "difference_std",
+                           "t_low", "t_high", "relative_change", "wins", "ties", "losses", "only_baseline",
+                           "only_system"):
                 assert g[column] == pytest.approx(row[column], abs=1e-9), (name, column, row)
-    got = {(str(r["ds"])[:10], r["system"], r["metric"], r["query_id"]): r["difference"] for r in models["differences"]}
-    for row in want.differences:
-        assert got[(str(row["ds"])[:10], row["system"], row["metric"], row["query_id"])] == pytest.approx(
-            row["difference"], abs=1e-12)
+    for name, expected in (("differences", want), ("weighted_differences", want_weighted)):
+        got = {(str(r["ds"])[:10], r["system"], r["metric"], r["query_id"]): r for r in models[name]}
+        for row in expected.differences:
+            g = got[(str(row["ds"])[:10], row["system"], row["metric"], row["query_id"])]
+            assert g["difference"] == pytest.approx(row["difference"], abs=1e-12)
+            if name == "weighted_differences":
+                assert g["weight"] == row["weight"]
 
 
 def test_bootstrap_numpy_path_gives_the_pure_python_numbers(monkeypatch):

@@ -90,7 +90,8 @@ def test_example_builds_and_its_data_tests_pass(example_build):
     assert '"status": "fail"' not in results and '"status": "error"' not in results
     # The worked example's values exact, NDCG within [0, 1], unique keys, the package's input tests: all ran.
     for test in ("worked_example_exact", "metrics_within_bounds", "per_query_keys_unique", "incremental_equals_full",
-                 "sqlndcg_valid_run", "sqlndcg_valid_judgments", "sqlndcg_finite_metrics"):
+                 "sqlndcg_valid_run", "sqlndcg_valid_judgments", "sqlndcg_finite_metrics", "sqlndcg_valid_events",
+                 "sqlndcg_valid_annotations", "sqlndcg_valid_query_weights"):
         assert test in results, f"data test {test} did not run"
 
 
@@ -114,6 +115,10 @@ def test_example_models_equal_evaluate(example_build):
                      "evaluation_account")
     assert_same_rows(duckdb_rows(database, "worked_example_metrics"), worked.per_query.to_dicts(), ["query_id"],
                      "worked_example_metrics")
+    with duckdb.connect(str(database), read_only=True) as con:
+        agreement = sqlndcg.agreement("annotations", con=con)
+    assert_same_rows(duckdb_rows(database, "annotator_agreement"), agreement.per_query.to_dicts(), ["query_id"],
+                     "annotator_agreement")
     assert round(worked.per_query.to_dicts()[0]["ndcg@3"], 6) == 0.855669
 
 
@@ -328,3 +333,75 @@ def test_dbt_build_fails_on_a_duplicate_judgment(small_project):
     assert done.returncode != 0
     assert "sqlndcg_valid_judgments_qrels" in done.stdout and "FAIL 1" in done.stdout, done.stdout[-3000:]
     assert "sqlndcg_valid_run_run" in done.stdout
+
+
+# --- the judgment inputs' generic tests: a good table passes, a bad one fails naming the problem ---------------------
+
+JUDGMENT_SCHEMA = """version: 2
+seeds:
+  - name: events
+    data_tests:
+      - sqlndcg.valid_events:
+          arguments:
+            rules: {click: 1, purchase: 3}
+            impressions: "ref('run')"
+  - name: annotations
+    data_tests:
+      - sqlndcg.valid_annotations
+  - name: weights
+    data_tests:
+      - sqlndcg.valid_query_weights:
+          arguments:
+            per_query: "ref('scored')"
+"""
+
+GOOD_INPUTS = {
+    "events.csv": "query_id,doc_id,event\nq1,a,click\nq1,a,purchase\nq1,b,click\n",
+    "annotations.csv": "query_id,doc_id,annotator,rel\nq1,a,ann,2\nq1,a,bob,\nq1,b,ann,0\nq1,b,bob,1\n",
+    "weights.csv": "query_id,weight\nq1,3.5\nq2,0\n",
+}
+BAD_INPUTS = {  # an ungraded event type (twice); a rating given twice; a negative weight and q1 unweighted
+    "events.csv": "query_id,doc_id,event\nq1,a,click\nq1,a,hover\nq1,b,hover\n",
+    "annotations.csv": "query_id,doc_id,annotator,rel\nq1,a,ann,2\nq1,a,ann,3\nq1,b,ann,0\nq1,b,bob,1\n",
+    "weights.csv": "query_id,weight\nq2,-1\n",
+}
+
+
+def _build_judgment_inputs(project: Path, inputs: dict) -> subprocess.CompletedProcess:
+    written = [project / "seeds" / name for name in inputs] + [project / "models" / "schema.yml",
+                                                              project / "models" / "scored.sql"]
+    try:
+        for name, text in inputs.items():
+            (project / "seeds" / name).write_text(text)
+        (project / "models" / "schema.yml").write_text(JUDGMENT_SCHEMA)
+        (project / "models" / "scored.sql").write_text(
+            "{{ sqlndcg.per_query(run=ref('run'), judgments=ref('qrels'), metrics=['ndcg@10']) }}\n")
+        return dbt(project, "build", check=False)
+    finally:
+        for path in written:
+            path.unlink(missing_ok=True)
+
+
+def test_judgment_generic_tests_pass_on_good_inputs_and_fail_on_bad_ones(small_project):
+    """valid_events, valid_annotations and valid_query_weights run the checks labels_from_events, agreement and
+    evaluate(query_weights=) run in Python (the same declarations): silent on good tables, failing with the
+    offending rows on bad ones."""
+    good = _build_judgment_inputs(small_project, GOOD_INPUTS)
+    assert good.returncode == 0, good.stdout[-4000:]
+    for test in ("sqlndcg_valid_events_events", "sqlndcg_valid_annotations_annotations",
+                 "sqlndcg_valid_query_weights_weights"):
+        assert test in good.stdout, test
+    assert "FAIL" not in good.stdout.replace("FAIL=0", "")
+
+    bad = _build_judgment_inputs(small_project, BAD_INPUTS)
+    assert bad.returncode != 0
+    out = bad.stdout
+    failures = {line.split("Failure in test ")[1].split()[0]: line for line in out.splitlines()
+                if "Failure in test " in line}
+    assert any(name.startswith("sqlndcg_valid_events_events") for name in failures), out[-4000:]
+    assert any(name.startswith("sqlndcg_valid_annotations_annotations") for name in failures), out[-4000:]
+    assert any(name.startswith("sqlndcg_valid_query_weights_weights") for name in failures), out[-4000:]
+    for name, count in (("sqlndcg_valid_events_events", 2), ("sqlndcg_valid_annotations_annotations", 1),
+                        ("sqlndcg_valid_query_weights_weights", 2)):
+        line = next(line for line in out.splitlines() if name in line and "FAIL" in line and "Failure" not in line)
+        assert f"FAIL {count}" in line, line

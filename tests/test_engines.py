@@ -201,3 +201,137 @@ def test_the_command_line_runs_on_sqlite_and_postgres_through_a_connection_strin
     assert want in capsys.readouterr().out
     assert main(["evaluate", "--run", "runs", "--judgments", "qrels", "--database", "mysql://x/y"]) == 2
     assert "unknown scheme 'mysql'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------------------------
+# frames on engines that cannot read them in place (SQLite, PostgreSQL): Engine.register copies them into
+# temporary tables, typed from the Arrow schema; unregister (at the end of every evaluation) drops them
+
+def frame_kinds(run_df, qrels_df):
+    """The same rows as a pandas, pyarrow and polars frame, and as DuckDB relations."""
+    import duckdb
+    import polars as pl
+    import pyarrow as pa
+
+    arrow = (pa.Table.from_pandas(run_df, preserve_index=False), pa.Table.from_pandas(qrels_df, preserve_index=False))
+    duck = duckdb.connect()
+    return {"pandas": (run_df, qrels_df), "pyarrow": arrow, "polars": (pl.from_arrow(arrow[0]), pl.from_arrow(arrow[1])),
+            "duckdb relation": (duck.from_arrow(arrow[0]), duck.from_arrow(arrow[1]))}
+
+
+def sqlite_temporary_tables(con) -> int:
+    return con.execute("SELECT COUNT(*) FROM sqlite_temp_master WHERE type = 'table'").fetchone()[0]
+
+
+def postgres_temporary_tables(con) -> int:
+    cur = con.cursor()
+    cur.execute("SELECT COUNT(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema() AND relkind = 'r'")
+    return cur.fetchone()[0]
+
+
+def check_frames(con, label: str, leftover) -> None:
+    """Every setting combination, both id types, every kind of frame: DuckDB's numbers, and no table left."""
+    for ids in ("text", "int"):
+        for kind, (run, judgments) in frame_kinds(*frames(ids)).items():
+            for name, (metrics, settings) in COMBINATIONS.items():
+                got = sqlndcg.evaluate(run, judgments, metrics=metrics, group_by="system", con=con, **settings)
+                assert_same(got, reference(ids, name), f"{label} {kind} frames, {ids} ids, {name}")
+                assert leftover(con) == 0, f"{label} {kind}: temporary tables left behind"
+
+
+def test_frames_on_sqlite_equal_duckdb_and_leave_no_table():
+    con = sqlite3.connect(":memory:")
+    check_frames(con, "SQLite", sqlite_temporary_tables)
+    assert not con.in_transaction
+
+
+@pytest.mark.parametrize("driver", ["psycopg-c", "psycopg-icu-transaction", "psycopg2"])
+def test_frames_on_postgres_equal_duckdb_and_leave_no_table(postgres, driver):
+    """psycopg 3 loads with COPY (in autocommit mode, and inside the caller's transaction), psycopg 2 with
+    executemany; on a database with a linguistic collation too."""
+    if driver == "psycopg2":
+        import psycopg2
+
+        con = psycopg2.connect(postgres.dsn())
+    else:
+        import psycopg
+
+        con = psycopg.connect(postgres.dsn(postgres.dbname_icu if "icu" in driver else postgres.dbname_c),
+                              autocommit="transaction" not in driver)
+    try:
+        check_frames(con, f"PostgreSQL ({driver})", postgres_temporary_tables)
+    finally:
+        con.close()
+
+
+def _connection(engine: str, request):
+    if engine == "sqlite":
+        return sqlite3.connect(":memory:"), sqlite_temporary_tables
+    import psycopg
+
+    server = request.getfixturevalue("postgres")
+    return psycopg.connect(server.dsn(), autocommit=engine == "postgres"), postgres_temporary_tables
+
+
+@pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.engine)])
+def test_register_makes_a_typed_temporary_table_in_batches_and_unregister_drops_it(engine, request, monkeypatch):
+    import duckdb
+    import pyarrow as pa
+
+    from sqlndcg.engines import dbapi, for_connection
+
+    monkeypatch.setattr(dbapi, "BATCH_ROWS", 7)  # 100 rows: 15 batches, from a table and from a stream
+    con, leftover = _connection(engine, request)
+    eng = for_connection(con)
+    n = 100
+    table = pa.table({
+        "id": pa.array(range(n), pa.int32()),
+        'a "quoted" % name': [f"t{i}" if i % 9 else None for i in range(n)],
+        "x": pa.array([i / 4 for i in range(n)], pa.float32()),
+        "flag": [i % 2 == 0 for i in range(n)],
+        "label": pa.array([f"c{i % 3}" for i in range(n)]).dictionary_encode(),
+        "big": pa.array(range(n), pa.uint64()),
+    })
+    eng.execute(f"CREATE TABLE {eng.quote('my frame')} (kept INTEGER)")  # a permanent table of the same name
+    eng.execute(f"INSERT INTO {eng.quote('my frame')} VALUES (42)")
+    try:
+        for make in (lambda: table, table.to_pandas, lambda: duckdb.connect().from_arrow(table),
+                     lambda: pa.RecordBatchReader.from_batches(table.schema, table.to_batches())):
+            eng.register("my frame", make())
+            eng.register("my frame", make())  # again: the temporary table is replaced, not doubled
+            names, rows = eng.fetch(f"SELECT * FROM {eng.quote('my frame')} ORDER BY {eng.quote('id')}")
+            assert names == table.column_names
+            want = [(i, f"t{i}" if i % 9 else None, i / 4, i % 2 == 0, f"c{i % 3}", i) for i in range(n)]
+            assert [tuple(bool(v) if c == 3 else v for c, v in enumerate(r)) for r in rows] == want
+            classes = {k: eng.column_class(t) for k, t in eng.columns(eng.quote("my frame")).items()}
+            assert classes == {"id": "integer", 'a "quoted" % name': "text", "x": "number",
+                               "flag": classes["flag"], "label": "text", "big": "integer"}
+            eng.unregister("my frame")
+            assert leftover(con) == 0
+            assert eng.fetch(f"SELECT * FROM {eng.quote('my frame')}")[1] == [(42,)]  # the permanent one, untouched
+    finally:
+        eng.execute(f"DROP TABLE IF EXISTS {eng.quote('my frame')}")
+        con.close()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.engine),
+                                    pytest.param("postgres-transaction", marks=pytest.mark.engine)])
+def test_a_frame_column_of_a_type_the_engine_cannot_take_is_refused_by_name(engine, request):
+    """The run (registered first) is dropped too when the judgments cannot be copied."""
+    con, leftover = _connection(engine, request)
+    run_df, qrels_df = frames("text")
+    qrels_df = qrels_df.assign(judged_at=pd.Timestamp("2024-05-01"))
+    try:
+        with pytest.raises(sqlndcg.InputError, match=r"^judgments \(DataFrame\): column 'judged_at' of the DataFrame "
+                                                     r"is of type timestamp.*integer, floating-point, string and "
+                                                     r"boolean columns"):
+            sqlndcg.evaluate(run_df, qrels_df, metrics=["ndcg@10"], group_by="system", con=con)
+        assert leftover(con) == 0
+        import pyarrow as pa
+
+        too_big = pa.table({"query_id": ["q"], "doc_id": ["d"], "rel": pa.array([2**64 - 1], pa.uint64())})
+        with pytest.raises(sqlndcg.InputError, match=r"^judgments \(Table\): column 'rel' cannot be copied as integer"):
+            sqlndcg.evaluate(run_df, too_big, metrics=["ndcg@10"], group_by="system", con=con)
+        assert leftover(con) == 0
+    finally:
+        con.close()

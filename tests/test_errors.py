@@ -203,6 +203,18 @@ def test_rel_grade_missing_from_the_gain_map():
         sqlndcg.evaluate(RUN, JUDGMENTS, gain={1: 1})
 
 
+def test_gain_map_is_checked_by_the_integer_part_the_gain_is_looked_up_by():
+    """Under labels='integer_part' (the trec_eval preset) 1.7 is grade 1: mapped when the map lists 1, refused
+    when it lists only 1.7 (which no label's integer part can match)."""
+    fractional = JUDGMENTS.assign(rel=[1.7, 0.0, 2.0])
+    res = sqlndcg.evaluate(RUN, fractional, ["dcg@1"], gain={1: 3, 2: 9}, labels="integer_part")
+    by_default = sqlndcg.evaluate(RUN, JUDGMENTS.assign(rel=[1, 0, 2]), ["dcg@1"], gain={1: 3, 2: 9})
+    assert res.per_query.column("dcg@1") == by_default.per_query.column("dcg@1")
+    with refused(DataError, r"^judgments", r"column 'rel' has a positive grade \(by its integer part",
+                 r"rel=1\.7"):
+        sqlndcg.evaluate(RUN, fractional, gain={1.7: 3, 2: 9}, labels="integer_part")
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # ranks
 # ---------------------------------------------------------------------------------------------------------------

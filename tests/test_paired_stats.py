@@ -222,6 +222,87 @@ def test_bootstrap_median_and_callable():
         paired.bootstrap_interval(values, method="basic")
 
 
+# --- weighted randomization test and bootstrap (query weights) --------------------------------------------------
+
+def _weighted_case(n, seed):
+    rng = random.Random(seed)
+    diffs = [round(rng.uniform(-0.4, 0.6), 3) for _ in range(n)]
+    weights = [float(rng.choice([0, 1, 2, 3, 7, 25])) for _ in range(n)]
+    return diffs, weights
+
+
+def test_weighted_randomization_is_sign_flips_of_the_weighted_mean_exactly():
+    for seed in range(6):
+        diffs, weights = _weighted_case(11, seed)
+        products = [Fraction(str(d)) * Fraction(w) for d, w in zip(diffs, weights) if w > 0]
+        observed = abs(sum(products))
+        hits = sum(1 for signs in itertools.product((1, -1), repeat=len(products))
+                   if abs(sum(s * v for s, v in zip(signs, products))) >= observed)
+        assert paired.randomization_test(diffs, weights=weights, permutations=2**12) == hits / 2 ** len(products)
+
+
+def test_weighted_randomization_sampling_is_reproducible_and_as_documented():
+    rng = random.Random(4)
+    diffs = [rng.gauss(0.02, 0.2) for _ in range(90)]
+    weights = [float(rng.randint(1, 50)) for _ in diffs]
+    p = paired.randomization_test(diffs, weights=weights, permutations=2000, seed=3)
+    ints, _ = paired._exact_products(diffs, weights)
+    words = (len(ints) + 63) // 64
+    reach = abs(sum(ints)) - (sum(abs(v) for v in ints) >> 44)
+    count = 0
+    for k in range(2000):
+        blob = struct.pack(f"<{words}Q", *paired._splitmix64(3, k * words, words))
+        count += abs(sum(v if (blob[i // 8] >> (i % 8)) & 1 else -v for i, v in enumerate(ints))) >= reach
+    assert p == (1 + count) / 2001
+    assert p != paired.randomization_test(diffs, permutations=2000, seed=3)  # the weights matter
+
+
+def test_equal_or_zero_weights_change_nothing_but_the_queries_counted():
+    diffs, _ = _weighted_case(40, 1)
+    for method in ("percentile", "bca"):
+        plain = paired.bootstrap_interval(diffs, resamples=700, seed=2, method=method)
+        for w in (1.0, 3.0, 0.1):
+            assert paired.bootstrap_interval(diffs, weights=[w] * 40, resamples=700, seed=2, method=method) == plain
+    plain = paired.randomization_test(diffs, permutations=900, seed=2)
+    assert paired.randomization_test(diffs, weights=[0.1] * 40, permutations=900, seed=2) == plain
+    # weight 0: the query takes no part, as if it were not there
+    kept = diffs[:30]
+    assert paired.randomization_test(diffs, weights=[2.0] * 30 + [0.0] * 10, permutations=900, seed=2) == \
+        paired.randomization_test(kept, permutations=900, seed=2)
+    assert paired.bootstrap_interval(diffs, weights=[2.0] * 30 + [0.0] * 10, resamples=500, seed=2) == \
+        paired.bootstrap_interval(kept, resamples=500, seed=2)
+    with pytest.raises(ValueError, match="0 or more"):
+        paired.randomization_test(diffs, weights=[-1.0] + [1.0] * 39)
+    with pytest.raises(ValueError, match="one weight per value"):
+        paired.bootstrap_interval(diffs, weights=[1.0])
+    with pytest.raises(ValueError, match="finite"):
+        paired.bootstrap_interval(diffs, weights=[math.nan] * 40)
+    with pytest.raises(ValueError, match="positive weight"):
+        paired.bootstrap_interval(diffs, weights=[0.0] * 40)
+    with pytest.raises(ValueError, match="mean only"):
+        paired.bootstrap_interval(diffs, weights=[1.0] * 40, statistic="median")
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_weighted_bootstrap_resamples_queries_and_takes_weighted_means(method, monkeypatch):
+    """Each replicate is the exact weighted mean of the resampled queries (the documented index stream),
+    correctly rounded; NumPy and pure Python give the same interval to the bit."""
+    diffs, weights = _weighted_case(60, 8)
+    got = paired.bootstrap_interval(diffs, weights=weights, resamples=1500, seed=6, method=method)
+    with monkeypatch.context() as m:
+        m.setattr(paired, "_numpy", lambda: None)
+        assert paired.bootstrap_interval(diffs, weights=weights, resamples=1500, seed=6, method=method) == got
+    if method == "percentile":
+        kept = [(Fraction(d), Fraction(w)) for d, w in zip(diffs, weights) if w > 0]
+        replicates = sorted(
+            float(sum(kept[i][0] * kept[i][1] for i in ix) / sum(kept[i][1] for i in ix))
+            for ix in paired._resample_indices(6, len(kept), 1500))
+        want = np.quantile(replicates, [0.025, 0.975])
+        assert got == pytest.approx(tuple(want), abs=1e-15)
+        estimate = float(sum(d * w for d, w in kept) / sum(w for _, w in kept))
+        assert got[0] < estimate < got[1]
+
+
 # --- multiple comparisons --------------------------------------------------------------------------------------
 
 def test_holm_worked_example():

@@ -42,6 +42,9 @@ from hypothesis import strategies as st
 import sqlndcg
 from reference_impl import reference_evaluate
 
+#: Hundreds of evaluations per test: in the full run (CI, the README's command), not in the quick subset.
+pytestmark = pytest.mark.slow
+
 # ----------------------------------------------------------------------------------------------------------------
 # data
 # ----------------------------------------------------------------------------------------------------------------

@@ -64,3 +64,46 @@ def test_a_result_too_large_to_produce_is_refused_before_it_starts_with_its_size
         sqlndcg.evaluate(run, qrels, group_by="system", max_result_rows=1000)
     assert len(sqlndcg.evaluate(run, qrels, group_by="system", max_result_rows=1500).per_query) == 1500
     assert len(sqlndcg.evaluate(run, qrels, group_by="system", queries="both", max_result_rows=1000).per_query) == 30
+
+
+def test_the_command_line_spills_into_a_directory_of_its_own_too(tmp_path):
+    """Connections the command line opens (evaluate, trec_eval) spill like the library's: never into ./.tmp,
+    the private directory removed at exit; --memory-limit and --temp-directory set DuckDB's limits."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from sqlndcg.connect import open_database
+
+    cli = str(Path(sys.executable).with_name("sqlndcg"))
+    run, qrels = inputs()
+    run.to_parquet(tmp_path / "run.parquet")
+    qrels.to_parquet(tmp_path / "qrels.parquet")
+    work, scratch = tmp_path / "work", tmp_path / "scratch"
+    work.mkdir()
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    done = subprocess.run([cli, "evaluate", "--run", str(tmp_path / "run.parquet"), "--judgments",
+                           str(tmp_path / "qrels.parquet"), "-m", "ndcg@3", "--memory-limit", "1GB", "--format", "csv"],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    want = sqlndcg.evaluate(run, qrels, ["ndcg@3"]).summary.to_dicts()[0]["ndcg@3"]
+    assert abs(float(done.stdout.splitlines()[1].split(",")[1]) - want) < 1e-9
+    assert list(work.iterdir()) == [] and list(scratch.iterdir()) == []
+    bad = subprocess.run([cli, "evaluate", "--run", "r.parquet", "--judgments", "q.parquet", "--memory-limit", "lots"],
+                         cwd=work, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--memory-limit" in bad.stderr
+    con = open_database(None, memory_limit="512MB", temp_directory=str(scratch))
+    assert con.execute("SELECT current_setting('temp_directory'), current_setting('memory_limit')").fetchone() == (
+        str(scratch), "488.2 MiB")
+
+
+def test_out_of_memory_names_the_limits_of_a_connection_the_caller_configured():
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '8MB'")
+    con.execute("SET max_temp_directory_size = '1MB'")
+    run, qrels = inputs()
+    with pytest.raises(sqlndcg.ResourceError, match=r"ran out of (memory|temporary disk space) \(memory_limit=7\.6 MiB"):
+        sqlndcg.evaluate(run, qrels, ["ndcg@3"], con=con)

@@ -9,6 +9,7 @@ import gzip
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -218,3 +219,308 @@ def test_missing_and_empty_files_exit_2(tmp_path):
     assert missing.returncode == 2 and b"does not exist" in missing.stderr
     empty = sqlndcg("trec_eval", tmp_path / "empty", tmp_path / "r")
     assert empty.returncode == 2 and b"is empty" in empty.stderr
+
+
+def test_missing_and_empty_run_files_and_stdin_exit_2(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "empty").write_text("")
+    for args, stdin, message in (([tmp_path / "q", tmp_path / "nope"], None, r"run file '.*nope' does not exist"),
+                                 ([tmp_path / "q", tmp_path / "empty"], None, r"run file '.*empty' is empty"),
+                                 ([tmp_path / "q", "-"], b"", r"run file '.*' is empty"),
+                                 ([tmp_path / "q", "-"], b"# a comment only\n", "has no result lines")):
+        done = sqlndcg("trec_eval", *args, stdin=stdin)
+        err = done.stderr.decode()
+        assert done.returncode == 2 and done.stdout == b"", err
+        assert err.startswith("sqlndcg: error: ") and err.count("\n") == 1 and re.search(message, err), err
+
+
+def test_a_document_listed_twice_is_refused_in_the_files_terms(tmp_path):
+    """trec_eval refuses duplicate documents in a query (form_res_rels.c); the message names the file."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 x\n1 Q0 a 2 1.0 x\n")
+    (tmp_path / "r1").write_text("1 Q0 a 1 2.0 x\n")
+    (tmp_path / "q2").write_text("1 0 a 1\n1 0 a 0\n")
+    for qrels, run, kind in (("q", "r", "run"), ("q2", "r1", "qrels")):
+        done = sqlndcg("trec_eval", tmp_path / qrels, tmp_path / run)
+        err = done.stderr.decode()
+        assert done.returncode == 2 and err.count("\n") == 1, err
+        assert re.search(rf"{kind} file '.*{run if kind == 'run' else qrels}': 1 \(query, document\) pair\(s\) occur "
+                         r"more than once, e\.g\. query '1' document 'a' 2 times", err), err
+
+
+# ------------------------------------------------------------------------------------------------------------
+# measures pytrec_eval cannot check (ndcg with a gain map) or names differently (set_F.x): worked out by hand
+
+def test_set_F_weight_is_trec_evals_x_not_squared(tmp_path):
+    """trec_eval's m_set_F.c: set_F.x = (x + 1) * P * R / (x * P + R), x the weight of recall (x = 1: F1; x = 0: P),
+    and 0 when nothing relevant is retrieved. Per query and the mean in the `all` line."""
+    from fractions import Fraction as Fr
+
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 1\nq1 0 d4 0\n"  # R = 3 (d1, d2, d3)
+                                "q2 0 a 1\nq2 0 b 0\n"                         # R = 1
+                                "q3 0 x 3\n")                                  # R = 1
+    (tmp_path / "r").write_text("q1 Q0 d1 1 4 s\nq1 Q0 d4 2 3 s\nq1 Q0 d5 3 2 s\nq1 Q0 d2 4 1 s\n"
+                                "q2 Q0 b 1 2 s\nq2 Q0 c 2 1 s\n"
+                                "q3 Q0 x 1 1 s\n")
+    # q1: 4 retrieved, 2 relevant among them (d1, d2): P = 2/4, R = 2/3
+    # q2: 2 retrieved, none relevant: 0 whatever x
+    # q3: 1 retrieved, relevant: P = R = 1, F = (x + 1) / (x + 1) = 1
+    P, R = Fr(2, 4), Fr(2, 3)
+
+    def f(x):
+        return (x + 1) * P * R / (x * P + R)
+
+    assert f(Fr(1, 2)) == Fr(6, 11)   # (3/2)(1/3) / (1/4 + 2/3) = (1/2) / (11/12)
+    assert f(1) == Fr(4, 7)            # 2 (1/3) / (1/2 + 2/3) = (2/3) / (7/6)
+    assert f(2) == Fr(3, 5)            # 3 (1/3) / (1 + 2/3) = 1 / (5/3)
+    assert f(0) == P                   # x = 0 weighs precision only
+    done = sqlndcg("trec_eval", "-q", "-m", "set_F.0.5", "-m", "set_F", "-m", "set_F.2", "-m", "set_F.0",
+                   tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 0, done.stderr.decode()
+    got = parse(done.stdout.decode())
+    for name, x in (("set_F_0.5", Fr(1, 2)), ("set_F", 1), ("set_F_2", 2), ("set_F_0", 0)):
+        want = {"q1": f(x), "q2": Fr(0), "q3": Fr(1)}
+        for q, v in want.items():
+            assert abs(float(got[(name, q)]) - float(v)) <= PRINTED, (name, q, got[(name, q)], v)
+        assert abs(float(got[(name, "all")]) - float(sum(want.values()) / 3)) <= PRINTED, name
+    assert got[("set_F_0.5", "q1")] == "0.5455" and got[("set_F_0.5", "all")] == "0.5152"  # 6/11; (6/11 + 1)/3
+    # pytrec_eval (trec_eval's C code) agrees for set_F.0.5 (it keys the value as plain 'set_F')
+    qrels = {"q1": {"d1": 1, "d2": 2, "d3": 1, "d4": 0}, "q2": {"a": 1, "b": 0}, "q3": {"x": 3}}
+    run = {"q1": {"d1": 4.0, "d4": 3.0, "d5": 2.0, "d2": 1.0}, "q2": {"b": 2.0, "c": 1.0}, "q3": {"x": 1.0}}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"set_F.0.5"}).evaluate(run)
+    assert ref["q1"]["set_F"] == pytest.approx(6 / 11, abs=1e-12)
+
+
+def test_ndcg_gain_map_follows_trec_evals_m_ndcg(tmp_path):
+    """trec_eval's m_ndcg.c with `-m ndcg.1=3,2=9`: grade 1 gains 3, grade 2 gains 9, an unlisted grade gains its
+    own value (3 gains 3), grade 0 and unjudged documents 0; labels are grades by their integer part (1.7 is 1,
+    0.5 is 0). The ideal ranking orders every judged document of the query by its gain (so grade 2 before grade 3
+    here), over the full list (ndcg has no cutoff). Gains listed for grades a query lacks change nothing."""
+    from math import log2
+
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 3\nq1 0 d4 0\nq1 0 d5 2\n"
+                                "q2 0 a 0\nq2 0 b 1\nq2 0 c 1\n"
+                                "q3 0 e 1.7\nq3 0 f 0.5\nq3 0 g 2\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 5 s\nq1 Q0 d4 2 4 s\nq1 Q0 d3 3 3 s\nq1 Q0 d2 4 2 s\nq1 Q0 dX 5 1 s\n"
+                                "q2 Q0 a 1 2 s\nq2 Q0 b 2 1 s\n"
+                                "q3 Q0 f 1 3 s\nq3 Q0 e 2 2 s\nq3 Q0 g 3 1 s\n")
+    want = {
+        # q1 ranked d1 (gain 3), d4 (0), d3 (3), d2 (9), dX (unjudged, 0);
+        # ideal: d2, d5 (9 each), d1, d3 (3 each), d4 (0)
+        "q1": (3 / log2(2) + 0 / log2(3) + 3 / log2(4) + 9 / log2(5))
+              / (9 / log2(2) + 9 / log2(3) + 3 / log2(4) + 3 / log2(5)),
+        # q2 ranked a (0), b (3); ideal b, c (3 each); c unretrieved
+        "q2": (3 / log2(3)) / (3 / log2(2) + 3 / log2(3)),
+        # q3 ranked f (0.5 is grade 0: 0), e (1.7 is grade 1: 3), g (9); ideal g, e
+        "q3": (3 / log2(3) + 9 / log2(4)) / (9 / log2(2) + 3 / log2(3)),
+    }
+    # plain ndcg (gain = grade) orders the ideal by grade instead: d3 (3), d2, d5 (2 each), d1 (1)
+    plain_q1 = (1 / log2(2) + 3 / log2(4) + 2 / log2(5)) / (3 / log2(2) + 2 / log2(3) + 2 / log2(4) + 1 / log2(5))
+    done = sqlndcg("trec_eval", "-q", "-m", "ndcg.1=3,2=9", "-m", "ndcg", tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 0, done.stderr.decode()
+    got = parse(done.stdout.decode())
+    for q, v in want.items():
+        assert abs(float(got[("ndcg_1=3,2=9", q)]) - v) <= PRINTED, (q, got[("ndcg_1=3,2=9", q)], v)
+    assert abs(float(got[("ndcg_1=3,2=9", "all")]) - sum(want.values()) / 3) <= PRINTED
+    assert abs(float(got[("ndcg", "q1")]) - plain_q1) <= PRINTED
+    assert got[("ndcg_1=3,2=9", "q1")] == "0.4794" and got[("ndcg", "q1")] == "0.5905"
+    # a map listing grades no query has (and grade 0 with gain 0) leaves the plain numbers
+    same = parse(sqlndcg("trec_eval", "-q", "-m", "ndcg.0=0,7=100", tmp_path / "q", tmp_path / "r").stdout.decode())
+    assert {q: v for (m, q), v in same.items()} == {q: v for (m, q), v in got.items() if m == "ndcg"}
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("ndcg.1=-2", r"gains >= 0 for grades >= 1 only"),
+    ("ndcg.0=1", r"gains >= 0 for grades >= 1 only"),
+    ("ndcg.1", r"gains are level=gain pairs"),
+    ("set_F.-1", r"set_F's weight of recall must be 0 or more"),
+])
+def test_gain_maps_and_weights_sqlndcg_does_not_take_are_refused(tmp_path, spec, message):
+    """trec_eval allows negative gains and a gain for grade 0; sqlndcg's gains are >= 0 for grades >= 1 (stated)."""
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 x\n")
+    done = sqlndcg("trec_eval", "-m", spec, tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 2 and re.search(message, done.stderr.decode()), done.stderr.decode()
+
+
+# ------------------------------------------------------------------------------------------------------------
+# other engines: --database; the files are read by DuckDB, the measures computed there
+
+ENGINE_MEASURES = ["-m", "all_trec", "-m", "ndcg.1=3,2=9", "-m", "set_F.0.5"]
+
+
+def duckdb_output(files, *flags) -> bytes:
+    qrels_path, run_path, _, _ = files
+    done = sqlndcg("trec_eval", "-q", *ENGINE_MEASURES, *flags, qrels_path, run_path)
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout
+
+
+def assert_same_output(got: subprocess.CompletedProcess, want: bytes, label: str) -> None:
+    assert got.returncode == 0, got.stderr.decode()
+    assert got.stderr == b""
+    got_lines, want_lines = got.stdout.decode().splitlines(), want.decode().splitlines()
+    assert len(got_lines) == len(want_lines) > 2000, label
+    for g, w in zip(got_lines, want_lines):
+        assert g == w, f"{label}: {g!r} != DuckDB {w!r}"
+
+
+@pytest.mark.parametrize("flags", [[], ["-c", "-l", "2"], ["-c", "-M", "6", "-J"]], ids=["plain", "c-l2", "c-M6-J"])
+def test_database_sqlite_prints_what_duckdb_prints(files, tmp_path, flags):
+    import sqlite3
+
+    qrels_path, run_path, _, _ = files
+    path = tmp_path / "warehouse.db"
+    sqlite3.connect(path).execute("CREATE TABLE kept (x INTEGER)").connection.close()
+    done = sqlndcg("trec_eval", "--database", f"sqlite:///{path}", "-q", *ENGINE_MEASURES, *flags, qrels_path, run_path)
+    assert_same_output(done, duckdb_output(files, *flags), f"SQLite {flags}")
+    # the rows went into temporary tables: the database file holds what it held
+    assert sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall() == [("kept",)]
+
+
+def test_database_duckdb_file_prints_what_duckdb_prints(files, tmp_path):
+    import duckdb
+
+    qrels_path, run_path, _, _ = files
+    path = tmp_path / "warehouse.duckdb"
+    duckdb.connect(str(path)).close()
+    done = sqlndcg("trec_eval", "--database", path, "-q", *ENGINE_MEASURES, qrels_path, run_path)
+    assert_same_output(done, duckdb_output(files), "DuckDB file")
+
+
+def test_database_postgres_prints_what_duckdb_prints(files, postgres):
+    """On a database whose collation is linguistic (ICU en-US): ties still break by document id in byte order."""
+    qrels_path, run_path, _, _ = files
+    for flags in ([], ["-c", "-M", "6", "-J"]):
+        done = sqlndcg("trec_eval", "--database", postgres.url(postgres.dbname_icu), "-q", *ENGINE_MEASURES, *flags,
+                       qrels_path, run_path)
+        assert_same_output(done, duckdb_output(files, *flags), f"PostgreSQL {flags}")
+    with postgres.connect(postgres.dbname_icu) as con:  # temporary tables only: nothing left behind
+        assert con.execute("SELECT COUNT(*) FROM pg_tables WHERE tablename LIKE 'sqlndcg_trec_eval%'").fetchone()[0] == 0
+
+
+def test_compute_on_a_connection_the_caller_keeps(files):
+    """The library form: compute(options, con) on a SQLite connection leaves no table behind on it."""
+    import sqlite3
+
+    from sqlndcg import trec_eval
+
+    qrels_path, run_path, _, _ = files
+    con = sqlite3.connect(":memory:")
+    statements = []
+    con.set_trace_callback(statements.append)
+    options = trec_eval.Options(qrels=str(qrels_path), run=str(run_path), measures=["official"], per_query=True)
+    _, per_query, summary = trec_eval.compute(options, con)
+    # the measures ran on SQLite, over the rows loaded there
+    assert any(s.lstrip().upper().startswith("WITH") and 'FROM "sqlndcg_trec_eval_run"' in s for s in statements)
+    assert con.execute("SELECT COUNT(*) FROM sqlite_temp_master").fetchone()[0] == 0
+    want = sqlndcg("trec_eval", "-q", qrels_path, run_path).stdout.decode()
+    assert trec_eval.format_lines(per_query) + trec_eval.format_lines(summary) == want
+
+
+@pytest.mark.parametrize("database, message", [
+    ("sqlite:///{tmp}/nope.db", r"no such SQLite database file"),
+    ("{tmp}/nope.duckdb", r"no such DuckDB database file"),
+    ("mysql://u@h/db", r"unknown scheme 'mysql'"),
+])
+def test_database_that_cannot_be_opened_exits_2(files, tmp_path, database, message):
+    qrels_path, run_path, _, _ = files
+    done = sqlndcg("trec_eval", "--database", database.format(tmp=tmp_path), qrels_path, run_path)
+    err = done.stderr.decode()
+    assert done.returncode == 2 and err.count("\n") == 1 and re.search(message, err), err
+
+
+def test_database_with_a_table_name_instead_of_a_file_says_how_to_evaluate_tables(files, tmp_path):
+    """QRELS and RUN are files, with --database too (trec_eval's command line); the error says what to use for tables."""
+    import sqlite3
+
+    qrels_path, _, _, _ = files
+    path = tmp_path / "w.db"
+    sqlite3.connect(path).close()
+    done = sqlndcg("trec_eval", "--database", f"sqlite:///{path}", qrels_path, "runs")
+    err = done.stderr.decode()
+    assert done.returncode == 2 and "run file 'runs' does not exist" in err
+    assert "sqlndcg evaluate --database ... --run TABLE --judgments TABLE --preset trec_eval" in err
+
+
+# ------------------------------------------------------------------------------------------------------------
+# DuckDB's progress bar: on long work when someone watches a terminal, never in piped output
+
+def test_the_progress_bar_follows_the_terminal(files, monkeypatch):
+    """trec_eval's DuckDB connection has DuckDB's progress bar on exactly when stdout and stderr are terminals
+    (DuckDB's own default is on, and it draws on stdout: a piped trec_eval would carry it in its output)."""
+    from sqlndcg import connect, trec_eval
+
+    qrels_path, run_path, _, _ = files
+    seen = []
+    opened = connect.open_database
+
+    def spy(text=None, **kwargs):
+        con = opened(text, **kwargs)
+        seen.append(con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0])
+        return con
+
+    monkeypatch.setattr(connect, "open_database", spy)
+    options = trec_eval.Options(qrels=str(qrels_path), run=str(run_path), measures=["P.5"])
+    for terminal in (True, False):
+        monkeypatch.setattr(sys.stdout, "isatty", lambda: terminal, raising=False)
+        monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal, raising=False)
+        seen.clear()
+        trec_eval.compute(options)
+        assert seen == [terminal]
+        assert connect.open_database(None).execute(
+            "SELECT current_setting('enable_progress_bar')").fetchone()[0] is terminal
+    # a stdout piped into a file, a terminal for stderr: still quiet
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False, raising=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert connect.open_database(None).execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False
+
+
+def test_piped_output_is_only_trec_eval_lines(files):
+    qrels_path, run_path, _, _ = files
+    done = sqlndcg("trec_eval", "-q", "-m", "all_trec", qrels_path, run_path)
+    assert done.returncode == 0 and done.stderr == b""
+    assert all(re.fullmatch(r"\S+ *\t\S+\t\S.*", line) for line in done.stdout.decode().splitlines())
+
+
+def run_in_a_terminal(*args, timeout: float = 300) -> tuple[int, str]:
+    """Run the installed command with stdin, stdout and stderr on a pseudo-terminal; (exit status, what it drew)."""
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([SQLNDCG, *map(str, args)], stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    chunks, deadline = [], time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        status = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    return status, b"".join(chunks).decode(errors="replace")
+
+
+def test_in_a_terminal_it_completes_and_prints_the_same_lines(files):
+    """Under a pseudo-terminal the progress bar is allowed (it shows only on work longer than DuckDB's 2 s); the
+    measure lines are the piped ones (the terminal turns '\\n' into '\\r\\n')."""
+    qrels_path, run_path, _, _ = files
+    status, drawn = run_in_a_terminal("trec_eval", "-q", "-m", "official", qrels_path, run_path)
+    assert status == 0, drawn
+    piped = sqlndcg("trec_eval", "-q", "-m", "official", qrels_path, run_path).stdout.decode().splitlines()
+    lines = [part for line in drawn.replace("\r\n", "\n").split("\n") for part in line.split("\r")]
+    assert [line for line in lines if re.fullmatch(r"\S+ *\t\S+\t\S.*", line)] == piped

@@ -128,3 +128,9 @@ def test_bad_weights_are_refused_by_name(change, message):
     run, qrels, weights = data()
     with pytest.raises(sqlndcg.SqlndcgError, match=message):
         sqlndcg.evaluate(run, qrels, ["ndcg@5"], group_by="system", query_weights=change(weights))
+
+
+def test_a_bootstrap_beside_a_weighted_summary_is_refused_not_left_unweighted():
+    run, qrels = sqlndcg.example("run"), sqlndcg.example("qrels")
+    with pytest.raises(sqlndcg.SettingError, match=r"bootstrap= with query_weights= is not available"):
+        sqlndcg.evaluate(run, qrels, ["ndcg@5"], query_weights="weights.csv", bootstrap="percentile")

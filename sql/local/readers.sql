@@ -113,6 +113,12 @@ ORDER BY line_number
 LIMIT {{ limit }}
 {%- endmacro -%}
 
+{#- The rows the measures read, as another engine gets them (trec_eval --database): the ids as text, the score
+    (run) or the label (qrels). -#}
+{%- macro sqlndcg_trec_eval_rows(view, kind) -%}
+SELECT query_id, doc_id, {{ 'score' if kind == 'run' else 'rel' }} FROM {{ view }} AS {{ kind }}_rows
+{%- endmacro -%}
+
 {#- The run id: the tag of the last run line (trec_eval keeps only that one). -#}
 {%- macro sqlndcg_trec_eval_runid(run) -%}
 SELECT tag FROM {{ run }} AS run_rows ORDER BY line_number DESC LIMIT 1

@@ -27,3 +27,9 @@ SELECT
   (SELECT COUNT(*) FROM (SELECT DISTINCT {% for g in p.groups %}{{ g.run_column }}{% if not loop.last %}, {% endif %}{% endfor %} FROM {{ p.run }} AS run_input) AS run_groups) AS run_groups,
   (SELECT COUNT(*) FROM (SELECT DISTINCT {{ p.judgments_query_id }} FROM {{ p.judgments }} AS judgments_input) AS judged) AS judged_queries
 {%- endmacro -%}
+
+
+{#- DuckDB's memory limit and spill directory in force on a connection (named in out-of-memory errors). -#}
+{%- macro sqlndcg_duckdb_limits() -%}
+SELECT current_setting('memory_limit') AS memory_limit, current_setting('temp_directory') AS temp_directory
+{%- endmacro -%}

@@ -17,6 +17,8 @@ NOT {{ sqlndcg.is_finite(value) }}
 {%- elif c.kind == 'above' -%}
 {{ value }} > {{ sqlndcg.number(c.limit) }}
 {%- elif c.kind == 'unmapped' -%}
+{#- Under labels='integer_part' the gain is looked up by the label's integer part, so that is what must be mapped. -#}
+{%- if c.get('integer_part') %}{% set value = sqlndcg.integer_part(value) %}{% endif -%}
 ({{ value }} > 0 AND {{ value }} NOT IN ({% for g in c.grades %}{{ sqlndcg.number(g) }}{% if not loop.last %}, {% endif %}{% endfor %}))
 {%- else -%}
 {{ sqlndcg.fail('setting', 'unknown input check ' ~ sqlndcg.show(c.kind)) }}
@@ -107,7 +109,8 @@ LIMIT {{ limit }}
   {%- if spec.gain == 'map' -%}
     {%- set grades, shown = [], [] -%}
     {%- for pair in spec.gain_map -%}{%- do grades.append(pair[0]) -%}{%- do shown.append(sqlndcg.number_text(pair[0])) -%}{%- endfor -%}
-    {%- do problems.append(sqlndcg.check('unmapped', cols.rel, 'has a positive grade that the gain map does not cover (it maps ' ~ sqlndcg.show(shown) ~ ')', {'grades': grades})) -%}
+    {%- set integer_part = spec.labels == 'integer_part' -%}
+    {%- do problems.append(sqlndcg.check('unmapped', cols.rel, 'has a positive grade' ~ (' (by its integer part, labels=\'integer_part\')' if integer_part else '') ~ ' that the gain map does not cover (it maps ' ~ sqlndcg.show(shown) ~ ')', {'grades': grades, 'integer_part': integer_part})) -%}
   {%- endif -%}
   {%- set hint = '. If judgments differ per group (say per day), add that column to both inputs and to group_by' -%}
   {{ return({'identity': identity, 'problems': problems, 'key_meaning': '(query, document) judgments', 'hint': hint,

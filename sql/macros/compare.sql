@@ -6,18 +6,27 @@
   than `baseline`, every stratum and every metric:
 
     pairs            queries with a value on both sides (the n of the tests)
+    effective_pairs  the n of the interval: Kish's effective n of the pairs' weights, floor(V1^2 / V2)
+                     (= pairs without query weights)
     baseline_mean    the baseline's mean over the pairs
     mean             the system's mean over the pairs
     difference       mean of (system - baseline) per query, = mean - baseline_mean
-    difference_std   sample standard deviation of the per-query differences
+    difference_std   standard deviation of the per-query differences
     t_low, t_high    95% Student's t interval of the mean difference:
-                     difference +- t(0.975, pairs - 1) * difference_std / sqrt(pairs) (NULL below 2 pairs)
+                     difference +- t(0.975, effective_pairs - 1) * difference_std / sqrt(effective_pairs)
+                     (NULL below 2)
     relative_change  (mean - baseline_mean) / baseline_mean (NULL when baseline_mean is 0)
     wins/ties/losses queries where the system is above / equal to / below the baseline; equal means equal up to
                      a relative 1e-12 (|a - b| <= 1e-12 (|a| + |b|)), so float rounding is not a win
     only_baseline    queries with a baseline value and none for the system (no per-query row, or NULL under
                      empty='skip'): counted, left out of the pairs
     only_system      the reverse
+
+  With query weights (`weights`, the weights plan of weights.sql: one weight per query and stratum, the same for
+  both sides of a pair), the means, the difference, its standard deviation and its interval are summary.sql's
+  weighted ones (weighted_moments, the same macro): sum(w x) / sum(w), the reliability-weighted standard deviation,
+  Kish's effective n. Without them every weight is 1 and these are the plain mean, the sample standard deviation
+  (n - 1) and Student's t interval. Counts (pairs, wins, ties, losses, only_*) stay counts of queries.
 
   Which queries have a per-query row follows the `queries` setting: under 'judged' (the default) a judged query
   missing from a run is scored 0, so it is paired; under 'both' it has no row and shows up in only_*.
@@ -38,13 +47,14 @@
 
 {#- The output columns whose names are fixed; a group column may not take one of them. -#}
 {%- macro compare_reserved() -%}
-{{ return(['baseline', 'metric', 'metric_index', 'pairs', 'baseline_mean', 'mean', 'difference', 'difference_std',
-           't_low', 't_high', 'relative_change', 'wins', 'ties', 'losses', 'only_baseline', 'only_system',
-           'baseline_value', 'value']) }}
+{{ return(['baseline', 'metric', 'metric_index', 'pairs', 'effective_pairs', 'baseline_mean', 'mean', 'difference',
+           'difference_std', 't_low', 't_high', 'relative_change', 'wins', 'ties', 'losses', 'only_baseline',
+           'only_system', 'baseline_value', 'value']) }}
 {%- endmacro -%}
 
-{#- The plan's system group and the other groups (strata), checked. -#}
-{%- macro compare_parts(p, system) -%}
+{#- The plan's system group and the other groups (strata), checked; with query weights, that they weigh queries,
+    not (system, query) pairs. -#}
+{%- macro compare_parts(p, system, weights=none) -%}
 {%- set found, strata = [], [] -%}
 {%- for g in p.groups -%}
   {%- if g.name == system -%}{%- do found.append(g) -%}{%- else -%}{%- do strata.append(g) -%}{%- endif -%}
@@ -55,6 +65,14 @@
 {%- if not found -%}
   {%- set names = [] -%}{%- for g in p.groups -%}{%- do names.append(g.name) -%}{%- endfor -%}
   {{ sqlndcg.fail('setting', 'the system column ' ~ sqlndcg.show(system) ~ ' is not among the group columns ' ~ sqlndcg.show(names) ~ '; name the column that tells the systems apart with system=') }}
+{%- endif -%}
+{%- if weights -%}
+  {%- for g in weights.groups if g.name == system -%}
+    {{ sqlndcg.fail('input', weights.label ~ ' has the system column ' ~ sqlndcg.show(system) ~ ': a comparison weighs each query (per stratum) once, the same for both systems of a pair; give weights without the system column') }}
+  {%- endfor -%}
+  {%- for g in p.groups if g.name == 'weight' -%}
+    {{ sqlndcg.fail('setting', "group column 'weight' has the name of the differences' weight column; rename it") }}
+  {%- endfor -%}
 {%- endif -%}
 {{ return({'system': found[0], 'strata': strata}) }}
 {%- endmacro -%}
@@ -70,33 +88,36 @@
 {#- The CTEs both statements share, ending in compare_differences: one row per (stratum, system, query) with a
     value on either side; _b<i> the baseline's value of metric i, _a<i> the system's, _d<i> = _a<i> - _b<i>
     (NULL unless both exist). -#}
-{%- macro compare_ctes(per_query, p, system, baseline) -%}
-{%- set parts = sqlndcg.compare_parts(p, system) -%}
+{%- macro compare_ctes(per_query, p, system, baseline, weights=none) -%}
+{%- set parts = sqlndcg.compare_parts(p, system, weights) -%}
 {%- set d = sqlndcg.double() -%}
-{%- set is_baseline -%}CAST({{ parts.system.output }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.compare_literal(baseline) }}{%- endset -%}
+{%- set is_baseline -%}CAST(per_query.{{ parts.system.output }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.compare_literal(baseline) }}{%- endset -%}
 compare_baseline AS (
+  {#- the baseline's rows carry the query's weight (1 without weights): a pair's weight #}
   SELECT
     {%- for g in parts.strata %}
-    {{ g.output }} AS _g{{ loop.index0 }},
+    per_query.{{ g.output }} AS _g{{ loop.index0 }},
     {%- endfor %}
-    {{ p.query_output }} AS _q,
+    per_query.{{ p.query_output }} AS _q,
     1 AS _present,
+    {{ sqlndcg.query_weight(weights) }} AS _w,
     {%- for m in p.metrics %}
-    CAST({{ m.column }} AS {{ d }}) AS _v{{ loop.index0 }}{% if not loop.last %},{% endif %}
+    CAST(per_query.{{ m.column }} AS {{ d }}) AS _v{{ loop.index0 }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM {{ per_query }} AS per_query
+  {{- sqlndcg.query_weights_join(weights, p, 'per_query') }}
   WHERE {{ is_baseline }}
 ),
 compare_rows AS (
   SELECT
     {%- for g in parts.strata %}
-    {{ g.output }} AS _g{{ loop.index0 }},
+    per_query.{{ g.output }} AS _g{{ loop.index0 }},
     {%- endfor %}
-    {{ parts.system.output }} AS _sys,
-    {{ p.query_output }} AS _q,
+    per_query.{{ parts.system.output }} AS _sys,
+    per_query.{{ p.query_output }} AS _q,
     1 AS _present,
     {%- for m in p.metrics %}
-    CAST({{ m.column }} AS {{ d }}) AS _v{{ loop.index0 }}{% if not loop.last %},{% endif %}
+    CAST(per_query.{{ m.column }} AS {{ d }}) AS _v{{ loop.index0 }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM {{ per_query }} AS per_query
   WHERE NOT ({{ is_baseline }})
@@ -138,6 +159,7 @@ compare_pairs AS (
     {%- endfor %}
     k._sys AS _sys,
     k._q AS _q,
+    CASE WHEN COALESCE(b._present, 0) = 1 THEN b._w END AS _w,
     {%- for m in p.metrics %}
     CASE WHEN COALESCE(b._present, 0) = 1 THEN b._v{{ loop.index0 }} END AS _b{{ loop.index0 }},
     CASE WHEN COALESCE(o._present, 0) = 1 THEN o._v{{ loop.index0 }} END AS _a{{ loop.index0 }}{% if not loop.last %},{% endif %}
@@ -153,6 +175,7 @@ compare_differences AS (
     {%- endfor %}
     _sys AS _sys,
     _q AS _q,
+    _w AS _w,
     {%- for m in p.metrics %}
     _b{{ loop.index0 }} AS _b{{ loop.index0 }},
     _a{{ loop.index0 }} AS _a{{ loop.index0 }},
@@ -163,10 +186,11 @@ compare_differences AS (
 {%- endmacro -%}
 
 {#- One row per (stratum, system, metric, query): the baseline's value, the system's, and their difference
-    (NULL when either side has no value). What the randomization test and the bootstrap resample. -#}
-{%- macro paired_differences_sql(per_query, p, system, baseline) -%}
-{%- set parts = sqlndcg.compare_parts(p, system) -%}
-WITH {{ sqlndcg.compare_ctes(per_query, p, system, baseline) }}
+    (NULL when either side has no value), and with query weights the pair's `weight`. What the randomization test
+    and the bootstrap resample. -#}
+{%- macro paired_differences_sql(per_query, p, system, baseline, weights=none) -%}
+{%- set parts = sqlndcg.compare_parts(p, system, weights) -%}
+WITH {{ sqlndcg.compare_ctes(per_query, p, system, baseline, weights) }}
 SELECT * FROM (
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
@@ -182,6 +206,9 @@ SELECT * FROM (
     _b{{ i }} AS {{ sqlndcg.quote('baseline_value') }},
     _a{{ i }} AS {{ sqlndcg.quote('value') }},
     _d{{ i }} AS {{ sqlndcg.quote('difference') }}
+    {%- if weights %},
+    _w AS {{ sqlndcg.quote('weight') }}
+    {%- endif %}
   FROM compare_differences
   {%- if not loop.last %}
   UNION ALL
@@ -191,39 +218,49 @@ SELECT * FROM (
 ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.output }}, {{ sqlndcg.quote('metric_index') }}, {{ p.query_output }}
 {%- endmacro -%}
 
-{#- One row per (stratum, system, metric): the paired statistics listed at the top of this file. -#}
-{%- macro paired_sql(per_query, p, system, baseline) -%}
-{%- set parts = sqlndcg.compare_parts(p, system) -%}
-{%- set d = sqlndcg.double() -%}
-{%- set strata_list %}{% for g in parts.strata %}_g{{ loop.index0 }}, {% endfor %}{% endset -%}
-WITH {{ sqlndcg.compare_ctes(per_query, p, system, baseline) }},
-compare_moments AS (
+{#- One row per (stratum, system, metric): the paired statistics listed at the top of this file. The means, the
+    difference's standard deviation and effective n are summary.sql's weighted_moments over the pairs (a value j of
+    metric i: 3i the baseline's, 3i + 1 the system's, 3i + 2 the difference), so weighted and unweighted
+    comparisons are one template and the summary's definitions. -#}
+{%- macro paired_sql(per_query, p, system, baseline, weights=none) -%}
+{%- set parts = sqlndcg.compare_parts(p, system, weights) -%}
+{%- set keys = [] -%}{%- for g in parts.strata -%}{%- do keys.append('_g' ~ loop.index0) -%}{%- endfor -%}{%- do keys.append('_sys') -%}
+{%- set values, extra = [], [] -%}
+{%- for m in p.metrics -%}
+  {%- set i = loop.index0 -%}
+  {%- set tie -%}ABS(_d{{ i }}) <= {{ sqlndcg.number('1e-12') }} * (ABS(_a{{ i }}) + ABS(_b{{ i }})){%- endset -%}
+  {%- do values.extend(['_pb' ~ i, '_pa' ~ i, '_d' ~ i]) -%}
+  {%- do extra.append(['COUNT(CASE WHEN _d' ~ i ~ ' > 0 AND NOT (' ~ tie ~ ') THEN 1 END)', '_wins' ~ i]) -%}
+  {%- do extra.append(['COUNT(CASE WHEN ' ~ tie ~ ' THEN 1 END)', '_ties' ~ i]) -%}
+  {%- do extra.append(['COUNT(CASE WHEN _d' ~ i ~ ' < 0 AND NOT (' ~ tie ~ ') THEN 1 END)', '_losses' ~ i]) -%}
+  {%- do extra.append(['COUNT(CASE WHEN _a' ~ i ~ ' IS NULL THEN _b' ~ i ~ ' END)', '_ob' ~ i]) -%}
+  {%- do extra.append(['COUNT(CASE WHEN _b' ~ i ~ ' IS NULL THEN _a' ~ i ~ ' END)', '_os' ~ i]) -%}
+{%- endfor -%}
+WITH {{ sqlndcg.compare_ctes(per_query, p, system, baseline, weights) }},
+compare_weighted AS (
+  {#- each metric's values over the pairs only: the baseline's, the system's, their difference #}
   SELECT
-    {%- for g in parts.strata %}
-    _g{{ loop.index0 }} AS _g{{ loop.index0 }},
+    {%- for k in keys %}
+    {{ k }} AS {{ k }},
     {%- endfor %}
-    _sys AS _sys,
+    _q AS _q,
+    _w AS _w,
     {%- for m in p.metrics %}
     {%- set i = loop.index0 %}
-    {%- set tie %}ABS(_d{{ i }}) <= {{ sqlndcg.number('1e-12') }} * (ABS(_a{{ i }}) + ABS(_b{{ i }})){% endset %}
-    COUNT(_d{{ i }}) AS _n{{ i }},
-    {{ sqlndcg.ordered('AVG', 'CASE WHEN _a' ~ i ~ ' IS NOT NULL THEN _b' ~ i ~ ' END', '_q') }} AS _mb{{ i }},
-    {{ sqlndcg.ordered('AVG', 'CASE WHEN _b' ~ i ~ ' IS NOT NULL THEN _a' ~ i ~ ' END', '_q') }} AS _ma{{ i }},
-    {{ sqlndcg.ordered('AVG', '_d' ~ i, '_q') }} AS _md{{ i }},
-    {{ sqlndcg.ordered('STDDEV_SAMP', '_d' ~ i, '_q') }} AS _sd{{ i }},
-    COUNT(CASE WHEN _d{{ i }} > 0 AND NOT ({{ tie }}) THEN 1 END) AS _wins{{ i }},
-    COUNT(CASE WHEN {{ tie }} THEN 1 END) AS _ties{{ i }},
-    COUNT(CASE WHEN _d{{ i }} < 0 AND NOT ({{ tie }}) THEN 1 END) AS _losses{{ i }},
-    COUNT(CASE WHEN _a{{ i }} IS NULL THEN _b{{ i }} END) AS _ob{{ i }},
-    COUNT(CASE WHEN _b{{ i }} IS NULL THEN _a{{ i }} END) AS _os{{ i }}{% if not loop.last %},{% endif %}
+    _a{{ i }} AS _a{{ i }},
+    _b{{ i }} AS _b{{ i }},
+    _d{{ i }} AS _d{{ i }},
+    CASE WHEN _d{{ i }} IS NOT NULL THEN _b{{ i }} END AS _pb{{ i }},
+    CASE WHEN _d{{ i }} IS NOT NULL THEN _a{{ i }} END AS _pa{{ i }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM compare_differences
-  GROUP BY {{ strata_list }}_sys
-)
+),
+{{ sqlndcg.weighted_moments('compare_weighted', keys, values, '_q', 'compare_', extra) }}
 SELECT * FROM (
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
-  {%- set half %}({{ sqlndcg.t975('_n' ~ i ~ ' - 1') }} * _sd{{ i }} / SQRT(CAST(_n{{ i }} AS {{ d }}))){% endset %}
+  {%- set b, a, dd = 3 * i, 3 * i + 1, 3 * i + 2 %}
+  {%- set half = sqlndcg.weighted_half_width('_std' ~ dd, '_neff' ~ dd) %}
   SELECT
     {%- for g in parts.strata %}
     _g{{ loop.index0 }} AS {{ g.output }},
@@ -232,20 +269,21 @@ SELECT * FROM (
     CAST({{ sqlndcg.compare_literal(baseline) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg.quote('baseline') }},
     CAST({{ sqlndcg.compare_literal(m.name) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg.quote('metric') }},
     {{ i }} AS {{ sqlndcg.quote('metric_index') }},
-    _n{{ i }} AS {{ sqlndcg.quote('pairs') }},
-    _mb{{ i }} AS {{ sqlndcg.quote('baseline_mean') }},
-    _ma{{ i }} AS {{ sqlndcg.quote('mean') }},
-    _md{{ i }} AS {{ sqlndcg.quote('difference') }},
-    _sd{{ i }} AS {{ sqlndcg.quote('difference_std') }},
-    CASE WHEN _n{{ i }} >= 2 THEN _md{{ i }} - {{ half }} END AS {{ sqlndcg.quote('t_low') }},
-    CASE WHEN _n{{ i }} >= 2 THEN _md{{ i }} + {{ half }} END AS {{ sqlndcg.quote('t_high') }},
-    CASE WHEN _mb{{ i }} <> 0 THEN (_ma{{ i }} - _mb{{ i }}) / _mb{{ i }} END AS {{ sqlndcg.quote('relative_change') }},
+    _n{{ dd }} AS {{ sqlndcg.quote('pairs') }},
+    _neff{{ dd }} AS {{ sqlndcg.quote('effective_pairs') }},
+    _mean{{ b }} AS {{ sqlndcg.quote('baseline_mean') }},
+    _mean{{ a }} AS {{ sqlndcg.quote('mean') }},
+    _mean{{ dd }} AS {{ sqlndcg.quote('difference') }},
+    _std{{ dd }} AS {{ sqlndcg.quote('difference_std') }},
+    CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} - {{ half }} END AS {{ sqlndcg.quote('t_low') }},
+    CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} + {{ half }} END AS {{ sqlndcg.quote('t_high') }},
+    CASE WHEN _mean{{ b }} <> 0 THEN (_mean{{ a }} - _mean{{ b }}) / _mean{{ b }} END AS {{ sqlndcg.quote('relative_change') }},
     _wins{{ i }} AS {{ sqlndcg.quote('wins') }},
     _ties{{ i }} AS {{ sqlndcg.quote('ties') }},
     _losses{{ i }} AS {{ sqlndcg.quote('losses') }},
     _ob{{ i }} AS {{ sqlndcg.quote('only_baseline') }},
     _os{{ i }} AS {{ sqlndcg.quote('only_system') }}
-  FROM compare_moments
+  FROM compare_dispersion
   {%- if not loop.last %}
   UNION ALL
   {%- endif %}
@@ -262,11 +300,16 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
     {{ sqlndcg.compare(per_query=ref('my_per_query_model'), metrics=[...], system='system', baseline='bm25') }}
     {{ sqlndcg.compare_differences(run=ref('rankings'), judgments=ref('judgments'), metrics=[...],
                                    system='system', baseline='bm25') }}
+    {{ sqlndcg.compare(per_query=ref('my_per_query_model'), metrics=[...], system='system', baseline='bm25',
+                       query_weights=ref('query_traffic')) }}
 
   compare gives one row per (group_by..., system, metric) with the columns listed at the top of this file;
   compare_differences one row per (group_by..., system, metric, query). `group_by` names strata within which
   queries are paired (a day, a segment); the system column is added to it. A per_query model must have been
   built by sqlndcg.per_query with the same metrics and with group_by including the system column.
+  `query_weights` (a relation of query id, `weight_column` and optionally stratum columns, as for sqlndcg.summary)
+  weighs the means, the difference and its interval; a query without a weight is left out of those sums here,
+  so add the generic test sqlndcg.valid_query_weights (with per_query=) to refuse it, as compare() does.
 -#}
 
 {%- macro compare_settings(settings, system) -%}
@@ -282,7 +325,7 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
 {%- endmacro -%}
 
 {%- macro compare_relation_sql(statement, run, judgments, metrics, system, baseline, per_query, run_where,
-                               judgments_where, settings) -%}
+                               judgments_where, settings, query_weights=none, weight_column='weight') -%}
 {%- if metrics is none -%}{{ sqlndcg.fail('metric', "compare needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
 {%- if baseline is none -%}{{ sqlndcg.fail('setting', "compare needs baseline=, the system the others are compared with, e.g. baseline='bm25'") }}{%- endif -%}
 {%- set settings = sqlndcg.compare_settings(settings, system) -%}
@@ -294,24 +337,29 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
   {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, settings, run_where, judgments_where) -%}
   {%- set relation = '(' ~ sqlndcg.per_query_sql(plan) ~ ')' -%}
 {%- endif -%}
-{%- if statement == 'differences' -%}
-  {{ return(sqlndcg.paired_differences_sql(relation, plan, system, baseline)) }}
+{%- set weights = none -%}
+{%- if query_weights is not none -%}
+  {%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', query_weights), weight_column) -%}
 {%- endif -%}
-{{ return(sqlndcg.paired_sql(relation, plan, system, baseline)) }}
+{%- if statement == 'differences' -%}
+  {{ return(sqlndcg.paired_differences_sql(relation, plan, system, baseline, weights)) }}
+{%- endif -%}
+{{ return(sqlndcg.paired_sql(relation, plan, system, baseline, weights)) }}
 {%- endmacro -%}
 
 {%- macro compare(run=none, judgments=none, metrics=none, system='system', baseline=none, per_query=none,
-                  run_where=none, judgments_where=none) -%}
+                  run_where=none, judgments_where=none, query_weights=none, weight_column='weight') -%}
 {%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
 {{ return(sqlndcg.compare_relation_sql('tests', run, judgments, metrics, system, baseline, per_query, run_where,
-                                       judgments_where, kwargs)) }}
+                                       judgments_where, kwargs, query_weights, weight_column)) }}
 {%- endmacro -%}
 
 {%- macro compare_differences(run=none, judgments=none, metrics=none, system='system', baseline=none,
-                              per_query=none, run_where=none, judgments_where=none) -%}
+                              per_query=none, run_where=none, judgments_where=none, query_weights=none,
+                              weight_column='weight') -%}
 {%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
 {{ return(sqlndcg.compare_relation_sql('differences', run, judgments, metrics, system, baseline, per_query,
-                                       run_where, judgments_where, kwargs)) }}
+                                       run_where, judgments_where, kwargs, query_weights, weight_column)) }}
 {%- endmacro -%}
 
 {#- Several runs, one per system, as one relation with a system column holding each run's name: what

@@ -102,17 +102,12 @@
 {{ return(('CAST(' ~ expression ~ ' AS ' ~ sqlndcg.text_type() ~ ')') if as_text else expression) }}
 {%- endmacro -%}
 
-{#- The order that ranks a list: score descending (or rank ascending), ties by document id descending. DuckDB
-    keeps only each list's top k when a window filtered to `<= k` has ONE sort key, so there the two are packed
-    into one row-valued key (about twice as fast on 10M rows; the same order). Elsewhere the two keys, with their
-    NULL placement spelled out (no value here is NULL). -#}
-{%- macro rank_order(key, doc, order_by) -%}{{ return(adapter.dispatch('rank_order', 'sqlndcg')(key, doc, order_by)) }}{%- endmacro -%}
-{%- macro default__rank_order(key, doc, order_by) -%}
+{#- The order that ranks a list: score descending (or rank ascending), ties by document id descending, with the
+    NULL placement spelled out (no value here is NULL). The same text on every engine: where every metric has a
+    cutoff, per_query.sql first keeps each list's top k by the key alone (list_cut), so this order only ranks
+    those few rows. -#}
+{%- macro rank_order(key, doc, order_by) -%}
 {{ return(key ~ (' DESC' ~ sqlndcg.nulls('LAST') if order_by == 'score' else ' ASC' ~ sqlndcg.nulls('FIRST')) ~ ', ' ~ doc ~ ' DESC') }}
-{%- endmacro -%}
-{%- macro duckdb__rank_order(key, doc, order_by) -%}
-{%- if order_by != 'score' -%}{{ return(sqlndcg.default__rank_order(key, doc, order_by)) }}{%- endif -%}
-{{ return('(' ~ key ~ ', ' ~ doc ~ ') DESC') }}
 {%- endmacro -%}
 
 {#- An aggregate over rows summed in a fixed order, so the result is the same bits whatever the thread count.

@@ -11,11 +11,106 @@
   The t quantile is SQL too (t975.sql): every engine and dbt give the numbers Python gives. Sums run in query order
   (sqlndcg.ordered) so the bits do not depend on thread count.
   `weights` (optional): the weights plan of weights.sql.
+  weighted_moments computes these per key and value, for the summary and for the paired comparison (compare.sql),
+  so the two state one weighted mean, one weighted standard deviation and one effective n.
 -#}
 
+{#- Weighted moments of `values` (column names of `source`) per `keys` (column names of `source`, maybe none), with
+    the weight in `source`'s column `_w` and sums in `order` order: the CTEs <prefix>moments, <prefix>means,
+    <prefix>spread and <prefix>dispersion; the last has the keys, the `extra` aggregates ([expression, alias] pairs
+    computed over `source`'s rows of a key) and, for value j (its position in `values`):
+      _n<j>     COUNT(value)
+      _mean<j>  sum(w x) / V1                         (NULL when V1 = 0)
+      _std<j>   sqrt(sum(w (x - mean)^2) / (V1 - V2 / V1))   (NULL below 2 values or when the denominator is 0)
+      _neff<j>  floor(V1^2 / V2)                      (Kish's effective n; = _n<j> when every weight is 1)
+    with V1 = sum(w), V2 = sum(w^2) over the rows where the value is not NULL. -#}
+{%- macro weighted_moments(source, keys, values, order, prefix='', extra=[]) -%}
+{%- set key_list = keys | join(', ') -%}
+{{ prefix }}moments AS (
+  SELECT
+    {%- for k in keys %}
+    {{ k }} AS {{ k }},
+    {%- endfor %}
+    {%- for e in extra %}
+    {{ e[0] }} AS {{ e[1] }},
+    {%- endfor %}
+    {%- for x in values %}
+    {%- set i = loop.index0 %}
+    COUNT({{ x }}) AS _n{{ i }},
+    {{ sqlndcg.ordered('SUM', 'CASE WHEN ' ~ x ~ ' IS NULL THEN NULL ELSE _w END', order) }} AS _v1_{{ i }},
+    {{ sqlndcg.ordered('SUM', 'CASE WHEN ' ~ x ~ ' IS NULL THEN NULL ELSE _w * _w END', order) }} AS _v2_{{ i }},
+    {{ sqlndcg.ordered('SUM', '_w * ' ~ x, order) }} AS _wx{{ i }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM {{ source }}
+  {%- if keys %}
+  GROUP BY {{ key_list }}
+  {%- endif %}
+),
+{{ prefix }}means AS (
+  SELECT
+    {%- for k in keys %}
+    {{ k }} AS {{ k }},
+    {%- endfor %}
+    {%- for e in extra %}
+    {{ e[1] }} AS {{ e[1] }},
+    {%- endfor %}
+    {%- for x in values %}
+    {%- set i = loop.index0 %}
+    _n{{ i }} AS _n{{ i }}, _v1_{{ i }} AS _v1_{{ i }}, _v2_{{ i }} AS _v2_{{ i }},
+    CASE WHEN _v1_{{ i }} > 0 THEN _wx{{ i }} / _v1_{{ i }} END AS _mean{{ i }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM {{ prefix }}moments
+),
+{{ prefix }}spread AS (
+  SELECT
+    {%- for k in keys %}
+    mn.{{ k }} AS {{ k }},
+    {%- endfor %}
+    {%- for x in values %}
+    {%- set i = loop.index0 %}
+    {{ sqlndcg.ordered('SUM', 'wt._w * (wt.' ~ x ~ ' - mn._mean' ~ i ~ ') * (wt.' ~ x ~ ' - mn._mean' ~ i ~ ')', 'wt.' ~ order) }} AS _ss{{ i }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM {{ source }} AS wt
+  {%- if keys %}
+  JOIN {{ prefix }}means AS mn ON {% for k in keys %}mn.{{ k }} = wt.{{ k }}{% if not loop.last %} AND {% endif %}{% endfor %}
+  GROUP BY {% for k in keys %}mn.{{ k }}{% if not loop.last %}, {% endif %}{% endfor %}
+  {%- else %}
+  CROSS JOIN {{ prefix }}means AS mn
+  {%- endif %}
+),
+{{ prefix }}dispersion AS (
+  SELECT
+    {%- for k in keys %}
+    mn.{{ k }} AS {{ k }},
+    {%- endfor %}
+    {%- for e in extra %}
+    mn.{{ e[1] }} AS {{ e[1] }},
+    {%- endfor %}
+    {%- for x in values %}
+    {%- set i = loop.index0 %}
+    mn._n{{ i }} AS _n{{ i }},
+    mn._mean{{ i }} AS _mean{{ i }},
+    CASE WHEN mn._n{{ i }} >= 2 AND mn._v1_{{ i }} > 0 AND mn._v1_{{ i }} - mn._v2_{{ i }} / mn._v1_{{ i }} > 0
+         THEN SQRT(sp._ss{{ i }} / (mn._v1_{{ i }} - mn._v2_{{ i }} / mn._v1_{{ i }})) END AS _std{{ i }},
+    CASE WHEN mn._v2_{{ i }} > 0 THEN FLOOR(mn._v1_{{ i }} * mn._v1_{{ i }} / mn._v2_{{ i }} + 0.000001) END AS _neff{{ i }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM {{ prefix }}means AS mn
+  {%- if keys %}
+  JOIN {{ prefix }}spread AS sp ON {% for k in keys %}sp.{{ k }} = mn.{{ k }}{% if not loop.last %} AND {% endif %}{% endfor %}
+  {%- else %}
+  CROSS JOIN {{ prefix }}spread AS sp
+  {%- endif %}
+)
+{%- endmacro -%}
+
+{#- The half-width of the 95% interval of a weighted mean: t(0.975, n_eff - 1) * std / sqrt(n_eff). -#}
+{%- macro weighted_half_width(std, neff) -%}
+{{ return('(' ~ sqlndcg.t975(neff ~ ' - 1') ~ ' * ' ~ std ~ ' / SQRT(' ~ neff ~ '))') }}
+{%- endmacro -%}
+
 {%- macro summary_sql(per_query, p, weights=none) -%}
-{%- set g_list %}{% for g in p.groups %}_g{{ loop.index0 }}{% if not loop.last %}, {% endif %}{% endfor %}{% endset -%}
-{%- set one = 'CAST(1 AS ' ~ sqlndcg.double() ~ ')' -%}
+{%- set keys = [] -%}{%- for g in p.groups -%}{%- do keys.append('_g' ~ loop.index0) -%}{%- endfor -%}
+{%- set values = [] -%}{%- for m in p.metrics -%}{%- do values.append('_x' ~ loop.index0) -%}{%- endfor -%}
 {#- Internal names first: ClickHouse lets a SELECT's aliases shadow its columns (`AVG(m) AS m, COUNT(m)`). -#}
 WITH weighted AS (
   SELECT
@@ -26,82 +121,11 @@ WITH weighted AS (
     {%- for m in p.metrics %}
     CAST(pq.{{ m.column }} AS {{ sqlndcg.double() }}) AS _x{{ loop.index0 }},
     {%- endfor %}
-    {% if weights %}CAST(w.{{ weights.weight_column }} AS {{ sqlndcg.double() }}){% else %}{{ one }}{% endif %} AS _w
+    {{ sqlndcg.query_weight(weights) }} AS _w
   FROM {{ per_query }} AS pq
-  {%- if weights %}
-  LEFT JOIN {{ sqlndcg.weights_relation(weights) }} AS w
-    ON w.{{ weights.query_column }} = pq.{{ p.query_output }}{% for g in weights.groups %} AND w.{{ g.column }} = pq.{{ g.output }}{% endfor %}
-  {%- endif %}
+  {{- sqlndcg.query_weights_join(weights, p, 'pq') }}
 ),
-moments AS (
-  SELECT
-    {%- for g in p.groups %}
-    _g{{ loop.index0 }} AS _g{{ loop.index0 }},
-    {%- endfor %}
-    COUNT(*) AS _queries,
-    {%- for m in p.metrics %}
-    {%- set i = loop.index0 %}
-    COUNT(_x{{ i }}) AS _n{{ i }},
-    {{ sqlndcg.ordered('SUM', 'CASE WHEN _x' ~ i ~ ' IS NULL THEN NULL ELSE _w END', '_q') }} AS _v1_{{ i }},
-    {{ sqlndcg.ordered('SUM', 'CASE WHEN _x' ~ i ~ ' IS NULL THEN NULL ELSE _w * _w END', '_q') }} AS _v2_{{ i }},
-    {{ sqlndcg.ordered('SUM', '_w * _x' ~ i, '_q') }} AS _wx{{ i }}{% if not loop.last %},{% endif %}
-    {%- endfor %}
-  FROM weighted
-  {%- if p.groups %}
-  GROUP BY {{ g_list }}
-  {%- endif %}
-),
-means AS (
-  SELECT
-    {%- for g in p.groups %}
-    _g{{ loop.index0 }} AS _g{{ loop.index0 }},
-    {%- endfor %}
-    _queries AS _queries,
-    {%- for m in p.metrics %}
-    {%- set i = loop.index0 %}
-    _n{{ i }} AS _n{{ i }}, _v1_{{ i }} AS _v1_{{ i }}, _v2_{{ i }} AS _v2_{{ i }},
-    CASE WHEN _v1_{{ i }} > 0 THEN _wx{{ i }} / _v1_{{ i }} END AS _mean{{ i }}{% if not loop.last %},{% endif %}
-    {%- endfor %}
-  FROM moments
-),
-spread AS (
-  SELECT
-    {%- for g in p.groups %}
-    mn._g{{ loop.index0 }} AS _g{{ loop.index0 }},
-    {%- endfor %}
-    {%- for m in p.metrics %}
-    {%- set i = loop.index0 %}
-    {{ sqlndcg.ordered('SUM', 'wt._w * (wt._x' ~ i ~ ' - mn._mean' ~ i ~ ') * (wt._x' ~ i ~ ' - mn._mean' ~ i ~ ')', 'wt._q') }} AS _ss{{ i }}{% if not loop.last %},{% endif %}
-    {%- endfor %}
-  FROM weighted AS wt
-  {%- if p.groups %}
-  JOIN means AS mn ON {% for g in p.groups %}mn._g{{ loop.index0 }} = wt._g{{ loop.index0 }}{% if not loop.last %} AND {% endif %}{% endfor %}
-  GROUP BY {% for g in p.groups %}mn._g{{ loop.index0 }}{% if not loop.last %}, {% endif %}{% endfor %}
-  {%- else %}
-  CROSS JOIN means AS mn
-  {%- endif %}
-),
-dispersion AS (
-  SELECT
-    {%- for g in p.groups %}
-    mn._g{{ loop.index0 }} AS _g{{ loop.index0 }},
-    {%- endfor %}
-    mn._queries AS _queries,
-    {%- for m in p.metrics %}
-    {%- set i = loop.index0 %}
-    mn._n{{ i }} AS _n{{ i }},
-    mn._mean{{ i }} AS _mean{{ i }},
-    CASE WHEN mn._n{{ i }} >= 2 AND mn._v1_{{ i }} > 0 AND mn._v1_{{ i }} - mn._v2_{{ i }} / mn._v1_{{ i }} > 0
-         THEN SQRT(sp._ss{{ i }} / (mn._v1_{{ i }} - mn._v2_{{ i }} / mn._v1_{{ i }})) END AS _std{{ i }},
-    CASE WHEN mn._v2_{{ i }} > 0 THEN FLOOR(mn._v1_{{ i }} * mn._v1_{{ i }} / mn._v2_{{ i }} + 0.000001) END AS _neff{{ i }}{% if not loop.last %},{% endif %}
-    {%- endfor %}
-  FROM means AS mn
-  {%- if p.groups %}
-  JOIN spread AS sp ON {% for g in p.groups %}sp._g{{ loop.index0 }} = mn._g{{ loop.index0 }}{% if not loop.last %} AND {% endif %}{% endfor %}
-  {%- else %}
-  CROSS JOIN spread AS sp
-  {%- endif %}
-)
+{{ sqlndcg.weighted_moments('weighted', keys, values, '_q', '', [['COUNT(*)', '_queries']]) }}
 SELECT
   {%- for g in p.groups %}
   _g{{ loop.index0 }} AS {{ g.output }},
@@ -109,7 +133,7 @@ SELECT
   _queries AS {{ p.queries_output }},
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
-  {%- set half %}({{ sqlndcg.t975('_neff' ~ i ~ ' - 1') }} * _std{{ i }} / SQRT(_neff{{ i }})){% endset %}
+  {%- set half = sqlndcg.weighted_half_width('_std' ~ i, '_neff' ~ i) %}
   _mean{{ i }} AS {{ m.column }},
   _n{{ i }} AS {{ m.count_column }},
   _std{{ i }} AS {{ m.std_column }},
@@ -118,6 +142,6 @@ SELECT
   {%- endfor %}
 FROM dispersion
 {%- if p.groups %}
-ORDER BY {{ g_list }}
+ORDER BY {{ keys | join(', ') }}
 {%- endif %}
 {%- endmacro -%}

@@ -9,9 +9,15 @@
 {%- macro weights_plan(p, weights, weight_column='weight') -%}
 {%- set spec = p.spec -%}
 {%- set query_column = spec.columns.query_id -%}
+{%- set names = sqlndcg.column_names(weights.columns) -%}
+{%- if weight_column not in names -%}
+  {%- set close = [] -%}
+  {%- for c in names if c | lower == weight_column | lower -%}{%- do close.append(c) -%}{%- endfor -%}
+  {%- set hint = (' (did you mean ' ~ sqlndcg.show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
+  {{ sqlndcg.fail('input', weights.label ~ ' has no weight column ' ~ sqlndcg.show(weight_column) ~ hint ~ '; its columns are ' ~ sqlndcg.show(names) ~ '. Name the right one with weight_column= (sqlndcg compare: --weight-column)') }}
+{%- endif -%}
 {{ sqlndcg.require_columns(weights.label, weights.columns, [('query id', query_column), ('weight', weight_column)]) }}
 {{ sqlndcg.require_types(weights.label, weights.columns, [weight_column], [query_column]) }}
-{%- set names = sqlndcg.column_names(weights.columns) -%}
 {%- set groups = [] -%}
 {%- for g in p.groups if g.name in names -%}
   {%- do groups.append({'name': g.name, 'column': sqlndcg.quote(g.name), 'output': g.output}) -%}
@@ -33,21 +39,38 @@
 {{ return({'identity': identity, 'problems': problems, 'key_meaning': 'queries', 'hint': '. Give each query (per group column the weights have) one weight', 'unique_ranks': none}) }}
 {%- endmacro -%}
 
-{#- The input's rows as the summary joins them: ids compared as the per-query table holds them. -#}
+{#- The input's rows as the summary joins them: ids compared as the per-query table holds them; `_has_weight` marks
+    a joined row (ClickHouse fills a missing join row with defaults, not NULLs). -#}
 {%- macro weights_relation(w) -%}
 {%- set sql -%}
-(SELECT {% for g in w.groups %}{{ g.column }} AS {{ g.column }}, {% endfor %}{{ sqlndcg.id(w.query_column, w.ids_as_text) }} AS {{ w.query_column }}, {{ w.weight_column }} AS {{ w.weight_column }} FROM {{ w.sql }} AS weights_input)
+(SELECT {% for g in w.groups %}{{ g.column }} AS {{ g.column }}, {% endfor %}{{ sqlndcg.id(w.query_column, w.ids_as_text) }} AS {{ w.query_column }}, {{ w.weight_column }} AS {{ w.weight_column }}, 1 AS _has_weight FROM {{ w.sql }} AS weights_input)
 {%- endset -%}
 {{ return(sql) }}
+{%- endmacro -%}
+
+{#- Every statement that weighs per-query rows joins the weights the same way, with these two macros (summary.sql,
+    compare.sql, missing_weights_sql): `query_weights_join` joins the weights (as `alias`) onto the per-query rows
+    `rows` (a per-query table's alias: its query and group columns as the plan names them), `query_weight` is the
+    weight of the joined row as a double, or 1 without weights (so one template serves both). -#}
+{%- macro query_weights_join(weights, p, rows, alias='w') -%}
+{%- if weights %}
+LEFT JOIN {{ sqlndcg.weights_relation(weights) }} AS {{ alias }}
+  ON {{ alias }}.{{ weights.query_column }} = {{ rows }}.{{ p.query_output }}{% for g in weights.groups %} AND {{ alias }}.{{ g.column }} = {{ rows }}.{{ g.output }}{% endfor %}
+{%- endif %}
+{%- endmacro -%}
+
+{%- macro query_weight(weights, alias='w') -%}
+{%- if weights -%}
+{{ return('CAST(' ~ alias ~ '.' ~ weights.weight_column ~ ' AS ' ~ sqlndcg.double() ~ ')') }}
+{%- endif -%}
+{{ return('CAST(1 AS ' ~ sqlndcg.double() ~ ')') }}
 {%- endmacro -%}
 
 {#- Scored queries (rows of the per-query table) that have no weight. -#}
 {%- macro missing_weights_sql(per_query, p, w, limit=none) -%}
 SELECT {% for g in p.groups %}pq.{{ g.output }} AS {{ g.output }}, {% endfor %}pq.{{ p.query_output }} AS {{ p.query_output }}, COUNT(*) OVER () AS matching_rows
 FROM {{ per_query }} AS pq
-LEFT JOIN (SELECT {% for g in w.groups %}{{ g.column }} AS {{ g.column }}, {% endfor %}{{ w.query_column }} AS {{ w.query_column }}, 1 AS _has_weight
-           FROM {{ sqlndcg.weights_relation(w) }} AS wr) AS w
-  ON w.{{ w.query_column }} = pq.{{ p.query_output }}{% for g in w.groups %} AND w.{{ g.column }} = pq.{{ g.output }}{% endfor %}
+{{- sqlndcg.query_weights_join(w, p, 'pq') }}
 WHERE COALESCE(w._has_weight, 0) = 0
 ORDER BY {% for g in p.groups %}pq.{{ g.output }}, {% endfor %}pq.{{ p.query_output }}
 {%- if limit is not none %}

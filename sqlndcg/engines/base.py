@@ -62,6 +62,9 @@ class Engine:
         return False
 
     def register(self, name: str, frame) -> None:
+        """Make a data frame readable as the table ``name`` (unquoted) until :meth:`unregister`: in place where the
+        engine reads frames (DuckDB, Spark, DataFusion), as a temporary table copied from it elsewhere (SQLite,
+        PostgreSQL: dbapi.py). An engine that can do neither refuses with an InputError."""
         raise InputError(
             f"{self.name} cannot read a {type(frame).__module__}.{type(frame).__name__} here; pass a table name "
             f"that {self.name} has"

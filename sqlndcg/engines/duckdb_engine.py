@@ -13,9 +13,29 @@ import tempfile
 
 import duckdb
 
-from .. import checks
+from .. import checks, render
 from ..errors import ResourceError
 from .base import Engine, MissingRelation
+
+
+def bounded_spill(directory: str) -> str:
+    """A spill size limit for ``directory``: four fifths of its disk's free space (the disk keeps room)."""
+    free = shutil.disk_usage(directory).free
+    return f"{max(1, int(free * 0.8) // 2**20)}MiB"
+
+
+def private_spill(con, memory_limit=None, temp_directory=None) -> str | None:
+    """Point a connection sqlndcg opened at a spill directory of its own, bounded in size (never DuckDB's default
+    ``.tmp`` in the current directory). Returns the directory it made (the caller removes it), None if it was given."""
+    made = None
+    if temp_directory is None:
+        made = temp_directory = tempfile.mkdtemp(prefix="sqlndcg-spill-")
+    settings = {"temp_directory": temp_directory, "max_temp_directory_size": bounded_spill(temp_directory)}
+    if memory_limit is not None:
+        settings["memory_limit"] = memory_limit
+    for setting, value in settings.items():
+        con.execute(f"SET {setting} = $value", {"value": str(value)})
+    return made
 
 
 class DuckDBEngine(Engine):
@@ -30,8 +50,7 @@ class DuckDBEngine(Engine):
         if owned and temp_directory is None:
             self._scratch = temp_directory = tempfile.mkdtemp(prefix="sqlndcg-spill-")
         if owned and max_temp_size is None and temp_directory is not None:
-            free = shutil.disk_usage(temp_directory).free
-            max_temp_size = f"{max(1, int(free * 0.8) // 2**20)}MiB"  # leave the disk a fifth of its free space
+            max_temp_size = bounded_spill(temp_directory)
         if owned:  # a library call prints nothing; the command line turns the progress bar on for a terminal
             con.execute("SET enable_progress_bar = false")
         self.limits = {}
@@ -52,7 +71,7 @@ class DuckDBEngine(Engine):
     def resource_error(self, exc: BaseException) -> ResourceError | None:
         """Out of memory or out of temporary disk, said as such, with the settings that change it."""
         text = str(exc)
-        settings = ", ".join(f"{k}={v}" for k, v in self.limits.items()) or "DuckDB's defaults"
+        settings = ", ".join(f"{k}={v}" for k, v in self._limits_in_force().items())
         if "offload" in text or "max_temp_directory_size" in text or "No space left on device" in text:
             return ResourceError(
                 f"DuckDB ran out of temporary disk space ({settings}): {text.strip().splitlines()[0]} Point "
@@ -63,6 +82,16 @@ class DuckDBEngine(Engine):
                 "spill with a temp_directory on a disk with room, or shrink the result (queries='both', or a group "
                 "column the judgments share)")
         return None
+
+    def _limits_in_force(self) -> dict[str, str]:
+        """The limits set here, else the connection's own (a connection the caller configured)."""
+        if self.limits:
+            return self.limits
+        try:
+            memory, temp = self.con.execute(render.call("sqlndcg_duckdb_limits")).fetchone()
+        except duckdb.Error:
+            return {"settings": "unknown"}
+        return {"memory_limit": memory, "temp_directory": temp or "(none)"}
 
     def fetch(self, sql):
         cur = self.con.execute(sql)

@@ -1,7 +1,9 @@
-"""PostgreSQL through psycopg (3, or 2): column types from the result's type OIDs."""
+"""PostgreSQL through psycopg (3, or 2): column types from the result's type OIDs. Data frames are copied into
+temporary tables (COPY ... FROM STDIN with psycopg 3, executemany with psycopg 2)."""
 
 from __future__ import annotations
 
+from .. import render
 from .base import MissingRelation, classify
 from .dbapi import DBAPIEngine
 
@@ -9,6 +11,8 @@ from .dbapi import DBAPIEngine
 class PostgresEngine(DBAPIEngine):
     name = "PostgreSQL"
     dialect = "postgres"
+    frames_as_temporary_tables = True
+    placeholder = "%s"
 
     def __init__(self, con, **kwargs):
         super().__init__(con, **kwargs)
@@ -26,6 +30,23 @@ class PostgresEngine(DBAPIEngine):
         except self.errors:
             self._rollback()
             raise
+
+    def _load(self, name, columns, batches):
+        cur = self.con.cursor()
+        try:
+            if not hasattr(cur, "copy"):  # psycopg 2
+                super()._load(name, columns, batches)
+                return
+            with cur.copy(render.call("sqlndcg_frame_copy", name, [c["name"] for c in columns],
+                                      dialect=self.dialect)) as copy:
+                for rows in batches:
+                    for row in rows:
+                        copy.write_row(row)
+        except BaseException:  # an engine error, or a value that cannot be copied: the transaction is aborted
+            self._rollback()
+            raise
+        finally:
+            cur.close()
 
     def _rollback(self):
         if not getattr(self.con, "autocommit", True):

@@ -1,5 +1,6 @@
 """SQLite (Python's standard library): columns are classed by the values they hold (SQLite types are per value),
-and the few functions some builds lack (LN, POWER, SQRT; STDDEV_SAMP always) are registered on the connection."""
+and the few functions some builds lack (LN, POWER, SQRT; STDDEV_SAMP always) are registered on the connection.
+Data frames are copied into temporary tables (executemany, a batch at a time)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class SQLiteEngine(DBAPIEngine):
     name = "SQLite"
     dialect = "sqlite"
     errors = (sqlite3.Error,)
+    frames_as_temporary_tables = True
+    placeholder = "?"
 
     def __init__(self, con, **kwargs):
         super().__init__(con, **kwargs)
@@ -44,6 +47,19 @@ class SQLiteEngine(DBAPIEngine):
                                 deterministic=True)
             con.create_function("SQRT", 1, lambda x: None if x is None or x < 0 else math.sqrt(x), deterministic=True)
             con.create_function("FLOOR", 1, lambda x: None if x is None else math.floor(x), deterministic=True)
+
+    def _load(self, name, columns, batches):
+        """The inserts in one transaction, committed when the connection had none open (a transaction of the
+        caller's stays theirs to end)."""
+        ours = not self.con.in_transaction
+        try:
+            super()._load(name, columns, batches)
+        except BaseException:
+            if ours and self.con.in_transaction:
+                self.con.rollback()
+            raise
+        if ours and self.con.in_transaction:
+            self.con.commit()
 
     def columns(self, relation_sql):
         try:

@@ -14,6 +14,18 @@
       - name: per_query_metrics
         data_tests:
           - sqlndcg.no_empty_queries: {arguments: {metrics: [ndcg@10, map], group_by: [system, ds]}}
+
+  and the judgment tools' inputs (docs/judgments.md), with the checks the Python verbs run before computing:
+
+      - name: events
+        data_tests:
+          - sqlndcg.valid_events: {arguments: {rules: {click: 1, add_to_cart: 2, purchase: 3}, group_by: [ds]}}
+      - name: annotations
+        data_tests:
+          - sqlndcg.valid_annotations                          # agreement / aggregate_labels settings, if any
+      - name: query_traffic
+        data_tests:
+          - sqlndcg.valid_query_weights: {arguments: {per_query: "ref('per_query_metrics')", group_by: [system, ds]}}
 -#}
 
 {%- macro problem_rows(relation, declared) -%}
@@ -88,4 +100,51 @@ SELECT 1 AS problem WHERE 1 = 0
 {%- set identity = [] -%}{%- for g in plan.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(plan.query_output) -%}
 SELECT 'metric not a finite number: labels or gains too large for a double' AS problem, per_query.*
 FROM ({{ sqlndcg.rows_where(model, identity, plan.metrics | map(attribute='column') | list, 'not_finite') }}) AS per_query
+{%- endtest -%}
+
+
+{#- An events table as sqlndcg.labels_from_events reads it under the same settings (rules=, thresholds=, rate=,
+    group_by=, column names; `impressions` a relation, e.g. "ref('rankings')"): the rows it refuses (labels.sql's
+    checks: NULL ids, event types the rules do not grade, NULL, negative or non-finite measured values and counts,
+    rate denominators that sum to 0 for a document; NULL ids in the impressions). -#}
+{%- test valid_events(model, impressions=none) -%}
+{%- if execute -%}
+{%- set shown = none if impressions is none else sqlndcg.input_relation('impressions', impressions) -%}
+{{ sqlndcg.labels_problems_sql(sqlndcg.labels_plan(sqlndcg.input_relation('events', model), shown, kwargs)) }}
+{%- else -%}
+SELECT 1 AS problem WHERE 1 = 0
+{%- endif -%}
+{%- endtest -%}
+
+{#- An annotator judgments table (one row per query, document and annotator) as sqlndcg.agreement and
+    sqlndcg.aggregate_labels read it (settings: group_by= and column names): NULL ids or annotators, NaN or
+    infinite labels, an annotator rating a (query, document) twice. A NULL label is a missing rating, allowed. -#}
+{%- test valid_annotations(model) -%}
+{%- if execute -%}
+{{ sqlndcg.ratings_problems_sql(sqlndcg.agreement_plan(sqlndcg.input_relation('judgments', model), kwargs)) }}
+{%- else -%}
+SELECT 1 AS problem WHERE 1 = 0
+{%- endif -%}
+{%- endtest -%}
+
+{#- A query weights table as sqlndcg.summary and sqlndcg.compare take it (query_weights=; weights.sql): a NULL
+    query id or group column, a weight that is NULL, negative, NaN or infinite, a query weighted twice (per group
+    column the weights have). With `per_query` (a per-query model, e.g. "ref('per_query_metrics')", and its
+    group_by=), also the scored queries that have no weight, which evaluate() and compare() refuse. -#}
+{%- test valid_query_weights(model, per_query=none, weight_column='weight') -%}
+{%- if execute -%}
+{%- set spec = sqlndcg.spec(['ndcg'], kwargs) -%}
+{%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, model | string, model | string)) -%}
+{%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', model), weight_column) -%}
+{{ sqlndcg.problem_rows(model, sqlndcg.weights_checks(weights)) }}
+{%- if per_query is not none %}
+{%- set identity = [] -%}{%- for g in plan.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(plan.query_output) %}
+UNION ALL
+SELECT 'scored query without a weight (give every scored query one; 0 leaves it out of the mean)' AS problem,
+  {% for k in identity %}{{ sqlndcg.id('missing_weights.' ~ k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
+FROM ({{ sqlndcg.missing_weights_sql(sqlndcg.input_relation('per_query', per_query).sql, plan, weights) }}) AS missing_weights
+{%- endif %}
+{%- else -%}
+SELECT 1 AS problem WHERE 1 = 0
+{%- endif -%}
 {%- endtest -%}

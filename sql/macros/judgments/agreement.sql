@@ -471,10 +471,15 @@ ORDER BY {{ u }}
 {{ return(sqlndcg.aggregate_labels_sql(sqlndcg.aggregate_plan(sqlndcg.input_relation('judgments', judgments), kwargs))) }}
 {%- endmacro -%}
 
-{#- The input problems agreement and aggregate_labels refuse in Python, as rows for a dbt data test. -#}
-{%- macro ratings_problems(judgments=none) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{%- set p = sqlndcg.agreement_plan(sqlndcg.input_relation('judgments', judgments), kwargs) -%}
+{#- The input problems agreement and aggregate_labels refuse in Python, as rows for a dbt data test (the generic
+    test `sqlndcg.valid_annotations`, or a singular test calling `ratings_problems`): NULL ids or annotators, NaN
+    or infinite labels, an annotator rating a unit twice. -#}
+{%- macro ratings_problems_sql(p) -%}
 {%- set keys = [] -%}{%- for k in p['keys'] -%}{%- do keys.append(sqlndcg.quote(k)) -%}{%- endfor -%}
 {{ return(sqlndcg.judgment_problems(p.judgments, p.checks, keys, keys, p.key_meaning)) }}
+{%- endmacro -%}
+
+{%- macro ratings_problems(judgments=none) -%}
+{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg.ratings_problems_sql(sqlndcg.agreement_plan(sqlndcg.input_relation('judgments', judgments), kwargs))) }}
 {%- endmacro -%}

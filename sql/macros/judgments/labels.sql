@@ -344,15 +344,18 @@ LIMIT {{ limit }}
 {{ return(sqlndcg.labels_sql(sqlndcg.labels_plan(ev, shown, kwargs))) }}
 {%- endmacro -%}
 
-{#- The input problems labels_from_events refuses in Python, as rows (`problem`, `row_key`): a dbt data test
-    `{{ sqlndcg.labels_from_events_problems(events=ref('events'), rules={...}) }}` fails when any come back. -#}
-{%- macro labels_from_events_problems(events=none, impressions=none) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{%- set ev = sqlndcg.input_relation('events', events) -%}
-{%- set shown = none if impressions is none else sqlndcg.input_relation('impressions', impressions) -%}
-{%- set p = sqlndcg.labels_plan(ev, shown, kwargs) -%}
+{#- The input problems labels_from_events refuses in Python, as rows (`problem`, `row_key`), from the plan's own
+    checks: events (and impressions) rows, and rate denominators that sum to 0. The dbt data test
+    `sqlndcg.valid_events` (generic_tests/tests.sql) runs it, or a singular test calls
+    `{{ sqlndcg.labels_from_events_problems(events=ref('events'), rules={...}) }}`; either fails when rows come back. -#}
+{%- macro labels_problems_sql(p) -%}
 {%- set sql -%}
 {{ sqlndcg.judgment_problems(p.events, p.checks, p.identity) }}
+{%- if p.impressions is not none %}
+UNION ALL
+SELECT {{ sqlndcg.text_literal('impressions: ') }} || impression_problems.problem AS problem, impression_problems.row_key AS row_key
+FROM ({{ sqlndcg.judgment_problems(p.impressions, p.impression_checks, p.identity) }}) AS impression_problems
+{%- endif %}
 {%- if p.rate %}
 UNION ALL
 SELECT {{ sqlndcg.text_literal('rate denominators that sum to 0 for a document') }} AS problem, {% for k in p.identity %}{{ sqlndcg.id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
@@ -360,4 +363,11 @@ FROM ({{ sqlndcg.labels_zero_denominators(p) }}) AS zero_denominators
 {%- endif %}
 {%- endset -%}
 {{ return(sql) }}
+{%- endmacro -%}
+
+{%- macro labels_from_events_problems(events=none, impressions=none) -%}
+{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
+{%- set ev = sqlndcg.input_relation('events', events) -%}
+{%- set shown = none if impressions is none else sqlndcg.input_relation('impressions', impressions) -%}
+{{ return(sqlndcg.labels_problems_sql(sqlndcg.labels_plan(ev, shown, kwargs))) }}
 {%- endmacro -%}

@@ -5,8 +5,9 @@
     set_relative_p   rel_ret / min(n, R)               (0 when either is 0)
     set_map          rel_ret^2 / (n * R)               (0 when either is 0)
     set_f(beta=1)    (beta^2 + 1) * P * R' / (beta^2 * P + R'),  P = set_p, R' = set_recall   (0 when rel_ret = 0)
-  trec_eval: set_P, set_recall, set_relative_P, set_map, set_F (beta parameter: set_F.0.5). ir_measures: SetP,
-  SetR, SetF.
+  trec_eval: set_P, set_recall, set_relative_P, set_map, set_F. trec_eval's set_F.x computes
+  (x + 1) * P * R / (x * P + R) (m_set_F.c): its x is beta^2 here, so `sqlndcg trec_eval -m set_F.0.5` is
+  set_f(beta=sqrt(0.5)). ir_measures: SetP, SetR, SetF.
 -#}
 {%- macro default__measure_set_p() -%}
 {{ return({'help': 'precision of the retrieved set', 'binary': true, 'needs': ['totals'], 'trec_eval': {'name': 'set_P'},

@@ -68,7 +68,7 @@ WITH run_rows AS (
     _rel_t0,
     _pool,
     _judged,
-    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY (_key, _d) DESC) AS _pos,
+    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC, _d DESC) AS _pos,
     RANK() OVER (PARTITION BY _q ORDER BY _key DESC) AS _tie_start
   FROM labelled
 ), top_ranked AS (

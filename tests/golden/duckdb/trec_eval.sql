@@ -68,10 +68,10 @@ WITH run_rows AS (
     _judged,
     SUM(_rel_t0) OVER (
       PARTITION BY _q
-      ORDER BY (_key, _d) DESC
+      ORDER BY _key DESC, _d DESC
       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS _seen_t0,
-    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY (_key, _d) DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC, _d DESC) AS _pos
   FROM labelled
 ), top_ranked AS (
   SELECT
