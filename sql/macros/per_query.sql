@@ -147,7 +147,8 @@ candidates AS (
   FROM run_rows AS r
   JOIN list_cut AS c
     ON c._q = r._q{% for g in groups %} AND c.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
-  WHERE r._key {{ '>=' if p.order_by == 'score' else '<=' }} c._cut
+  {#- A NULL key (refused by the input checks; possible in an unchecked dbt model) ranks last, as before the cut. #}
+  WHERE r._key {{ '>=' if p.order_by == 'score' else '<=' }} c._cut OR r._key IS NULL
 ),
 {%- endif %}
 {%- set rank_order = sqlndcg.rank_order('_key', sqlndcg.byte_order('_d') if p.ids_as_text else '_d', p.order_by) %}

@@ -69,7 +69,7 @@ WITH run_rows AS (
   JOIN list_cut AS c
     ON c._q = r._q AND c._g0 = r._g0
   WHERE
-    r._key >= c._cut
+    r._key >= c._cut OR r._key IS NULL
 ), ranked AS (
   SELECT
     _g0,
