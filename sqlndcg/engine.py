@@ -43,15 +43,23 @@ class Prepared:
 
 @contextmanager
 def _registered(eng: Engine, *srcs):
-    done = []
+    """The inputs registered with the engine while the block runs. Nested blocks share one registration (a frame
+    copied into SQLite or PostgreSQL is copied once per evaluation, not once per step)."""
+    held = eng.__dict__.setdefault("_sqlndcg_registered", {})
+    entered = []
     try:
         for s in srcs:
-            s.register(eng)
-            done.append(s)
+            if not held.get(id(s)):
+                s.register(eng)
+            held[id(s)] = held.get(id(s), 0) + 1
+            entered.append(s)
         yield
-    finally:  # the inputs registered before one that failed are undone too (temporary tables on SQLite, ...)
-        for s in done:
-            s.unregister(eng)
+    finally:
+        for s in reversed(entered):
+            held[id(s)] -= 1
+            if not held[id(s)]:
+                del held[id(s)]
+                s.unregister(eng)
 
 
 def _described(eng: Engine, source: sources.Source, columns: dict[str, str]) -> dict:
@@ -257,9 +265,12 @@ def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
     eng = for_connection(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
                          max_temp_size=max_temp_size)
     try:
-        prepared = prepare(eng, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
-                           own_connection=con is None, query_weights=query_weights, weight_column=weight_column)
-        return execute(eng, prepared, max_result_rows)
+        run_src = sources.resolve(run, "run", eng, run_format)
+        judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
+        with _registered(eng, run_src, judgment_src):  # once for the checks and the evaluation
+            prepared = prepare(eng, spec, run_src, judgment_src, own_connection=con is None,
+                               query_weights=query_weights, weight_column=weight_column)
+            return execute(eng, prepared, max_result_rows)
     except eng.errors as exc:
         # Whatever the engine raised outside the steps that explain their own failures: out of memory or disk
         # said as such, anything else named as the engine's, never a traceback from deep inside.

@@ -168,6 +168,8 @@ def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> str:
 
 def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Source:
     """Classify one input; nothing is read yet except, for an unknown file extension, its first line."""
+    if isinstance(obj, Source):
+        return obj
     if obj is None:
         raise InputError(f"no {role} given: pass a table name, a file path or a data frame")
     if isinstance(obj, duckdb.DuckDBPyRelation) and (eng is None or isinstance(eng.con, duckdb.DuckDBPyConnection)):

@@ -227,11 +227,10 @@ def read(con, qrels: str, run: str, database: str | None = None) -> str:
     try:
         _bad_lines(con, q_literal, "qrels", qrels)
         _bad_lines(con, r_literal, "run", run)
-        con.execute(f"CREATE OR REPLACE TEMPORARY VIEW te_qrels AS SELECT * FROM "
-                    f"{render.call('sqlndcg_trec_eval_qrels', q_literal)} AS q")
-        con.execute(f"CREATE OR REPLACE TEMPORARY VIEW te_run AS SELECT * FROM "
-                    f"{render.call('sqlndcg_trec_eval_run', r_literal)} AS r")
-        counts = con.execute("SELECT (SELECT COUNT(*) FROM te_qrels), (SELECT COUNT(*) FROM te_run)").fetchone()
+        for view, reader in (("te_qrels", render.call("sqlndcg_trec_eval_qrels", q_literal)),
+                             ("te_run", render.call("sqlndcg_trec_eval_run", r_literal))):
+            con.execute(render.call("sqlndcg_trec_eval_view", view, reader))
+        counts = con.execute(render.call("sqlndcg_trec_eval_counts", "te_qrels", "te_run")).fetchone()
     except duckdb.Error as exc:
         raise InputError(f"cannot read {qrels!r} / {run!r} as TREC files: {str(exc).splitlines()[0]}") from None
     if counts[0] == 0:
@@ -281,7 +280,7 @@ def _gain_map(con, gains: tuple[tuple[int, float], ...]):
             f"gains {bad}: sqlndcg takes gains >= 0 for grades >= 1 only (a grade <= 0 always has gain 0)")
     listed = {level: float(gain) for level, gain in gains}
     mapping = {}
-    for (label,) in con.execute("SELECT DISTINCT rel FROM te_qrels WHERE rel > 0").fetchall():
+    for (label,) in con.execute(render.call("sqlndcg_trec_eval_positive_labels", "te_qrels")).fetchall():
         grade = int(label)
         gain = listed.get(grade, float(grade)) if grade >= 1 else 0.0
         mapping[float(label)] = gain
@@ -348,7 +347,7 @@ def compute(options: Options, con=None) -> tuple[str, list[tuple[str, str, str]]
             for line in members:
                 column = canonical[line.metric]
                 values[line.name] = {r["query_id"]: r[column] for r in rows}
-        in_run = {r[0] for r in reader.execute("SELECT DISTINCT query_id FROM te_run").fetchall()}
+        in_run = {r[0] for r in reader.execute(render.call("sqlndcg_trec_eval_run_queries", "te_run")).fetchall()}
         relstrings = {}
         for line in unique:
             if line.family == "relstring":  # a string made from the files' labels, not a measure: read by DuckDB

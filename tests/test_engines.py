@@ -245,6 +245,23 @@ def test_frames_on_sqlite_equal_duckdb_and_leave_no_table():
     assert not con.in_transaction
 
 
+def test_a_frame_is_copied_into_the_engine_once_per_evaluation(monkeypatch):
+    """The checks and the evaluation share one registration: each frame is loaded into SQLite once."""
+    from sqlndcg.engines.sqlite_engine import SQLiteEngine
+
+    loaded = []
+    register = SQLiteEngine.register
+    monkeypatch.setattr(SQLiteEngine, "register", lambda self, name, frame: (loaded.append(name),
+                                                                            register(self, name, frame))[1])
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "rel": [1, 2]})
+    con = sqlite3.connect(":memory:")
+    got = sqlndcg.evaluate(run, qrels, ["ndcg@2"], con=con).per_query.to_dicts()
+    assert got == sqlndcg.evaluate(run, qrels, ["ndcg@2"]).per_query.to_dicts()
+    assert len(loaded) == 2 and loaded[0].startswith("sqlndcg_run_") and loaded[1].startswith("sqlndcg_judgments_")
+    assert sqlite_temporary_tables(con) == 0
+
+
 @pytest.mark.parametrize("driver", ["psycopg-c", "psycopg-icu-transaction", "psycopg2"])
 def test_frames_on_postgres_equal_duckdb_and_leave_no_table(postgres, driver):
     """psycopg 3 loads with COPY (in autocommit mode, and inside the caller's transaction), psycopg 2 with

@@ -146,3 +146,22 @@ FROM kept
 WHERE pos <= {{ length }}
 GROUP BY query_id
 {%- endmacro -%}
+
+
+{#- trec_eval's files as the views te_qrels and te_run (a DuckDB session's own), and what the command reads of
+    them besides the measures: row counts, the labels a gain map must cover, the queries the run answered. -#}
+{%- macro sqlndcg_trec_eval_view(name, reader) -%}
+CREATE OR REPLACE TEMPORARY VIEW {{ name }} AS SELECT * FROM {{ reader }} AS trec_rows
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_eval_counts(qrels, run) -%}
+SELECT (SELECT COUNT(*) FROM {{ qrels }}) AS qrels_rows, (SELECT COUNT(*) FROM {{ run }}) AS run_rows
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_eval_positive_labels(qrels) -%}
+SELECT DISTINCT rel FROM {{ qrels }} WHERE rel > 0
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_eval_run_queries(run) -%}
+SELECT DISTINCT query_id FROM {{ run }}
+{%- endmacro -%}
