@@ -14,6 +14,9 @@ import pytest
 import sqlndcg
 from reference_impl import KINDS, reference_evaluate
 
+#: Every setting combination (98 evaluations of a few seconds): in the full run, not in the quick subset.
+pytestmark = pytest.mark.slow
+
 TOL = 1e-9
 GAIN_MAP = {1: 1.0, 2: 5.0, 3: 10.0}
 GAINS = {"exponential": "exponential", "linear": "linear", "map": GAIN_MAP}
