@@ -57,10 +57,10 @@ def open_database(text: str | None, *, progress: bool | None = None, memory_limi
             con = duckdb.connect()
     except duckdb.Error as exc:
         raise InputError(f"--database {text!r} cannot be opened: {str(exc).splitlines()[0]}") from None
-    from .engines.duckdb_engine import private_spill
+    from .engines.duckdb_engine import set_limits
 
     try:
-        scratch = private_spill(con, memory_limit, temp_directory)
+        scratch, _ = set_limits(con, private=True, memory_limit=memory_limit, temp_directory=temp_directory)
     except duckdb.Error as exc:
         con.close()
         raise InputError(f"--memory-limit/--temp-directory: {str(exc).splitlines()[0]}") from None

@@ -28,7 +28,7 @@ class Prepared:
     facts: dict
     weights: sources.Source | None = None
     weights_plan: dict | None = None
-    account: Table | None = None
+    account: "pyarrow.Table | None" = None  # the account, when the checks computed it (execute() reads it)
 
     @property
     def sources(self) -> list[sources.Source]:
@@ -90,8 +90,8 @@ def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Sour
     return spec, facts, declared
 
 
-def _checked_account(eng: Engine, plan: dict, settings: dict, run: sources.Source, judgments: sources.Source,
-                     declared: tuple[dict, dict]) -> Table:
+def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: sources.Source,
+                     declared: tuple[dict, dict]):
     """The account, from the same pass that counts repeated (query, document) pairs: one hashing pass over each
     input serves both (account.sql). Repeated pairs are refused here, before any metric is computed."""
     table = eng.fetch_arrow(render.call("account_sql", plan, True, dialect=eng.dialect))
@@ -100,7 +100,7 @@ def _checked_account(eng: Engine, plan: dict, settings: dict, run: sources.Sourc
     judgment_dupes = counted[0]["judgment_duplicate_keys"] if counted else 0
     checks.refuse_duplicates(eng, run, declared[0], run_dupes)
     checks.refuse_duplicates(eng, judgments, declared[1], judgment_dupes)
-    return Table.from_arrow(table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys"]), settings)
+    return table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys"])
 
 
 def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
@@ -112,7 +112,7 @@ def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgmen
         plan = render.call("plan", facts, dialect=eng.dialect)
         prepared = Prepared(spec, plan, "", run_src, judgment_src, facts)
         if check:
-            prepared.account = _checked_account(eng, plan, spec.settings(), run_src, judgment_src, declared)
+            prepared.account = _checked_account(eng, plan, run_src, judgment_src, declared)
     prepared.sql = render.call("per_query_sql", plan, dialect=eng.dialect)
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(eng, plan, query_weights, weight_column, check,
@@ -225,11 +225,9 @@ def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_R
                 raise (eng.resource_error(exc) or InputError(
                     f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}")) from None
             settings = prepared.settings()
-            account = prepared.account
-            if account is None:
-                account = _fetch(eng, render.call("account_sql", plan, dialect=eng.dialect), settings)
-            else:
-                account = Table.from_arrow(account.to_arrow(), settings)
+            account = Table.from_arrow(prepared.account if prepared.account is not None
+                                       else eng.fetch_arrow(render.call("account_sql", plan, dialect=eng.dialect)),
+                                       settings)
             _refuse_bad_numbers(eng, name, plan, spec)
             if prepared.weights_plan:
                 _refuse_missing_weights(eng, name, plan, prepared.weights_plan)

@@ -59,7 +59,7 @@
 {%- do label_cols.extend(['_pool', '_judged']) -%}
 {%- set seen_cols = [] -%}
 {%- if needs_ap %}{% for t in p.thresholds %}{% do seen_cols.append('_seen_t' ~ loop.index0) %}{% endfor %}{% endif -%}
-{%- set carried = (label_cols + (seen_cols if join_first else [])) if join_first else [] -%}
+{%- set carried = label_cols + seen_cols if join_first else [] -%}
 {#- Window orders spell out their NULL placement (no value here is NULL) as each engine's default for that direction
     is most common: descending with NULLS LAST, ascending with NULLS FIRST; so transpiled SQL needs no emulation. -#}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}

@@ -24,18 +24,22 @@ def bounded_spill(directory: str) -> str:
     return f"{max(1, int(free * 0.8) // 2**20)}MiB"
 
 
-def private_spill(con, memory_limit=None, temp_directory=None) -> str | None:
-    """Point a connection sqlndcg opened at a spill directory of its own, bounded in size (never DuckDB's default
-    ``.tmp`` in the current directory). Returns the directory it made (the caller removes it), None if it was given."""
+def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, max_temp_size=None):
+    """Set DuckDB's memory limit and spilling on ``con``. ``private`` (a connection sqlndcg opened): spill into a
+    directory of its own unless one is given, bounded in size, never DuckDB's default ``.tmp`` in the current
+    directory. Returns (the directory made here, for the caller to remove, or None; the settings set)."""
     made = None
-    if temp_directory is None:
+    if private and temp_directory is None:
         made = temp_directory = tempfile.mkdtemp(prefix="sqlndcg-spill-")
-    settings = {"temp_directory": temp_directory, "max_temp_directory_size": bounded_spill(temp_directory)}
-    if memory_limit is not None:
-        settings["memory_limit"] = memory_limit
-    for setting, value in settings.items():
-        con.execute(f"SET {setting} = $value", {"value": str(value)})
-    return made
+    if private and max_temp_size is None:
+        max_temp_size = bounded_spill(temp_directory)
+    limits = {}
+    for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
+                           ("max_temp_directory_size", max_temp_size)):
+        if value is not None:
+            con.execute(f"SET {setting} = $value", {"value": str(value)})
+            limits[setting] = str(value)
+    return made, limits
 
 
 class DuckDBEngine(Engine):
@@ -46,19 +50,10 @@ class DuckDBEngine(Engine):
 
     def __init__(self, con, *, dialect=None, owned=False, memory_limit=None, temp_directory=None, max_temp_size=None):
         super().__init__(con, dialect=dialect, owned=owned)
-        self._scratch = None
-        if owned and temp_directory is None:
-            self._scratch = temp_directory = tempfile.mkdtemp(prefix="sqlndcg-spill-")
-        if owned and max_temp_size is None and temp_directory is not None:
-            max_temp_size = bounded_spill(temp_directory)
         if owned:  # a library call prints nothing; the command line turns the progress bar on for a terminal
             con.execute("SET enable_progress_bar = false")
-        self.limits = {}
-        for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
-                               ("max_temp_directory_size", max_temp_size)):
-            if value is not None:
-                con.execute(f"SET {setting} = $value", {"value": str(value)})
-                self.limits[setting] = str(value)
+        self._scratch, self.limits = set_limits(con, private=owned, memory_limit=memory_limit,
+                                                temp_directory=temp_directory, max_temp_size=max_temp_size)
 
     def close(self):
         super().close()
