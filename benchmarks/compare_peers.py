@@ -144,6 +144,8 @@ def tool_sqlndcg(args, metrics, trec: bool):
 
     con = _duck_con(args)
     kwargs = {"preset": "trec_eval"} if trec else {}
+    if args.partitions:
+        kwargs["partitions"] = args.partitions
     start = time.perf_counter()
     res = sqlndcg.evaluate(args.run, args.judgments, metrics, con=con, **kwargs)
     elapsed = time.perf_counter() - start
@@ -478,7 +480,7 @@ def tool_sqlndcg_stages(args, metrics):
             setattr(mod, name, wrap(fn, label))
     con = _duck_con(args)
     start = time.perf_counter()
-    sqlndcg.evaluate(args.run, args.judgments, metrics, con=con)
+    sqlndcg.evaluate(args.run, args.judgments, metrics, con=con, partitions=args.partitions or 1)
     total = time.perf_counter() - start
     stages = {label: (round(timings[label], 3), calls[label], each[label]) for _, _, label in wrapped
               if label in timings}
@@ -567,6 +569,8 @@ def run_child(tool: str, args, metrics: list[str], values_path: str | None) -> d
         cmd.append("--linear")
     if args.memory_limit:
         cmd += ["--memory-limit", args.memory_limit]
+    if args.partitions:
+        cmd += ["--partitions", str(args.partitions)]
     if args.threads:
         cmd += ["--threads", str(args.threads)]
     if values_path:
@@ -755,6 +759,8 @@ def main() -> None:
                         help="14: NDCG and P at 1,3,5,10,20,100, MAP (ap) and MRR (rr); overrides --metrics")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions per tool, interleaved (default 3)")
     parser.add_argument("--memory-limit", default=None, help="DuckDB memory_limit for sqlndcg, sql and floor")
+    parser.add_argument("--partitions", type=int, default=None,
+                        help="sqlndcg.evaluate(partitions=N): the queries in N buckets, one pass each")
     parser.add_argument("--threads", type=int, default=None,
                         help="threads for DuckDB, polars and numba (default: each library's own, all cores)")
     parser.add_argument("--max-rss", type=float, default=16.0,
@@ -934,7 +940,7 @@ def main() -> None:
         args.json.write_text(json.dumps({
             "machine": info, "data": str(args.data), "params": meta.get("params"), "run_rows": run_rows,
             "judgment_rows": judgment_rows, "metrics": metrics, "repeat": args.repeat,
-            "memory_limit": args.memory_limit, "threads": args.threads, "results": rows, "runs": runs,
+            "memory_limit": args.memory_limit, "partitions": args.partitions, "threads": args.threads, "results": rows, "runs": runs,
             "checks": [{k: v for k, v in c.items() if k != "_bad_queries"} for c in checks], "stages": stages}, indent=2, default=str) + "\n")
         print(f"saved {args.json}")
     any_failed = any(row["failures"] for row in rows)

@@ -46,6 +46,7 @@ def evaluate(
     temp_directory: str | None = None,
     max_temp_size: str | None = None,
     max_result_rows: int | None = engine.MAX_RESULT_ROWS,
+    partitions: int = 1,
     bootstrap: str | None = None,
     resamples: int = 10000,
     seed: int = 0,
@@ -57,6 +58,8 @@ def evaluate(
     id, ``weight_column``, optionally group columns) makes the summary's means weighted (see summary.sql).
     ``memory_limit``, ``temp_directory`` and ``max_temp_size`` bound DuckDB's memory and spilling (e.g. "4GB");
     a per-query result above ``max_result_rows`` rows (None: no limit) is refused before it starts.
+    ``partitions`` (DuckDB) evaluates the queries in that many disjoint buckets, one after another, so each pass
+    holds a fraction of the inputs: the same numbers, for inputs whose sorts and hash tables outgrow memory.
     ``bootstrap`` ("percentile" or "bca") adds a seeded bootstrap interval beside the t interval (docs/compare.md
     says when each fits). Settings are
     those of docs/SEMANTICS.md, one keyword per declared setting (``settings_declared()`` in sql/macros/spec.sql; a test keeps the two equal);
@@ -82,7 +85,7 @@ def evaluate(
     result = engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
                            judgments_format=judgments_format, query_weights=query_weights,
                            weight_column=weight_column, memory_limit=memory_limit, temp_directory=temp_directory,
-                           max_temp_size=max_temp_size, max_result_rows=max_result_rows)
+                           max_temp_size=max_temp_size, max_result_rows=max_result_rows, partitions=partitions)
     if bootstrap is None:
         return result
     from .intervals import with_bootstrap

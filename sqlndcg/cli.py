@@ -82,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
             p.add_argument("--query-weights", help="query id, weight (and group columns): a weighted summary")
             p.add_argument("--weight-column", help="the weight column of --query-weights (default: weight)")
+            p.add_argument("--partitions", type=int, help="evaluate the queries in N disjoint buckets, one pass "
+                           "each (same numbers; for inputs larger than memory)")
         else:
             p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
     t = sub.add_parser("trec_eval", help="trec_eval's command line and output, computed in SQL",
@@ -115,7 +117,7 @@ def _settings(args) -> dict:
         if value is None or (about.get("columns") and not value):
             continue
         out[name] = value
-    for name in ("bootstrap", "seed", "query_weights", "weight_column"):
+    for name in ("bootstrap", "seed", "query_weights", "weight_column", "partitions"):
         if getattr(args, name, None) is not None:
             out[name] = getattr(args, name)
     return out

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import checks, render, sources
 from .engines import Engine, for_connection
-from .errors import DataError, EmptyQueryError, InputError, ResourceError
+from .errors import DataError, EmptyQueryError, InputError, ResourceError, SettingError
 from .results import FormattedSQL, Result, Table
 from .sources import brief
 from .spec import Spec
@@ -29,6 +29,15 @@ class Prepared:
     weights: sources.Source | None = None
     weights_plan: dict | None = None
     account: "pyarrow.Table | None" = None  # the account, when the checks computed it (execute() reads it)
+    partitions: int = 1  # buckets of queries evaluated one after another (DuckDB; see per_query_sqls)
+    plan_dialect: str = "duckdb"
+
+    @property
+    def per_query_sqls(self) -> list[str]:
+        """The per-query statement once per bucket of queries (each pass holds 1/partitions of the inputs), without
+        its final ORDER BY: the table it fills is read back in order."""
+        return [render.call("per_query_sql", bucket, False, dialect=self.plan_dialect) for bucket in
+                _buckets(self.plan, self.partitions)]
 
     @property
     def sources(self) -> list[sources.Source]:
@@ -90,29 +99,77 @@ def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Sour
     return spec, facts, declared
 
 
+def _buckets(plan: dict, partitions: int) -> list[dict]:
+    """The plan once per bucket of queries (partitions > 1: each reads only its queries' rows), else itself."""
+    if partitions == 1:
+        return [plan]
+    return [{**plan, "bucket": {"index": i, "count": partitions}} for i in range(partitions)]
+
+
+def _checked_partitions(eng: Engine, partitions) -> int:
+    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        raise SettingError(f"partitions must be a whole number >= 1, not {partitions!r}")
+    if partitions > 1 and eng.dialect != "duckdb":
+        raise SettingError(f"partitions={partitions} splits the work of one DuckDB process into passes; {eng.name} "
+                           f"({eng.dialect}) divides the work itself: leave partitions at 1")
+    return partitions
+
+
+def _sum_accounts(tables: list, plan: dict):
+    """The buckets' accounts added up per group: every count in the account is a sum over queries, and the
+    buckets hold disjoint sets of queries (account.sql gives every group a row in every bucket)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(tables) == 1:
+        return tables[0]
+    whole = pa.concat_tables(tables)
+    keys = [g["name"] for g in plan["groups"]]
+    counts = [c for c in whole.column_names if c not in keys]
+    if not keys:
+        return pa.table({c: pa.array([pc.sum(whole[c]).as_py()], whole.schema.field(c).type) for c in counts})
+    summed = whole.group_by(keys, use_threads=False).aggregate([(c, "sum") for c in counts])
+    summed = summed.select(keys + [f"{c}_sum" for c in counts]).rename_columns(keys + counts)
+    return summed.cast(whole.schema).sort_by([(k, "ascending") for k in keys])
+
+
+def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False, each=None):
+    """The account (account.sql), one pass per bucket of queries; ``each`` sees every bucket's table first."""
+    tables = []
+    for bucket in _buckets(plan, partitions):
+        table = eng.fetch_arrow(render.call("account_sql", bucket, duplicates, dialect=eng.dialect))
+        if each:
+            each(table)
+        tables.append(table)
+    return _sum_accounts(tables, plan)
+
+
 def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: sources.Source,
-                     declared: tuple[dict, dict]):
+                     declared: tuple[dict, dict], partitions: int = 1):
     """The account, from the same pass that counts repeated (query, document) pairs: one hashing pass over each
     input serves both (account.sql). Repeated pairs are refused here, before any metric is computed."""
-    table = eng.fetch_arrow(render.call("account_sql", plan, True, dialect=eng.dialect))
-    counted = table.select(["run_duplicate_keys", "judgment_duplicate_keys"]).to_pylist()
-    run_dupes = counted[0]["run_duplicate_keys"] if counted else 0
-    judgment_dupes = counted[0]["judgment_duplicate_keys"] if counted else 0
-    checks.refuse_duplicates(eng, run, declared[0], run_dupes)
-    checks.refuse_duplicates(eng, judgments, declared[1], judgment_dupes)
+    def refuse_repeated(table):
+        counted = table.select(["run_duplicate_keys", "judgment_duplicate_keys"]).to_pylist()
+        checks.refuse_duplicates(eng, run, declared[0], counted[0]["run_duplicate_keys"] or 0 if counted else 0)
+        checks.refuse_duplicates(eng, judgments, declared[1],
+                                 counted[0]["judgment_duplicate_keys"] or 0 if counted else 0)
+
+    table = _account(eng, plan, partitions, True, refuse_repeated)
     return table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys"])
 
 
 def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
-            own_connection=False, query_weights=None, weight_column="weight") -> Prepared:
+            own_connection=False, query_weights=None, weight_column="weight", partitions=1) -> Prepared:
+    partitions = _checked_partitions(eng, partitions)
     run_src = sources.resolve(run, "run", eng, run_format)
     judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
     with _registered(eng, run_src, judgment_src):
         spec, facts, declared = _facts(eng, spec, run_src, judgment_src, check, own_connection)
         plan = render.call("plan", facts, dialect=eng.dialect)
-        prepared = Prepared(spec, plan, "", run_src, judgment_src, facts)
+        prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions,
+                            plan_dialect=eng.dialect)
         if check:
-            prepared.account = _checked_account(eng, plan, run_src, judgment_src, declared)
+            prepared.account = _checked_account(eng, plan, run_src, judgment_src, declared, partitions)
     prepared.sql = render.call("per_query_sql", plan, dialect=eng.dialect)
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(eng, plan, query_weights, weight_column, check,
@@ -219,15 +276,18 @@ def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_R
         with _registered(eng, *prepared.sources):
             _refuse_huge_result(eng, plan, max_result_rows)
             try:
-                eng.materialize(name, prepared.sql)
-                materialized = True
+                for i, sql in enumerate(prepared.per_query_sqls):
+                    if i == 0:
+                        eng.materialize(name, sql)
+                        materialized = True
+                    else:
+                        eng.append(name, sql)
             except eng.errors as exc:
                 raise (eng.resource_error(exc) or InputError(
                     f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}")) from None
             settings = prepared.settings()
             account = Table.from_arrow(prepared.account if prepared.account is not None
-                                       else eng.fetch_arrow(render.call("account_sql", plan, dialect=eng.dialect)),
-                                       settings)
+                                       else _account(eng, plan, prepared.partitions), settings)
             _refuse_bad_numbers(eng, name, plan, spec)
             if prepared.weights_plan:
                 _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
@@ -259,7 +319,7 @@ def _fetch(eng: Engine, sql: str, settings: dict) -> Table:
 
 def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
              query_weights=None, weight_column="weight", memory_limit=None, temp_directory=None,
-             max_temp_size=None, max_result_rows=MAX_RESULT_ROWS) -> Result:
+             max_temp_size=None, max_result_rows=MAX_RESULT_ROWS, partitions=1) -> Result:
     eng = for_connection(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
                          max_temp_size=max_temp_size)
     try:
@@ -267,7 +327,7 @@ def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
         judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
         with _registered(eng, run_src, judgment_src):  # once for the checks and the evaluation
             prepared = prepare(eng, spec, run_src, judgment_src, own_connection=con is None,
-                               query_weights=query_weights, weight_column=weight_column)
+                               query_weights=query_weights, weight_column=weight_column, partitions=partitions)
             return execute(eng, prepared, max_result_rows)
     except eng.errors as exc:
         # Whatever the engine raised outside the steps that explain their own failures: out of memory or disk

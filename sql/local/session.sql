@@ -5,6 +5,12 @@ CREATE TEMPORARY TABLE {{ name }} AS
 {{ query }}
 {%- endmacro -%}
 
+{#- Partitions: each further bucket's per-query rows are added to the table the first bucket created. -#}
+{%- macro sqlndcg_append(name, query) -%}
+INSERT INTO {{ name }}
+{{ query }}
+{%- endmacro -%}
+
 {%- macro sqlndcg_select_all(name, order_by=none) -%}
 SELECT * FROM {{ name }}
 {%- if order_by %}

@@ -85,6 +85,22 @@ per_group AS (
   GROUP BY {% for g in groups %}rq.{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   {%- endif %}
 ),
+{%- if groups and p.get('bucket') %}
+every_group AS (
+  {#- Partitions: every group of the run has a row in every bucket's account (its judged side counts there too),
+      so the buckets' accounts add up to the whole. #}
+  SELECT
+    {%- for g in groups %}
+    ag.{{ g.alias }} AS {{ g.alias }},
+    {%- endfor %}
+    COALESCE(pg._run_rows, 0) AS _run_rows,
+    COALESCE(pg._run_queries, 0) AS _run_queries,
+    COALESCE(pg._without_judgments, 0) AS _without_judgments
+  FROM ({{ sqlndcg.run_groups(p) }}) AS ag
+  LEFT JOIN per_group AS pg
+    ON {% for g in groups %}pg.{{ g.alias }} IS NOT DISTINCT FROM ag.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
+),
+{%- endif %}
 judged_totals AS (
   SELECT {{ s_cols }}COUNT(*) AS _judged_queries, SUM(_judgments) AS _judgments_all
   FROM judged_queries
@@ -112,7 +128,7 @@ SELECT
   CAST(COALESCE(dt._run_dupes_all, 0) AS {{ int }}) AS run_duplicate_keys,
   CAST(COALESCE(dt._judgment_dupes_all, 0) AS {{ int }}) AS judgment_duplicate_keys
   {%- endif %}
-FROM per_group AS pg
+FROM {{ 'every_group' if groups and p.get('bucket') else 'per_group' }} AS pg
 {%- if shared %}
 LEFT JOIN judged_totals AS jt ON {% for g in shared %}jt.{{ g.alias }} = pg.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
 {%- else %}

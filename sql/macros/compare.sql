@@ -255,7 +255,7 @@ compare_weighted AS (
     {%- endfor %}
   FROM compare_differences
 ),
-{{ sqlndcg.weighted_moments('compare_weighted', keys, values, '_q', 'compare_', extra) }}
+{{ sqlndcg.weighted_moments('compare_weighted', keys, values, '_q', 'compare_', extra, not weights) }}
 SELECT * FROM (
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
@@ -335,7 +335,7 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
   {%- set relation = per_query -%}
 {%- else -%}
   {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, settings, run_where, judgments_where) -%}
-  {%- set relation = '(' ~ sqlndcg.per_query_sql(plan) ~ ')' -%}
+  {%- set relation = '(' ~ sqlndcg.per_query_sql(plan, false) ~ ')' -%}
 {%- endif -%}
 {%- set weights = none -%}
 {%- if query_weights is not none -%}

@@ -115,3 +115,9 @@
 {%- macro ordered(function, column, order_by) -%}{{ return(adapter.dispatch('ordered', 'sqlndcg')(function, column, order_by)) }}{%- endmacro -%}
 {%- macro default__ordered(function, column, order_by) -%}{{ return(function ~ '(' ~ column ~ ')') }}{%- endmacro -%}
 {%- macro duckdb__ordered(function, column, order_by) -%}{{ return(function ~ '(' ~ column ~ ' ORDER BY ' ~ order_by ~ ')') }}{%- endmacro -%}
+
+{#- Which of `count` buckets a query id falls in: evaluate(partitions=n) splits one machine's work into n passes
+    over disjoint sets of queries. The same id lands in the same bucket in the run and the judgments (DuckDB's
+    hash() of an integer does not depend on its width). Partitions are a DuckDB setting; a warehouse or Spark
+    splits the work itself. -#}
+{%- macro bucket_of(expression, count) -%}{{ return('hash(' ~ expression ~ ') % ' ~ count) }}{%- endmacro -%}

@@ -71,7 +71,7 @@
   {%- set source = per_query -%}
 {%- else -%}
   {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where) -%}
-  {%- set source = '(' ~ sqlndcg.per_query_sql(plan) ~ ')' -%}
+  {%- set source = '(' ~ sqlndcg.per_query_sql(plan, false) ~ ')' -%}
 {%- endif -%}
 {%- set weights = none -%}
 {%- if query_weights is not none -%}

@@ -31,7 +31,9 @@
   macro renders from Python and from dbt. Written in DuckDB SQL restricted to a portable subset (DESIGN.md).
 -#}
 
-{%- macro per_query_sql(p) -%}
+{#- ordered=false leaves out the final ORDER BY, for a relation read further (a table Python fetches in order,
+    a comparison's input): one sort of the result fewer. -#}
+{%- macro per_query_sql(p, ordered=true) -%}
 {%- set needs = p.needs -%}
 {%- set kinds = p.metrics | map(attribute='kind') | list -%}
 {%- set needs_dcg = 'dcg_at' in needs or 'ideal_rows' in needs -%}
@@ -458,7 +460,7 @@ scored_queries AS (
   {#- Every judged query, for every group in the run: a query the system did not answer scores 0. #}
   {%- if groups %}
   SELECT {% for g in groups %}rg.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
-  FROM (SELECT DISTINCT {% for g in groups %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries) AS rg
+  FROM ({% if p.get('bucket') %}{{ sqlndcg.run_groups(p) }}{% else %}SELECT DISTINCT {% for g in groups %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS rg
   {%- if shared %}
   JOIN judged_queries AS jq ON {% for g in shared %}jq.{{ g.alias }} = rg.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
   {%- else %}
@@ -504,7 +506,9 @@ LEFT JOIN ideal_tail AS rt
 LEFT JOIN ideal_dcg AS idl
   ON idl._q = sq._q{% for g in (shared if p.short_lists == 'pad' else groups) %} AND idl.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
 {%- endif %}
+{%- if ordered %}
 ORDER BY {% for g in groups %}sq.{{ g.alias }}, {% endfor %}sq._q
+{%- endif %}
 {%- endmacro -%}
 
 
@@ -521,6 +525,17 @@ SELECT
     {#- Kept in its own type: a cast of large integer scores to DOUBLE would turn distinct scores into ties. #}
     {{ p.score if p.order_by == 'score' else p.rank }} AS _key
   FROM {{ p.run }} AS run_input
+  {%- if p.get('bucket') %}
+  WHERE {{ sqlndcg.bucket_of(sqlndcg.id(p.run_query_id, p.ids_as_text), p.bucket.count) }} = {{ p.bucket.index }}
+  {%- endif %}
+{%- endmacro -%}
+
+
+{#- Every group of the run, whatever bucket its queries fall in (partitions: a group that answered no query of
+    this bucket is still scored on the bucket's judged queries, and still has an account row). -#}
+{%- macro run_groups(p) -%}
+SELECT DISTINCT {% for g in p.groups %}{{ g.run_column }} AS {{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
+  FROM {{ p.run }} AS run_input
 {%- endmacro -%}
 
 
@@ -535,6 +550,9 @@ SELECT
     {{ sqlndcg.id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
     {% if p.get('labels') == 'integer_part' %}{{ sqlndcg.integer_part('CAST(' ~ p.rel ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% else %}CAST({{ p.rel }} AS {{ sqlndcg.double() }}){% endif %} AS _rel
   FROM {{ p.judgments }} AS judgments_input
+  {%- if p.get('bucket') %}
+  WHERE {{ sqlndcg.bucket_of(sqlndcg.id(p.judgments_query_id, p.ids_as_text), p.bucket.count) }} = {{ p.bucket.index }}
+  {%- endif %}
 {%- endmacro -%}
 
 

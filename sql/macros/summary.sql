@@ -23,8 +23,10 @@
       _mean<j>  sum(w x) / V1                         (NULL when V1 = 0)
       _std<j>   sqrt(sum(w (x - mean)^2) / (V1 - V2 / V1))   (NULL below 2 values or when the denominator is 0)
       _neff<j>  floor(V1^2 / V2)                      (Kish's effective n; = _n<j> when every weight is 1)
-    with V1 = sum(w), V2 = sum(w^2) over the rows where the value is not NULL. -#}
-{%- macro weighted_moments(source, keys, values, order, prefix='', extra=[]) -%}
+    with V1 = sum(w), V2 = sum(w^2) over the rows where the value is not NULL. With unit_weights (every w is 1),
+    V1 = V2 = COUNT(value), exactly what the sums of ones give, without two of the ordered sums (each an
+    engine-side sort of the group's rows). -#}
+{%- macro weighted_moments(source, keys, values, order, prefix='', extra=[], unit_weights=false) -%}
 {%- set key_list = keys | join(', ') -%}
 {{ prefix }}moments AS (
   SELECT
@@ -37,8 +39,13 @@
     {%- for x in values %}
     {%- set i = loop.index0 %}
     COUNT({{ x }}) AS _n{{ i }},
+    {%- if unit_weights %}
+    CAST(COUNT({{ x }}) AS {{ sqlndcg.double() }}) AS _v1_{{ i }},
+    CAST(COUNT({{ x }}) AS {{ sqlndcg.double() }}) AS _v2_{{ i }},
+    {%- else %}
     {{ sqlndcg.ordered('SUM', 'CASE WHEN ' ~ x ~ ' IS NULL THEN NULL ELSE _w END', order) }} AS _v1_{{ i }},
     {{ sqlndcg.ordered('SUM', 'CASE WHEN ' ~ x ~ ' IS NULL THEN NULL ELSE _w * _w END', order) }} AS _v2_{{ i }},
+    {%- endif %}
     {{ sqlndcg.ordered('SUM', '_w * ' ~ x, order) }} AS _wx{{ i }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM {{ source }}
@@ -125,7 +132,7 @@ WITH weighted AS (
   FROM {{ per_query }} AS pq
   {{- sqlndcg.query_weights_join(weights, p, 'pq') }}
 ),
-{{ sqlndcg.weighted_moments('weighted', keys, values, '_q', '', [['COUNT(*)', '_queries']]) }}
+{{ sqlndcg.weighted_moments('weighted', keys, values, '_q', '', [['COUNT(*)', '_queries']], not weights) }}
 SELECT
   {%- for g in p.groups %}
   _g{{ loop.index0 }} AS {{ g.output }},

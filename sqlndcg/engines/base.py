@@ -77,6 +77,9 @@ class Engine:
     def materialize(self, name: str, sql: str) -> None:
         self.execute(render.call("sqlndcg_materialize", name, sql, dialect=self.dialect))
 
+    def append(self, name: str, sql: str) -> None:
+        self.execute(render.call("sqlndcg_append", name, sql, dialect=self.dialect))
+
     def drop(self, name: str) -> None:
         self.execute(render.call("sqlndcg_drop", name, dialect=self.dialect))
 
