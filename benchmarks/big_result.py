@@ -15,6 +15,9 @@ The input is generated in memory by DuckDB (seeded `hash()`), not timed.
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
+import tempfile
 import time
 
 
@@ -46,6 +49,10 @@ def main() -> None:
     import sqlndcg
 
     con = duckdb.connect()
+    # Spill (under a memory limit) into a directory of its own, removed afterwards, never DuckDB's ./.tmp.
+    spill = tempfile.mkdtemp(prefix="big_result-spill-")
+    atexit.register(shutil.rmtree, spill, True)
+    con.execute("SET temp_directory = $dir", {"dir": spill})
     if args.memory_limit:
         con.execute("SET memory_limit = ?", [args.memory_limit])
     # Seeded and order-free: every value is a hash of its coordinates.

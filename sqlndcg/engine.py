@@ -147,15 +147,19 @@ def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False,
 def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: sources.Source,
                      declared: tuple[dict, dict], partitions: int = 1):
     """The account, from the same pass that counts repeated (query, document) pairs: one hashing pass over each
-    input serves both (account.sql). Repeated pairs are refused here, before any metric is computed."""
+    input serves both (account.sql). Repeated pairs are refused here, before any metric is computed. Also returns
+    the longest list of the run (per_query.sql skips its top-k cut when no list is longer than k)."""
+    longest = []
+
     def refuse_repeated(table):
-        counted = table.select(["run_duplicate_keys", "judgment_duplicate_keys"]).to_pylist()
-        checks.refuse_duplicates(eng, run, declared[0], counted[0]["run_duplicate_keys"] or 0 if counted else 0)
-        checks.refuse_duplicates(eng, judgments, declared[1],
-                                 counted[0]["judgment_duplicate_keys"] or 0 if counted else 0)
+        counted = table.select(["run_duplicate_keys", "judgment_duplicate_keys", "run_longest_list"]).to_pylist()
+        found = counted[0] if counted else {}
+        checks.refuse_duplicates(eng, run, declared[0], found.get("run_duplicate_keys") or 0)
+        checks.refuse_duplicates(eng, judgments, declared[1], found.get("judgment_duplicate_keys") or 0)
+        longest.append(found.get("run_longest_list") or 0)
 
     table = _account(eng, plan, partitions, True, refuse_repeated)
-    return table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys"])
+    return table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys", "run_longest_list"]), max(longest)
 
 
 def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
@@ -169,8 +173,9 @@ def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgmen
         prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions,
                             plan_dialect=eng.dialect)
         if check:
-            prepared.account = _checked_account(eng, plan, run_src, judgment_src, declared, partitions)
-    prepared.sql = render.call("per_query_sql", plan, dialect=eng.dialect)
+            prepared.account, longest = _checked_account(eng, plan, run_src, judgment_src, declared, partitions)
+            prepared.plan = {**plan, "longest_list": longest}
+    prepared.sql = render.call("per_query_sql", prepared.plan, dialect=eng.dialect)
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(eng, plan, query_weights, weight_column, check,
                                                            own_connection)

@@ -83,3 +83,22 @@ def test_the_command_line_takes_partitions(capsys):
                      "--format", "json", "--per-query"] + extra) == 0
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] and '"ndcg@5"' in outputs[0]
+
+
+@pytest.mark.parametrize("k", [3, 12])
+def test_lists_no_longer_than_k_are_ranked_without_the_cut_and_give_the_same_bits(k):
+    """The input checks see the longest list; when none is longer than k, every row is a candidate and the
+    per-query statement ranks them directly (no list_cut). The portable statement (to_sql, no checks) keeps the
+    cut; both give the same bits."""
+    import duckdb
+
+    run, qrels = frames(True)
+    metrics = [f"ndcg@{k}", f"p@{k}", f"rr@{k}"]
+    con = duckdb.connect()
+    con.register("run_frame", run)
+    con.register("qrels_frame", qrels)
+    checked = sqlndcg.evaluate("run_frame", "qrels_frame", metrics, group_by="system", con=con)
+    assert ("list_cut" in str(checked.sql)) == (k < 12)  # the longest list has 12 documents
+    portable = sqlndcg.to_sql("run_frame", "qrels_frame", metrics, group_by="system", con=con)
+    assert "list_cut" in portable
+    assert con.sql(portable).to_arrow_table().equals(checked.per_query.to_arrow())

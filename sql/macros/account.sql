@@ -8,9 +8,11 @@
     judged_queries_missing_from_run  judged queries the run did not answer: scored 0 under queries="judged"
     retrieved_unjudged               retrieved documents without a judgment (rel >= 0): gain 0
     scored_queries                   the queries the summary averages over
-  With duplicates=true, two more: run_duplicate_keys and judgment_duplicate_keys, the (query, document) pairs
-  that occur more than once (summed over every group, on every row). Python's input checks read them, so the
-  account and the duplicate check cost one hashing pass over each input, not two.
+  With duplicates=true, three more: run_duplicate_keys and judgment_duplicate_keys, the (query, document) pairs
+  that occur more than once (summed over every group, on every row), and run_longest_list, the most rows any
+  query of any group has. Python's input checks read them, so the account and the duplicate check cost one
+  hashing pass over each input, not two; the longest list tells the per-query statement whether cutting lists
+  to their top k can drop anything (per_query.sql).
 
   One pass: each input's rows go through one GROUP BY on their (group, query, document) key, which counts the
   copies of every pair; everything else (the per-query counts, the unjudged retrieved documents, a join of the
@@ -126,7 +128,8 @@ SELECT
   {%- endif %}
   {%- if duplicates %},
   CAST(COALESCE(dt._run_dupes_all, 0) AS {{ int }}) AS run_duplicate_keys,
-  CAST(COALESCE(dt._judgment_dupes_all, 0) AS {{ int }}) AS judgment_duplicate_keys
+  CAST(COALESCE(dt._judgment_dupes_all, 0) AS {{ int }}) AS judgment_duplicate_keys,
+  CAST(COALESCE((SELECT MAX(_rows) FROM run_queries), 0) AS {{ int }}) AS run_longest_list
   {%- endif %}
 FROM {{ 'every_group' if groups and p.get('bucket') else 'per_group' }} AS pg
 {%- if shared %}

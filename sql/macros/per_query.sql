@@ -55,7 +55,9 @@
     so the running counts that need only the labels (AP's relevant-so-far) share the ranking's sort: one sort of
     the whole run fewer. With a cutoff, only the top of each list is joined, after the ranking. -#}
 {%- set join_first = not p.prune_k and not refilter -%}
-{%- set cut = p.prune_k and not refilter -%}
+{#- The cut is skipped when the input checks found no list longer than k (p.longest_list, from the account's
+    pass): every row is a candidate then, and ranking them directly is faster and holds less (100M short lists). -#}
+{%- set cut = p.prune_k and not refilter and not (p.get('longest_list') and p.longest_list <= p.prune_k) -%}
 {%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel else []) -%}
 {%- for t in p.thresholds %}{% do label_cols.append('_rel_t' ~ loop.index0) %}{% if needs_rows %}{% do label_cols.append('_nonrel_t' ~ loop.index0) %}{% endif %}{% endfor -%}
 {%- do label_cols.extend(['_pool', '_judged']) -%}
