@@ -107,3 +107,16 @@ def test_out_of_memory_names_the_limits_of_a_connection_the_caller_configured():
     run, qrels = inputs()
     with pytest.raises(sqlndcg.ResourceError, match=r"ran out of (memory|temporary disk space) \(memory_limit=7\.6 MiB"):
         sqlndcg.evaluate(run, qrels, ["ndcg@3"], con=con)
+
+
+def test_out_of_memory_keeps_duckdbs_detail_when_it_is_on_the_next_line():
+    import duckdb
+
+    eng = engines.for_connection(None, memory_limit="1GB")
+    try:
+        err = eng.resource_error(duckdb.OutOfMemoryException(
+            "Out of Memory Error: \nfailed to pin block of size 256.0 KiB (1.0 GiB/1.0 GiB used)\n\nPossible solutions:"))
+    finally:
+        eng.close()
+    assert "Out of Memory Error: failed to pin block of size 256.0 KiB (1.0 GiB/1.0 GiB used). Raise memory_limit" \
+        in str(err) and "partitions=" in str(err)

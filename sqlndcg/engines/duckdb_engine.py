@@ -67,15 +67,18 @@ class DuckDBEngine(Engine):
         """Out of memory or out of temporary disk, said as such, with the settings that change it."""
         text = str(exc)
         settings = ", ".join(f"{k}={v}" for k, v in self._limits_in_force().items())
+        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        # DuckDB sometimes puts the detail on the line after "Out of Memory Error:".
+        said = " ".join(lines[:2]) if lines and lines[0].endswith(":") else (lines[0] if lines else "")
         if "offload" in text or "max_temp_directory_size" in text or "No space left on device" in text:
             return ResourceError(
-                f"DuckDB ran out of temporary disk space ({settings}): {text.strip().splitlines()[0]} Point "
+                f"DuckDB ran out of temporary disk space ({settings}): {said} Point "
                 "temp_directory at a disk with room, or raise max_temp_size")
         if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in text:
             return ResourceError(
-                f"DuckDB ran out of memory ({settings}): {text.strip().splitlines()[0]}. Raise memory_limit, let it "
-                "spill with a temp_directory on a disk with room, or shrink the result (queries='both', or a group "
-                "column the judgments share)")
+                f"DuckDB ran out of memory ({settings}): {said.rstrip('.')}. Raise memory_limit, let it "
+                "spill with a temp_directory on a disk with room, evaluate in several passes (partitions=), or "
+                "shrink the result (queries='both', or a group column the judgments share)")
         return None
 
     def _limits_in_force(self) -> dict[str, str]:
