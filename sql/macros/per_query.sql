@@ -50,6 +50,11 @@
 {%- set needs_max_rel = 'max_rel_rows' in needs -%}
 {%- set needs_tail = 'ideal_tail' in needs -%}
 {%- set average = p.ties == 'average' -%}
+{#- Relevant and judged counts within a cutoff are sums of 0/1 values, exact in any order, so they are plain sums in
+    run_metrics, not running sums in rank order (a window's sort fewer), unless ties are averaged (fractions) or
+    a measure's own aggregates read the running count. -#}
+{%- set counted_hits = not average and 'own' not in needs -%}
+{%- set counted_judged = not average -%}
 {%- set refilter = p.judged_only or p.depth is not none -%}
 {#- When every retrieved document is read (no cutoff prunes the lists), the labels are joined before the ranking,
     so the running counts that need only the labels (AP's relevant-so-far) share the ranking's sort: one sort of
@@ -346,11 +351,11 @@ accumulated AS (
     {%- if needs_cg %}
     SUM(_cg_at) OVER ({{ running }}) AS _cg_run,
     {%- endif %}
-    {%- if needs_judged %}
+    {%- if needs_judged and not counted_judged %}
     SUM(_judged_at) OVER ({{ running }}) AS _judged_run,
     {%- endif %}
     {%- for t in p.thresholds %}
-    {%- if needs_hits %}
+    {%- if needs_hits and not counted_hits %}
     SUM(_rel_t{{ loop.index0 }}_at) OVER ({{ running }}) AS _hits_run_t{{ loop.index0 }},
     {%- endif %}
     {%- if needs_ap %}
@@ -381,11 +386,11 @@ run_metrics AS (
     MAX(CASE WHEN {{ within }} THEN _cg_run ELSE 0 END) AS _cg_{{ c.suffix }},
     {%- endif %}
     {%- if 'judged_at' in c.needs %}
-    MAX(CASE WHEN {{ within }} THEN _judged_run ELSE 0 END) AS _judged_{{ c.suffix }},
+    {% if counted_judged %}SUM(CASE WHEN {{ within }} THEN _judged ELSE 0 END){% else %}MAX(CASE WHEN {{ within }} THEN _judged_run ELSE 0 END){% endif %} AS _judged_{{ c.suffix }},
     {%- endif %}
     {%- for t in p.thresholds %}
     {%- if 'hits_at' in c.needs %}
-    MAX(CASE WHEN {{ within }} THEN _hits_run_t{{ loop.index0 }} ELSE 0 END) AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
+    {% if counted_hits %}SUM(CASE WHEN {{ within }} THEN _rel_t{{ loop.index0 }} ELSE 0 END){% else %}MAX(CASE WHEN {{ within }} THEN _hits_run_t{{ loop.index0 }} ELSE 0 END){% endif %} AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
     {%- if 'ap_at' in c.needs %}
     MAX(CASE WHEN {{ within }} THEN _ap_run_t{{ loop.index0 }} ELSE 0 END) AS _ap_{{ c.suffix }}_t{{ loop.index0 }},
@@ -394,9 +399,9 @@ run_metrics AS (
     {%- endfor %}
     {%- if 'totals' in needs %}
     {%- for t in p.thresholds %}
-    MAX(_hits_run_t{{ loop.index0 }}) AS _hits_total_t{{ loop.index0 }},
+    {% if counted_hits %}SUM(_rel_t{{ loop.index0 }}){% else %}MAX(_hits_run_t{{ loop.index0 }}){% endif %} AS _hits_total_t{{ loop.index0 }},
     {%- endfor %}
-    MAX(_judged_run) AS _judged_total,
+    {% if counted_judged %}SUM(_judged){% else %}MAX(_judged_run){% endif %} AS _judged_total,
     {%- endif %}
     {%- if needs_rr %}
     {%- for t in p.thresholds %}

@@ -152,11 +152,6 @@ WITH run_rows AS (
       ORDER BY _pos NULLS FIRST
       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS _dcg_run,
-    SUM(_rel_t0_at) OVER (
-      PARTITION BY _g0, _q
-      ORDER BY _pos NULLS FIRST
-      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS _hits_run_t0,
     SUM(CASE WHEN _rel_t0 = 1 THEN CAST(_seen_t0 AS DOUBLE) / _pos ELSE 0 END) OVER (
       PARTITION BY _g0, _q
       ORDER BY _pos NULLS FIRST
@@ -170,7 +165,7 @@ WITH run_rows AS (
     _q,
     MAX(_pos) AS _n,
     MAX(CASE WHEN _pos <= 10 THEN _dcg_run ELSE 0 END) AS _dcg_10,
-    MAX(CASE WHEN _pos <= 5 THEN _hits_run_t0 ELSE 0 END) AS _hits_5_t0,
+    SUM(CASE WHEN _pos <= 5 THEN _rel_t0 ELSE 0 END) AS _hits_5_t0,
     MAX(CASE WHEN 1 = 1 THEN _ap_run_t0 ELSE 0 END) AS _ap_all_t0,
     MIN(CASE WHEN _rel_t0 = 1 THEN _pos ELSE NULL END) AS _first_t0,
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
