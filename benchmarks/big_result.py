@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import shutil
-import tempfile
 import time
 
 
@@ -47,14 +46,13 @@ def main() -> None:
     import duckdb
 
     import sqlndcg
+    from sqlndcg.engines.duckdb_engine import set_limits
 
     con = duckdb.connect()
-    # Spill (under a memory limit) into a directory of its own, removed afterwards, never DuckDB's ./.tmp.
-    spill = tempfile.mkdtemp(prefix="big_result-spill-")
+    # The limits sqlndcg sets on a connection of its own: spilling into a private, bounded directory (removed
+    # afterwards), never DuckDB's ./.tmp; the memory limit if given.
+    spill, _ = set_limits(con, private=True, memory_limit=args.memory_limit)
     atexit.register(shutil.rmtree, spill, True)
-    con.execute("SET temp_directory = $dir", {"dir": spill})
-    if args.memory_limit:
-        con.execute("SET memory_limit = ?", [args.memory_limit])
     # Seeded and order-free: every value is a hash of its coordinates.
     con.execute(
         "CREATE TABLE run AS SELECT s AS system, (hash(s * 7919 + a) % ?) AS query_id, d AS doc_id, "

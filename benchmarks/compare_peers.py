@@ -144,10 +144,8 @@ def tool_sqlndcg(args, metrics, trec: bool):
 
     con = _duck_con(args)
     kwargs = {"preset": "trec_eval"} if trec else {}
-    if args.partitions:
-        kwargs["partitions"] = args.partitions
     start = time.perf_counter()
-    res = sqlndcg.evaluate(args.run, args.judgments, metrics, con=con, **kwargs)
+    res = sqlndcg.evaluate(args.run, args.judgments, metrics, con=con, partitions=args.partitions or 1, **kwargs)
     elapsed = time.perf_counter() - start
     return elapsed, (lambda: _values_from_arrow(res.per_query.to_arrow(), metrics))
 

@@ -29,15 +29,10 @@ class Prepared:
     weights: sources.Source | None = None
     weights_plan: dict | None = None
     account: "pyarrow.Table | None" = None  # the account, when the checks computed it (execute() reads it)
-    partitions: int = 1  # buckets of queries evaluated one after another (DuckDB; see per_query_sqls)
-    plan_dialect: str = "duckdb"
-
-    @property
-    def per_query_sqls(self) -> list[str]:
-        """The per-query statement once per bucket of queries (each pass holds 1/partitions of the inputs), without
-        its final ORDER BY: the table it fills is read back in order."""
-        return [render.call("per_query_sql", bucket, False, dialect=self.plan_dialect) for bucket in
-                _buckets(self.plan, self.partitions)]
+    partitions: int = 1  # buckets of queries evaluated one after another (DuckDB)
+    # The per-query statement once per bucket (each pass holds 1/partitions of the inputs), without its final ORDER
+    # BY: the table the passes fill is read back in order.
+    pass_sqls: list[str] | None = None
 
     @property
     def sources(self) -> list[sources.Source]:
@@ -170,12 +165,13 @@ def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgmen
     with _registered(eng, run_src, judgment_src):
         spec, facts, declared = _facts(eng, spec, run_src, judgment_src, check, own_connection)
         plan = render.call("plan", facts, dialect=eng.dialect)
-        prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions,
-                            plan_dialect=eng.dialect)
+        prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions)
         if check:
             prepared.account, longest = _checked_account(eng, plan, run_src, judgment_src, declared, partitions)
             prepared.plan = {**plan, "longest_list": longest}
     prepared.sql = render.call("per_query_sql", prepared.plan, dialect=eng.dialect)
+    prepared.pass_sqls = [render.call("per_query_sql", bucket, False, dialect=eng.dialect)
+                          for bucket in _buckets(prepared.plan, partitions)]
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(eng, plan, query_weights, weight_column, check,
                                                            own_connection)
@@ -281,12 +277,11 @@ def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_R
         with _registered(eng, *prepared.sources):
             _refuse_huge_result(eng, plan, max_result_rows)
             try:
-                for i, sql in enumerate(prepared.per_query_sqls):
-                    if i == 0:
-                        eng.materialize(name, sql)
-                        materialized = True
-                    else:
-                        eng.append(name, sql)
+                first, *rest = prepared.pass_sqls
+                eng.materialize(name, first)
+                materialized = True
+                for sql in rest:
+                    eng.append(name, sql)
             except eng.errors as exc:
                 raise (eng.resource_error(exc) or InputError(
                     f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}")) from None

@@ -30,7 +30,7 @@ DROP TABLE IF EXISTS {{ name }}
     (queries='judged', no group column shared with the judgments): the product of the two counts. -#}
 {%- macro sqlndcg_result_size(p) -%}
 SELECT
-  (SELECT COUNT(*) FROM (SELECT DISTINCT {% for g in p.groups %}{{ g.run_column }}{% if not loop.last %}, {% endif %}{% endfor %} FROM {{ p.run }} AS run_input) AS run_groups) AS run_groups,
+  (SELECT COUNT(*) FROM ({{ sqlndcg.run_groups(p) }}) AS run_groups) AS run_groups,
   (SELECT COUNT(*) FROM (SELECT DISTINCT {{ p.judgments_query_id }} FROM {{ p.judgments }} AS judgments_input) AS judged) AS judged_queries
 {%- endmacro -%}
 

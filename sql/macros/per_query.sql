@@ -532,9 +532,15 @@ SELECT
     {#- Kept in its own type: a cast of large integer scores to DOUBLE would turn distinct scores into ties. #}
     {{ p.score if p.order_by == 'score' else p.rank }} AS _key
   FROM {{ p.run }} AS run_input
-  {%- if p.get('bucket') %}
-  WHERE {{ sqlndcg.bucket_of(sqlndcg.id(p.run_query_id, p.ids_as_text), p.bucket.count) }} = {{ p.bucket.index }}
-  {%- endif %}
+  {{- sqlndcg.in_bucket(p, p.run_query_id) }}
+{%- endmacro -%}
+
+
+{#- Partitions: only the rows whose query id falls in this pass's bucket (nothing without partitions). -#}
+{%- macro in_bucket(p, query_id) -%}
+{%- if p.get('bucket') %}
+  WHERE {{ sqlndcg.bucket_of(sqlndcg.id(query_id, p.ids_as_text), p.bucket.count) }} = {{ p.bucket.index }}
+{%- endif %}
 {%- endmacro -%}
 
 
@@ -557,9 +563,7 @@ SELECT
     {{ sqlndcg.id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
     {% if p.get('labels') == 'integer_part' %}{{ sqlndcg.integer_part('CAST(' ~ p.rel ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% else %}CAST({{ p.rel }} AS {{ sqlndcg.double() }}){% endif %} AS _rel
   FROM {{ p.judgments }} AS judgments_input
-  {%- if p.get('bucket') %}
-  WHERE {{ sqlndcg.bucket_of(sqlndcg.id(p.judgments_query_id, p.ids_as_text), p.bucket.count) }} = {{ p.bucket.index }}
-  {%- endif %}
+  {{- sqlndcg.in_bucket(p, p.judgments_query_id) }}
 {%- endmacro -%}
 
 
