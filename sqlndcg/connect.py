@@ -13,7 +13,7 @@ import shutil
 import sys
 import weakref
 
-from .errors import InputError
+from .errors import InputError, SettingError
 
 
 def open_database(text: str | None, *, progress: bool | None = None, memory_limit: str | None = None,
@@ -61,9 +61,9 @@ def open_database(text: str | None, *, progress: bool | None = None, memory_limi
 
     try:
         scratch, _ = set_limits(con, private=True, memory_limit=memory_limit, temp_directory=temp_directory)
-    except duckdb.Error as exc:
+    except SettingError as exc:
         con.close()
-        raise InputError(f"--memory-limit/--temp-directory: {str(exc).splitlines()[0]}") from None
+        raise InputError(f"--memory-limit/--temp-directory: {exc}") from None
     if scratch:
         weakref.finalize(con, shutil.rmtree, scratch, True)
         atexit.register(shutil.rmtree, scratch, True)

@@ -120,3 +120,12 @@ def test_out_of_memory_keeps_duckdbs_detail_when_it_is_on_the_next_line():
         eng.close()
     assert "Out of Memory Error: failed to pin block of size 256.0 KiB (1.0 GiB/1.0 GiB used). Raise memory_limit" \
         in str(err) and "partitions=" in str(err)
+
+
+def test_a_refused_limit_leaves_no_spill_directory_behind(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(sqlndcg.SettingError, match=r"^memory_limit='lots': DuckDB refuses it \(Parser Error: Memory "):
+        sqlndcg.evaluate("run", "qrels", memory_limit="lots")
+    assert list(tmp_path.iterdir()) == []

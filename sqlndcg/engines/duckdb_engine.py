@@ -14,7 +14,7 @@ import tempfile
 import duckdb
 
 from .. import checks, render
-from ..errors import ResourceError
+from ..errors import ResourceError, SettingError
 from .base import Engine, MissingRelation
 
 
@@ -27,7 +27,8 @@ def bounded_spill(directory: str) -> str:
 def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, max_temp_size=None):
     """Set DuckDB's memory limit and spilling on ``con``. ``private`` (a connection sqlndcg opened): spill into a
     directory of its own unless one is given, bounded in size, never DuckDB's default ``.tmp`` in the current
-    directory. Returns (the directory made here, for the caller to remove, or None; the settings set)."""
+    directory. Returns (the directory made here, for the caller to remove, or None; the settings set). A value
+    DuckDB refuses is a SettingError naming it, and leaves no directory behind."""
     made = None
     if private and temp_directory is None:
         made = temp_directory = tempfile.mkdtemp(prefix="sqlndcg-spill-")
@@ -36,9 +37,15 @@ def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, ma
     limits = {}
     for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
                            ("max_temp_directory_size", max_temp_size)):
-        if value is not None:
+        if value is None:
+            continue
+        try:
             con.execute(f"SET {setting} = $value", {"value": str(value)})
-            limits[setting] = str(value)
+        except duckdb.Error as exc:
+            if made:
+                shutil.rmtree(made, ignore_errors=True)
+            raise SettingError(f"{setting}={value!r}: DuckDB refuses it ({str(exc).strip().splitlines()[0]})") from None
+        limits[setting] = str(value)
     return made, limits
 
 
@@ -52,8 +59,12 @@ class DuckDBEngine(Engine):
         super().__init__(con, dialect=dialect, owned=owned)
         if owned:  # a library call prints nothing; the command line turns the progress bar on for a terminal
             con.execute("SET enable_progress_bar = false")
-        self._scratch, self.limits = set_limits(con, private=owned, memory_limit=memory_limit,
-                                                temp_directory=temp_directory, max_temp_size=max_temp_size)
+        try:
+            self._scratch, self.limits = set_limits(con, private=owned, memory_limit=memory_limit,
+                                                    temp_directory=temp_directory, max_temp_size=max_temp_size)
+        except SettingError:
+            super().close()
+            raise
 
     def close(self):
         super().close()
