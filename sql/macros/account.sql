@@ -14,10 +14,11 @@
   hashing pass over each input, not two; the longest list tells the per-query statement whether cutting lists
   to their top k can drop anything (per_query.sql).
 
-  One pass: each input's rows go through one GROUP BY on their (group, query, document) key, which counts the
-  copies of every pair; everything else (the per-query counts, the unjudged retrieved documents, a join of the
-  two pair tables) reads those pair tables, not the inputs again. Measured at 10M run rows, one GROUP BY of the
-  run and judgment pairs together (UNION ALL) was no faster and took a third more memory.
+  What it costs: one GROUP BY per input on its (group, query) key, small next to the inputs; retrieved_unjudged
+  is an anti-join of the run against the judged pairs (a hash table of the judgments, probed by every run row). The
+  repeated pairs (duplicates=true) are the one per-pair pass over each input: a window over each query's rows
+  sorted by document puts the copies of a pair side by side. Measured at 10M run rows with 3.5M judgments (DuckDB,
+  2 cores): 0.9 s, where a GROUP BY over every (query, document) pair of both inputs (the form before) took 1.5 s.
 -#}
 
 {%- macro account_sql(p, duplicates=false) -%}
@@ -26,51 +27,45 @@
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set int = sqlndcg.integer_type() -%}
+{%- set first = sqlndcg.nulls('FIRST') -%}
 WITH run_rows AS (
   {{ sqlndcg.run_rows(p) }}
 ),
 judgment_rows AS (
   {{ sqlndcg.judgment_rows(p) }}
 ),
-run_pairs AS (
-  SELECT {{ g_cols }}_q, _d, COUNT(*) AS _copies
+{%- if duplicates %}
+{#- The second copy of a repeated pair is marked: its document equals the one before it and not the one two before. #}
+run_marked AS (
+  SELECT {{ g_cols }}_q, {{ sqlndcg.second_copy('_d', 'PARTITION BY ' ~ g_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
   FROM run_rows
-  GROUP BY {{ g_cols }}_q, _d
 ),
-judgment_pairs AS (
-  SELECT {{ s_cols }}_q, _d, COUNT(*) AS _judgment_copies, MAX(CASE WHEN _rel >= 0 THEN 1 ELSE 0 END) AS _judged
+judgment_marked AS (
+  SELECT {{ s_cols }}_q, {{ sqlndcg.second_copy('_d', 'PARTITION BY ' ~ s_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
   FROM judgment_rows
-  GROUP BY {{ s_cols }}_q, _d
 ),
-pair_totals AS (
-  SELECT
-    {%- for g in groups %}
-    rp.{{ g.alias }} AS {{ g.alias }},
-    {%- endfor %}
-    SUM(CASE WHEN COALESCE(jp._judged, 0) = 0 THEN rp._copies ELSE 0 END) AS _unjudged,
-    SUM(CASE WHEN rp._copies > 1 THEN 1 ELSE 0 END) AS _run_dupes
-  FROM run_pairs AS rp
-  LEFT JOIN judgment_pairs AS jp
-    ON jp._q = rp._q AND jp._d = rp._d{% for g in shared %} AND jp.{{ g.alias }} = rp.{{ g.alias }}{% endfor %}
-  {%- if groups %}
-  GROUP BY {% for g in groups %}rp.{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
-  {%- endif %}
-),
-duplicate_totals AS (
-  SELECT
-    (SELECT SUM(_run_dupes) FROM pair_totals) AS _run_dupes_all,
-    SUM(CASE WHEN _judgment_copies > 1 THEN 1 ELSE 0 END) AS _judgment_dupes_all
-  FROM judgment_pairs
+{%- endif %}
+run_queries AS (
+  SELECT {{ g_cols }}_q, COUNT(*) AS _rows{% if duplicates %}, SUM(_repeated) AS _repeated{% endif %}
+  FROM {{ 'run_marked' if duplicates else 'run_rows' }}
+  GROUP BY {{ g_cols }}_q
 ),
 judged_queries AS (
-  SELECT {{ s_cols }}_q, SUM(_judgment_copies) AS _judgments
-  FROM judgment_pairs
+  SELECT {{ s_cols }}_q, COUNT(*) AS _judgments{% if duplicates %}, SUM(_repeated) AS _repeated{% endif %}
+  FROM {{ 'judgment_marked' if duplicates else 'judgment_rows' }}
   GROUP BY {{ s_cols }}_q
 ),
-run_queries AS (
-  SELECT {{ g_cols }}_q, SUM(_copies) AS _rows
-  FROM run_pairs
-  GROUP BY {{ g_cols }}_q
+pair_totals AS (
+  {#- Retrieved documents no judgment with rel >= 0 covers; every copy of a repeated run pair counts. #}
+  SELECT {% for g in groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}COUNT(*) AS _unjudged
+  FROM run_rows AS r
+  WHERE NOT EXISTS (
+    SELECT 1 FROM judgment_rows AS j
+    WHERE j._q = r._q AND j._d = r._d{% for g in shared %} AND j.{{ g.alias }} = r.{{ g.alias }}{% endfor %} AND j._rel >= 0
+  )
+  {%- if groups %}
+  GROUP BY {% for g in groups %}r.{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
+  {%- endif %}
 ),
 per_group AS (
   SELECT
@@ -103,6 +98,14 @@ every_group AS (
     ON {% for g in groups %}pg.{{ g.alias }} IS NOT DISTINCT FROM ag.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
 ),
 {%- endif %}
+{%- if duplicates %}
+duplicate_totals AS (
+  SELECT
+    (SELECT SUM(_repeated) FROM run_queries) AS _run_dupes_all,
+    (SELECT SUM(_repeated) FROM judged_queries) AS _judgment_dupes_all,
+    (SELECT MAX(_rows) FROM run_queries) AS _longest
+),
+{%- endif %}
 judged_totals AS (
   SELECT {{ s_cols }}COUNT(*) AS _judged_queries, SUM(_judgments) AS _judgments_all
   FROM judged_queries
@@ -129,7 +132,7 @@ SELECT
   {%- if duplicates %},
   CAST(COALESCE(dt._run_dupes_all, 0) AS {{ int }}) AS run_duplicate_keys,
   CAST(COALESCE(dt._judgment_dupes_all, 0) AS {{ int }}) AS judgment_duplicate_keys,
-  CAST(COALESCE((SELECT MAX(_rows) FROM run_queries), 0) AS {{ int }}) AS run_longest_list
+  CAST(COALESCE(dt._longest, 0) AS {{ int }}) AS run_longest_list
   {%- endif %}
 FROM {{ 'every_group' if groups and p.get('bucket') else 'per_group' }} AS pg
 {%- if shared %}
@@ -148,4 +151,13 @@ CROSS JOIN duplicate_totals AS dt
 {%- if groups %}
 ORDER BY {% for g in groups %}pg.{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
 {%- endif %}
+{%- endmacro -%}
+
+
+{#- 1 on the second copy of a repeated value in a window sorted by it (equal to the row before, not to the one two
+    before), else 0: summed, the number of values that occur more than once. -#}
+{%- macro second_copy(column, window) -%}
+CASE WHEN {{ column }} = LAG({{ column }}) OVER ({{ window }})
+      AND ({{ column }} <> LAG({{ column }}, 2) OVER ({{ window }}) OR LAG({{ column }}, 2) OVER ({{ window }}) IS NULL)
+     THEN 1 ELSE 0 END
 {%- endmacro -%}
