@@ -141,7 +141,7 @@ def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False,
 
 def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: sources.Source,
                      declared: tuple[dict, dict], partitions: int = 1):
-    """The account, from the same pass that counts repeated (query, document) pairs: one hashing pass over each
+    """The account, from the same pass that counts repeated (query, document) pairs: one pass over each
     input serves both (account.sql). Repeated pairs are refused here, before any metric is computed. Also returns
     the longest list of the run (per_query.sql skips its top-k cut when no list is longer than k)."""
     longest = []
