@@ -14,7 +14,7 @@ Tools (and the sqlndcg configuration each one is checked against):
   sqlndcg        sqlndcg.evaluate(run.parquet, judgments.parquet) end to end, default settings (exponential gain),
                  input checks on; per-query values, summary and account
   sqlndcg_trec   the same with preset="trec_eval" (linear gain): the reference for pytrec_eval and ranx
-  sql            the per-query statement alone: sqlndcg.to_sql(...) over views on read_parquet, executed in DuckDB
+  sql            the per-query statement alone: sqlndcg.to_sql(run.parquet, judgments.parquet), executed in DuckDB
                  and fetched as Arrow (rendering not timed)                             -> checked against sqlndcg
   pytrec_eval    read the files with pyarrow, build its dicts of dicts (string ids), RelevanceEvaluator.evaluate
                                                                                      -> checked against sqlndcg_trec
@@ -154,9 +154,7 @@ def tool_sql(args, metrics):
     import sqlndcg
 
     con = _duck_con(args)
-    con.execute(f"CREATE VIEW run AS SELECT * FROM read_parquet('{args.run}')")
-    con.execute(f"CREATE VIEW qrels AS SELECT * FROM read_parquet('{args.judgments}')")
-    sql = sqlndcg.to_sql("run", "qrels", metrics, con=con)
+    sql = sqlndcg.to_sql(args.run, args.judgments, metrics, con=con)  # the statement reads the Parquet files
     start = time.perf_counter()
     table = _arrow(con.execute(sql))
     elapsed = time.perf_counter() - start

@@ -72,6 +72,7 @@ def _described(eng: Engine, source: sources.Source, columns: dict[str, str]) -> 
         "sql": source.sql,
         "label": source.label,
         "columns": [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()],
+        "rereadable": source.rereadable,
     }
 
 

@@ -42,6 +42,9 @@ class Source:
     trec_format: str | None = None
     delimited_path: str | None = None  # the literal path and delimiter of a CSV/TSV file, to explain failures
     delimiter: str | None = None
+    # Cheap to read a second time (a Parquet file, a base table, an Arrow-backed frame): the SQL may read it once per
+    # use instead of holding a copy (dialect.sql, reread).
+    rereadable: bool = False
 
     def register(self, eng: Engine) -> None:
         if self.frame is not None:
@@ -180,9 +183,10 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
     dialect = eng.dialect if eng is not None else "duckdb"
     if _is_frame(obj):
         name = f"sqlndcg_{role}_{uuid.uuid4().hex[:12]}"
-        return Source(role, f"{role} ({type(obj).__name__})", render.quote(name, dialect), frame=obj, frame_name=name)
+        return Source(role, f"{role} ({type(obj).__name__})", render.quote(name, dialect), frame=obj, frame_name=name,
+                      rereadable=type(obj).__module__.split(".")[0] in {"pyarrow", "polars"})
     if isinstance(obj, str) and not fmt and eng is not None and eng.table_exists(obj):
-        return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect))
+        return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect), rereadable=eng.is_base_table(obj))
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and (fmt or _looks_like_path(obj))):
         path = Path(obj)
         if not path.is_file():
@@ -202,7 +206,7 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
         literal = render.string_literal(str(path))
         label = f"{role} file {str(path)!r}"
         if kind == "parquet":
-            return Source(role, label, render.call("sqlndcg_read_parquet", literal))
+            return Source(role, label, render.call("sqlndcg_read_parquet", literal), rereadable=True)
         if kind in ("csv", "tsv"):
             delimiter = render.string_literal("\t" if kind == "tsv" else ",")
             return Source(role, label, render.call("sqlndcg_read_csv", literal, delimiter),

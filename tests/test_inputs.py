@@ -387,3 +387,33 @@ def test_results_round_trip_back_into_sqlndcg_tables():
     assert res.per_query.column("query_id") == ["q1", "q2"]
     assert len(res.per_query) == 2
     assert [r["query_id"] for r in res.per_query] == ["q1", "q2"]
+
+
+def test_inputs_cheap_to_read_again_are_read_per_use_and_give_the_same_numbers(tmp_path):
+    """DuckDB reads a Parquet file, a base table or an Arrow frame once per use in the statement (NOT MATERIALIZED,
+    dialect.sql reread); a CSV file (parsed), a view (computed) or a pandas frame (converted) is left to DuckDB, which
+    holds one copy. The numbers are the same either way."""
+    RUN.to_parquet(tmp_path / "run.parquet")
+    RUN.to_csv(tmp_path / "run.csv", index=False)
+    con = duckdb.connect()
+    con.register("run_frame", RUN)
+    con.execute("CREATE TABLE run_table AS SELECT * FROM run_frame")
+    con.execute("CREATE VIEW run_view AS SELECT * FROM run_table")
+    con.execute("CREATE TABLE qrels_table AS SELECT * FROM JUDGMENTS")
+    inputs = [
+        (str(tmp_path / "run.parquet"), True),
+        ("run_table", True),
+        (pa.Table.from_pandas(RUN), True),
+        (pl.from_pandas(RUN), True),
+        (str(tmp_path / "run.csv"), False),
+        ("run_view", False),
+        (RUN, False),
+    ]
+    reference = sqlndcg.evaluate(RUN, JUDGMENTS, METRICS).per_query.to_pandas()
+    for run, rereadable in inputs:
+        sql = sqlndcg.to_sql(run, "qrels_table", METRICS, con=con)
+        assert ("run_rows AS NOT MATERIALIZED" in sql) is rereadable, type(run)
+        assert "judgment_rows AS NOT MATERIALIZED" in sql  # a base table
+        assert "MATERIALIZED" not in sqlndcg.to_sql(run, "qrels_table", METRICS, con=con, dialect="postgres")
+        got = sqlndcg.evaluate(run, "qrels_table", METRICS, con=con).per_query.to_pandas()
+        pd.testing.assert_frame_equal(got, reference, check_exact=True)

@@ -29,10 +29,10 @@
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set int = sqlndcg.integer_type() -%}
 {%- set first = sqlndcg.nulls('FIRST') -%}
-WITH run_rows AS (
+WITH run_rows AS{{ sqlndcg.reread(p.get('run_rereadable')) }} (
   {{ sqlndcg.run_rows(p) }}
 ),
-judgment_rows AS (
+judgment_rows AS{{ sqlndcg.reread(p.get('judgments_rereadable')) }} (
   {{ sqlndcg.judgment_rows(p) }}
 ),
 {%- if duplicates %}

@@ -121,3 +121,12 @@
     hash() of an integer does not depend on its width). Partitions are a DuckDB setting; a warehouse or Spark
     splits the work itself. -#}
 {%- macro bucket_of(expression, count) -%}{{ return('hash(' ~ expression ~ ') % ' ~ count) }}{%- endmacro -%}
+
+
+{#- A CTE that reads an input cheap to read again (a Parquet file, a base table, an Arrow frame: the plan's
+    run_rereadable / judgments_rereadable, set by Python): DuckDB then reads it once per use instead of first holding a
+    copy of every row (NDCG@10 at 10M run rows 10% faster; at 100M rows under a 4 GB limit, 10.8 -> 8.0 s). Elsewhere,
+    and for inputs that cost more to read again (CSV and TREC files are parsed, views computed), the engine decides. -#}
+{%- macro reread(rereadable) -%}{{ return(adapter.dispatch('reread', 'sqlndcg')(rereadable)) }}{%- endmacro -%}
+{%- macro default__reread(rereadable) -%}{{ return('') }}{%- endmacro -%}
+{%- macro duckdb__reread(rereadable) -%}{{ return(' NOT MATERIALIZED' if rereadable else '') }}{%- endmacro -%}

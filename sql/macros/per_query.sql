@@ -84,10 +84,10 @@
 {%- for m in p.metrics -%}
   {%- for pair in sqlndcg.measure_aggregates(m, p) -%}{%- do own.append([m.id ~ '_' ~ pair[0], pair[1]]) -%}{%- endfor -%}
 {%- endfor -%}
-WITH run_rows AS (
+WITH run_rows AS{{ sqlndcg.reread(p.get('run_rereadable')) }} (
   {{ sqlndcg.run_rows(p) }}
 ),
-judgment_rows AS (
+judgment_rows AS{{ sqlndcg.reread(p.get('judgments_rereadable')) }} (
   {{ sqlndcg.judgment_rows(p) }}
 ),
 labels AS (

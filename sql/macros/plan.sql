@@ -90,7 +90,8 @@
   {%- if c.class != 'integer' -%}{%- set ns.all_integer = false -%}{%- endif -%}
 {%- endfor -%}
 {{ return({'spec': spec_out, 'run': run.sql, 'judgments': judgments.sql, 'ids_as_text': not ns.all_integer,
-           'shared_groups': shared}) }}
+           'shared_groups': shared, 'run_rereadable': run.get('rereadable', false),
+           'judgments_rereadable': judgments.get('rereadable', false)}) }}
 {%- endmacro -%}
 
 {#- Facts taken on trust, for SQL written without reading the inputs: the score column (or else the rank column)
@@ -162,6 +163,8 @@
   'settings': sqlndcg.recorded_settings(spec),
   'run': facts.run,
   'judgments': facts.judgments,
+  'run_rereadable': facts.get('run_rereadable', false),
+  'judgments_rereadable': facts.get('judgments_rereadable', false),
   'run_query_id': sqlndcg.quote(cols.query_id),
   'run_doc_id': sqlndcg.quote(cols.doc_id),
   'judgments_query_id': sqlndcg.quote(cols.judgments_query_id),

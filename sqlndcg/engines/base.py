@@ -61,6 +61,10 @@ class Engine:
     def table_exists(self, name: str) -> bool:
         return False
 
+    def is_base_table(self, name: str) -> bool:
+        """A stored table (not a view), cheap to read twice."""
+        return False
+
     def register(self, name: str, frame) -> None:
         """Make a data frame readable as the table ``name`` (unquoted) until :meth:`unregister`: in place where the
         engine reads frames (DuckDB, Spark, DataFusion), as a temporary table copied from it elsewhere (SQLite,

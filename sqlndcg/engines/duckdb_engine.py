@@ -131,6 +131,10 @@ class DuckDBEngine(Engine):
         ).fetchall()
         return bool(found)
 
+    def is_base_table(self, name):
+        return bool(self.con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = $name LIMIT 1",
+                                     {"name": name}).fetchall())
+
     def register(self, name, frame):
         self.con.register(name, frame)
 
