@@ -293,8 +293,9 @@ def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_R
             if prepared.weights_plan:
                 _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
             per_query = _fetch(eng, render.call("sqlndcg_select_all", name, identity, dialect=eng.dialect), settings)
-            summary = _fetch(eng, render.call("summary_sql", name, plan, prepared.weights_plan, dialect=eng.dialect),
-                             settings)
+            # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
+            summary = _fetch(eng, render.call("summary_sql", name, plan, prepared.weights_plan, True,
+                                              dialect=eng.dialect), settings)
     finally:
         if materialized:
             eng.drop(name)
