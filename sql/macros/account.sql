@@ -58,12 +58,9 @@ judged_queries AS (
 ),
 pair_totals AS (
   {#- Retrieved documents no judgment with rel >= 0 covers; every copy of a repeated run pair counts. #}
+  {%- set same_pair %}j._q = r._q AND j._d = r._d{% for g in shared %} AND j.{{ g.alias }} = r.{{ g.alias }}{% endfor %}{% endset %}
   SELECT {% for g in groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}COUNT(*) AS _unjudged
-  FROM run_rows AS r
-  WHERE NOT EXISTS (
-    SELECT 1 FROM judgment_rows AS j
-    WHERE j._q = r._q AND j._d = r._d{% for g in shared %} AND j.{{ g.alias }} = r.{{ g.alias }}{% endfor %} AND j._rel >= 0
-  )
+  FROM {{ sqlndcg.unmatched_rows('run_rows', 'r', '(SELECT * FROM judgment_rows WHERE _rel >= 0)', 'j', same_pair) }}
   {%- if groups %}
   GROUP BY {% for g in groups %}r.{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   {%- endif %}
