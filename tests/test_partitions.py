@@ -102,3 +102,27 @@ def test_lists_no_longer_than_k_are_ranked_without_the_cut_and_give_the_same_bit
     portable = sqlndcg.to_sql("run_frame", "qrels_frame", metrics, group_by="system", con=con)
     assert "list_cut" in portable
     assert con.sql(portable).to_arrow_table().equals(checked.per_query.to_arrow())
+
+
+def test_a_bucket_holds_its_rows_of_an_input_cheap_to_read_again(tmp_path):
+    """A Parquet file is read once per use by the one-pass statement (NOT MATERIALIZED), but a pass over one bucket
+    keeps only its bucket's rows, which costs less than reading the whole file again for each use. The numbers are
+    the same bits either way."""
+    import duckdb
+
+    from sqlndcg import engine
+    from sqlndcg.spec import make_spec
+    from sqlndcg.engines import for_connection
+
+    run, qrels = frames(True)
+    run.to_parquet(tmp_path / "run.parquet")
+    qrels.to_parquet(tmp_path / "qrels.parquet")
+    paths = (str(tmp_path / "run.parquet"), str(tmp_path / "qrels.parquet"))
+    spec = make_spec(["ndcg@5", "ap"], group_by="system")
+    eng = for_connection(duckdb.connect())
+    one = engine.prepare(eng, spec, *paths)
+    many = engine.prepare(eng, spec, *paths, partitions=3)
+    assert one.pass_sqls[0].count("AS NOT MATERIALIZED (") == 2
+    assert all("MATERIALIZED" not in sql for sql in many.pass_sqls) and len(many.pass_sqls) == 3
+    same_result(sqlndcg.evaluate(*paths, ["ndcg@5", "ap"], group_by="system"),
+                sqlndcg.evaluate(*paths, ["ndcg@5", "ap"], group_by="system", partitions=3))

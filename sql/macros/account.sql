@@ -29,10 +29,10 @@
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set int = sqlndcg.integer_type() -%}
 {%- set first = sqlndcg.nulls('FIRST') -%}
-WITH run_rows AS{{ sqlndcg.reread(p.get('run_rereadable')) }} (
+WITH run_rows AS{{ sqlndcg.input_cte(p, 'run') }} (
   {{ sqlndcg.run_rows(p) }}
 ),
-judgment_rows AS{{ sqlndcg.reread(p.get('judgments_rereadable')) }} (
+judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments') }} (
   {{ sqlndcg.judgment_rows(p) }}
 ),
 {%- if duplicates %}

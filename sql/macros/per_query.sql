@@ -84,10 +84,10 @@
 {%- for m in p.metrics -%}
   {%- for pair in sqlndcg.measure_aggregates(m, p) -%}{%- do own.append([m.id ~ '_' ~ pair[0], pair[1]]) -%}{%- endfor -%}
 {%- endfor -%}
-WITH run_rows AS{{ sqlndcg.reread(p.get('run_rereadable')) }} (
+WITH run_rows AS{{ sqlndcg.input_cte(p, 'run') }} (
   {{ sqlndcg.run_rows(p) }}
 ),
-judgment_rows AS{{ sqlndcg.reread(p.get('judgments_rereadable')) }} (
+judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments') }} (
   {{ sqlndcg.judgment_rows(p) }}
 ),
 labels AS (
@@ -533,6 +533,14 @@ SELECT
     {{ p.score if p.order_by == 'score' else p.rank }} AS _key
   FROM {{ p.run }} AS run_input
   {{- sqlndcg.in_bucket(p, p.run_query_id) }}
+{%- endmacro -%}
+
+
+{#- How a statement holds the CTE over an input (`role`: 'run' or 'judgments'): read again per use where that is
+    cheap (dialect.sql, reread), except in a pass over one bucket of queries (partitions): that pass keeps only its
+    bucket's rows, and holding them costs less than reading the whole input again for each use. -#}
+{%- macro input_cte(p, role) -%}
+{{- sqlndcg.reread(p.get(role ~ '_rereadable') and not p.get('bucket')) -}}
 {%- endmacro -%}
 
 
