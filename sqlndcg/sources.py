@@ -128,7 +128,7 @@ def table_sql(name, eng: Engine | None, dialect: str = "duckdb") -> str:
     dialect = eng.dialect if eng is not None else dialect
     if isinstance(name, (tuple, list)):
         parts = list(name)
-    elif eng is not None and eng.table_exists(name):
+    elif eng is not None and eng.relation_kind(name):
         parts = [name]
     else:
         parts = name.split(".") if 1 <= name.count(".") <= 2 and all(name.split(".")) else [name]
@@ -185,8 +185,9 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
         name = f"sqlndcg_{role}_{uuid.uuid4().hex[:12]}"
         return Source(role, f"{role} ({type(obj).__name__})", render.quote(name, dialect), frame=obj, frame_name=name,
                       rereadable=type(obj).__module__.split(".")[0] in {"pyarrow", "polars"})
-    if isinstance(obj, str) and not fmt and eng is not None and eng.table_exists(obj):
-        return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect), rereadable=eng.is_base_table(obj))
+    kind = eng.relation_kind(obj) if isinstance(obj, str) and not fmt and eng is not None else None
+    if kind:
+        return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect), rereadable=kind == "table")
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and (fmt or _looks_like_path(obj))):
         path = Path(obj)
         if not path.is_file():

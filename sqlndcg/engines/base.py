@@ -58,12 +58,9 @@ class Engine:
     def has_rows(self, relation_sql: str) -> bool:
         return bool(self.fetch(render.call("sqlndcg_any_row", relation_sql, dialect=self.dialect))[1])
 
-    def table_exists(self, name: str) -> bool:
-        return False
-
-    def is_base_table(self, name: str) -> bool:
-        """A stored table (not a view), cheap to read twice."""
-        return False
+    def relation_kind(self, name: str) -> str | None:
+        """"table" (stored, cheap to read twice) or "view" for a relation of that exact name, else None."""
+        return None
 
     def register(self, name: str, frame) -> None:
         """Make a data frame readable as the table ``name`` (unquoted) until :meth:`unregister`: in place where the

@@ -123,17 +123,13 @@ class DuckDBEngine(Engine):
     def column_class(self, type_name):
         return checks.column_class(type_name)
 
-    def table_exists(self, name):
+    def relation_kind(self, name):
         found = self.con.execute(
-            "SELECT 1 FROM duckdb_tables() WHERE table_name = $name "
-            "UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $name LIMIT 1",
+            "SELECT 'table' FROM duckdb_tables() WHERE table_name = $name "
+            "UNION ALL SELECT 'view' FROM duckdb_views() WHERE view_name = $name LIMIT 1",
             {"name": name},
         ).fetchall()
-        return bool(found)
-
-    def is_base_table(self, name):
-        return bool(self.con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = $name LIMIT 1",
-                                     {"name": name}).fetchall())
+        return found[0][0] if found else None
 
     def register(self, name, frame):
         self.con.register(name, frame)
