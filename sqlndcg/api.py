@@ -21,6 +21,7 @@ def evaluate(
     gain: str | Mapping[float, float] | None = None,
     ideal: str | None = None,
     ties: str | None = None,
+    id_order: str | None = None,
     short_lists: str | None = None,
     empty: str | None = None,
     queries: str | None = None,
@@ -28,6 +29,7 @@ def evaluate(
     labels: str | None = None,
     depth: int | None = None,
     judged_only: bool | None = None,
+    iprec_reach: str | None = None,
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
     doc_id: str = "doc_id",
@@ -72,8 +74,8 @@ def evaluate(
     [('bm25', 0.1916), ('rerank', 0.4913)]
     """
     spec = make_spec(
-        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, short_lists=short_lists, empty=empty,
-        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only,
+        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, id_order=id_order, short_lists=short_lists, empty=empty,
+        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only, iprec_reach=iprec_reach,
         group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
         rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
     )
@@ -103,6 +105,7 @@ def to_sql(
     gain: str | Mapping[float, float] | None = None,
     ideal: str | None = None,
     ties: str | None = None,
+    id_order: str | None = None,
     short_lists: str | None = None,
     empty: str | None = None,
     queries: str | None = None,
@@ -110,6 +113,7 @@ def to_sql(
     labels: str | None = None,
     depth: int | None = None,
     judged_only: bool | None = None,
+    iprec_reach: str | None = None,
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
     doc_id: str = "doc_id",
@@ -130,8 +134,8 @@ def to_sql(
     True
     """
     spec = make_spec(
-        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, short_lists=short_lists, empty=empty,
-        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only,
+        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, id_order=id_order, short_lists=short_lists, empty=empty,
+        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only, iprec_reach=iprec_reach,
         group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
         rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
     )

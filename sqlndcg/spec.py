@@ -84,7 +84,8 @@ class Spec:
         return {g: v for g, v in self.data["gain_map"]} if self.data["gain"] == "map" else None
 
     def __getattr__(self, name: str):
-        if name in ("ideal", "ties", "short_lists", "empty", "queries", "threshold", "preset"):
+        # Every declared setting that the spec holds as a plain value (group_by and gain have properties above).
+        if name != "data" and (name in SETTINGS or name == "preset") and name in self.data:
             return self.data[name]
         raise AttributeError(name)
 

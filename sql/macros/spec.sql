@@ -25,7 +25,7 @@
     and the docs read this declaration too. -#}
 {%- macro settings_declared() -%}
 {{ return({
-  'preset': {'values': ['trec_eval', 'sklearn'], 'default': none,
+  'preset': {'values': ['trec_eval', 'trec_eval-9', 'sklearn'], 'default': none,
              'help': 'fill the settings not given so the numbers equal a known tool'},
   'gain': {'values': ['exponential', 'linear'], 'map': true, 'default': 'exponential',
            'help': 'exponential: 2^rel - 1; linear: rel; or a map {grade: gain}'},
@@ -33,6 +33,8 @@
             'help': 'where IDCG comes from: every judged document, or only the retrieved ones'},
   'ties': {'values': ['doc_id', 'average', 'rank'], 'default': 'doc_id',
            'help': 'equal scores: ordered by doc id descending, averaged, or the run\'s rank as given'},
+  'id_order': {'values': ['native', 'text'], 'default': 'native',
+               'help': 'how ties=doc_id compares ids: integers numerically and text in byte order, or every id as text in byte order (trec_eval)'},
   'short_lists': {'values': ['pad', 'truncate'], 'default': 'pad',
                   'help': 'lists shorter than k: padded with non-relevant positions, or evaluated at their length'},
   'empty': {'values': ['zero', 'skip', 'error'], 'default': 'zero',
@@ -47,6 +49,8 @@
             'help': 'evaluate only the top depth documents of each list (trec_eval -M)'},
   'judged_only': {'flag': true, 'default': false,
                   'help': 'drop unjudged documents from the lists before ranking (trec_eval -J)'},
+  'iprec_reach': {'values': ['round', 'floor_plus_0.9'], 'default': 'round',
+                  'help': 'relevant documents to reach at recall level x (iprec_at_recall, 11pt_avg): round(x * R) as trec_eval 10, or floor(x * R + 0.9) as trec_eval 9.x and pytrec_eval'},
   'group_by': {'columns': true, 'default': [],
                'help': 'columns that split the run into rankings evaluated separately (system, day, segment)'},
   'query_id': {'column': true, 'default': 'query_id', 'help': 'query id column'},
@@ -64,8 +68,10 @@
 {#- Named bundles of settings that reproduce a well-known tool exactly (SEMANTICS.md, "Presets"). -#}
 {%- macro presets() -%}
 {{ return({
-  'trec_eval': {'gain': 'linear', 'ideal': 'judgments', 'ties': 'doc_id', 'short_lists': 'pad', 'empty': 'zero',
-                'queries': 'judged', 'labels': 'integer_part'},
+  'trec_eval': {'gain': 'linear', 'ideal': 'judgments', 'ties': 'doc_id', 'id_order': 'text', 'short_lists': 'pad',
+                'empty': 'zero', 'queries': 'judged', 'labels': 'integer_part', 'iprec_reach': 'round'},
+  'trec_eval-9': {'gain': 'linear', 'ideal': 'judgments', 'ties': 'doc_id', 'id_order': 'text', 'short_lists': 'pad',
+                  'empty': 'zero', 'queries': 'judged', 'labels': 'integer_part', 'iprec_reach': 'floor_plus_0.9'},
   'sklearn': {'gain': 'linear', 'ideal': 'retrieved', 'ties': 'average'},
 }) }}
 {%- endmacro -%}
@@ -274,11 +280,11 @@
 {%- set chosen = {} -%}
 {%- if preset is not none -%}
   {%- if preset not in sqlndcg.presets() -%}
-    {{ sqlndcg.fail('setting', 'preset=' ~ sqlndcg.show(preset) ~ " is not known; choose one of 'trec_eval', 'sklearn'") }}
+    {{ sqlndcg.fail('setting', 'preset=' ~ sqlndcg.show(preset) ~ ' is not known; choose one of ' ~ sqlndcg.show(sqlndcg.presets().keys() | list)) }}
   {%- endif -%}
   {%- do chosen.update(sqlndcg.presets()[preset]) -%}
 {%- endif -%}
-{%- for key in ['gain', 'ideal', 'ties', 'short_lists', 'empty', 'queries', 'threshold', 'labels', 'depth', 'judged_only'] -%}
+{%- for key in ['gain', 'ideal', 'ties', 'id_order', 'short_lists', 'empty', 'queries', 'threshold', 'labels', 'depth', 'judged_only', 'iprec_reach'] -%}
   {%- if settings.get(key) is not none -%}{%- do chosen.update({key: settings[key]}) -%}{%- endif -%}
 {%- endfor -%}
 {%- set gain = sqlndcg.parse_gain(chosen.get('gain', declared.gain.default)) -%}
@@ -309,6 +315,7 @@
   'gain_map': gain.gain_map,
   'ideal': sqlndcg.choice('ideal', chosen.get('ideal', declared.ideal.default), declared.ideal['values']),
   'ties': sqlndcg.choice('ties', chosen.get('ties', declared.ties.default), declared.ties['values']),
+  'id_order': sqlndcg.choice('id_order', chosen.get('id_order', declared.id_order.default), declared.id_order['values']),
   'short_lists': sqlndcg.choice('short_lists', chosen.get('short_lists', declared.short_lists.default), declared.short_lists['values']),
   'empty': sqlndcg.choice('empty', chosen.get('empty', declared.empty.default), declared.empty['values']),
   'queries': sqlndcg.choice('queries', chosen.get('queries', declared.queries.default), declared.queries['values']),
@@ -316,6 +323,7 @@
   'labels': sqlndcg.choice('labels', chosen.get('labels', declared.labels.default), declared.labels['values']),
   'depth': sqlndcg.positive_integer('depth', chosen.get('depth', declared.depth.default)),
   'judged_only': sqlndcg.flag('judged_only', chosen.get('judged_only', declared.judged_only.default)),
+  'iprec_reach': sqlndcg.choice('iprec_reach', chosen.get('iprec_reach', declared.iprec_reach.default), declared.iprec_reach['values']),
   'group_by': groups,
   'columns': columns,
 } -%}
@@ -357,5 +365,7 @@
 {%- if spec.get('labels', 'as_given') != 'as_given' -%}{%- do out.update({'labels': spec.labels}) -%}{%- endif -%}
 {%- if spec.get('depth') is not none -%}{%- do out.update({'depth': spec.depth}) -%}{%- endif -%}
 {%- if spec.get('judged_only') -%}{%- do out.update({'judged_only': true}) -%}{%- endif -%}
+{%- if spec.get('id_order', 'native') != 'native' -%}{%- do out.update({'id_order': spec.id_order}) -%}{%- endif -%}
+{%- if spec.get('iprec_reach', 'round') != 'round' -%}{%- do out.update({'iprec_reach': spec.iprec_reach}) -%}{%- endif -%}
 {{ return(out) }}
 {%- endmacro -%}
