@@ -73,14 +73,28 @@
 {%- macro sqlserver__is_finite(expression) -%}{{ return('1 = 1') }}{%- endmacro -%}
 {%- macro mysql__is_finite(expression) -%}{{ return('1 = 1') }}{%- endmacro -%}
 
-{#- An identifier, always quoted with the engine's quote characters (via adapter.quote), its closing quote
-    character doubled, so keywords, spaces, quotes and unicode in names are safe. -#}
+{#- An identifier, always quoted with the engine's quote characters (via adapter.quote) and escaped by the
+    engine's own lexical rules (escape_identifier), so keywords, spaces, quotes, backslashes and unicode in names
+    are safe: a name never ends its quotes early. -#}
 {%- macro quote(name) -%}
 {%- if name is not string or name == '' -%}
   {{ exceptions.raise_compiler_error("sqlndcg setting error: a column or table name must be a non-empty string, got " ~ name) }}
 {%- endif -%}
-{%- set q = adapter.quote('x')[-1] -%}
-{{ return(adapter.quote(name | replace(q, q ~ q))) }}
+{{ return(adapter.quote(adapter.dispatch('escape_identifier', 'sqlndcg')(name, adapter.quote('x')[-1]))) }}
+{%- endmacro -%}
+
+{#- The text between an identifier's quotes. Most engines read a backslash there as itself and the closing quote
+    character doubled as one (DuckDB, SQLite, PostgreSQL, Redshift, Snowflake, Trino, DataFusion; Spark and MySQL
+    backticks; SQL Server's `]`). -#}
+{%- macro default__escape_identifier(name, q) -%}{{ return(name | replace(q, q ~ q)) }}{%- endmacro -%}
+{#- ClickHouse reads backslash escapes inside quoted identifiers (`\"` is a quote that does not close), so a
+    backslash is written `\\` and the quote `\"`. -#}
+{%- macro clickhouse__escape_identifier(name, q) -%}
+{{ return(name | replace('\\', '\\\\') | replace(q, '\\' ~ q)) }}
+{%- endmacro -%}
+{#- BigQuery's quoted identifiers take the escape sequences of its string literals, which hold no raw line break. -#}
+{%- macro bigquery__escape_identifier(name, q) -%}
+{{ return(name | replace('\\', '\\\\') | replace(q, '\\' ~ q) | replace('\n', '\\n') | replace('\r', '\\r')) }}
 {%- endmacro -%}
 
 {#- A number validated by the plan, as a double (bare float literals are DECIMAL in DuckDB and Postgres). -#}

@@ -1,0 +1,203 @@
+"""Security: names never escape their quotes on any engine, passwords never reach a message, and a caller's
+PostgreSQL transaction survives whatever sqlndcg does on its connection.
+
+Identifiers are quoted by each engine's own lexical rules (sql/macros/dialect.sql, escape_identifier): ClickHouse
+and BigQuery read backslash escapes inside quoted identifiers, the others a doubled closing quote. The tables with
+odd names are made here with sqlglot's quoting (or the engine's own API), independently of sqlndcg's.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+import sqlglot
+from sqlglot import exp
+
+import sqlndcg
+
+# ------------------------------------------------------------------------------------------------------------
+# identifiers
+
+RUN = [("s1", "q1", "d1", 3.0), ("s1", "q1", "d2", 2.0), ("s1", "q1", "d3", 1.0), ("s1", "q2", "d1", 1.0),
+       ("s2", "q1", "d3", 3.0), ("s2", "q1", "d1", 2.0), ("s2", "q2", "d4", 2.0), ("s2", "q2", "d1", 1.0)]
+QRELS = [("q1", "d1", 2), ("q1", "d3", 1), ("q2", "d1", 1), ("q2", "d4", 3)]
+METRICS = ["ndcg@2", "ap", "p@1"]
+
+#: One odd character per case, each in every table and column name (with text around it), and all at once.
+ODD = {"backslash": "\\", "double quote": '"', "backtick": "`", "single quote": "'", "bracket": "]",
+       "semicolon": ";", "newline": "\n", "unicode": "é€😀", "backslash quote": '\\"', "all": '\\"`\'];\n é'}
+ENGINES = ["duckdb", "sqlite", pytest.param("postgres", marks=pytest.mark.engine), "clickhouse", "datafusion"]
+
+
+def odd_names(odd: str) -> dict:
+    return {"run": f"run{odd}x", "judgments": f"j{odd}", "system": f"sys{odd}", "query_id": f"q{odd}id",
+            "doc_id": f"d{odd}id", "score": f"s{odd}core", "rel": f"r{odd}el"}
+
+
+def ident(name: str, dialect: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(dialect)
+
+
+def expected() -> list[tuple]:
+    """DuckDB's per-query rows with plain names: the numbers every engine must give with odd names."""
+    run = pd.DataFrame(RUN, columns=["system", "query_id", "doc_id", "score"])
+    qrels = pd.DataFrame(QRELS, columns=["query_id", "doc_id", "rel"])
+    rows = sqlndcg.evaluate(run, qrels, METRICS, group_by="system").per_query.rows
+    assert len(rows) == 4 and any(v not in (0, 1) for r in rows for v in r[2:])
+    return [tuple(r) for r in rows]
+
+
+def create_tables(engine: str, con, names: dict) -> None:
+    """The run and the judgments as tables of the engine, named (tables and columns) as ``names`` says."""
+    run_cols = [names["system"], names["query_id"], names["doc_id"], names["score"]]
+    qrels_cols = [names["query_id"], names["doc_id"], names["rel"]]
+    tables = ((names["run"], run_cols, ("text", "text", "text", "float"), RUN),
+              (names["judgments"], qrels_cols, ("text", "text", "int"), QRELS))
+    if engine == "datafusion":  # register_record_batches reads the name as SQL (unquoted: trimmed, lower case)
+        for table, cols, _, rows in tables:
+            con.register_record_batches(ident(table, "postgres"), [pa.Table.from_pylist([dict(zip(cols, r)) for r in rows]).to_batches()])
+        return
+    dialect = {"duckdb": "duckdb", "sqlite": "sqlite", "postgres": "postgres", "clickhouse": "clickhouse"}[engine]
+    types = {"duckdb": {"text": "VARCHAR", "float": "DOUBLE", "int": "INTEGER"},
+             "sqlite": {"text": "TEXT", "float": "REAL", "int": "INTEGER"},
+             "postgres": {"text": "TEXT", "float": "DOUBLE PRECISION", "int": "INTEGER"},
+             "clickhouse": {"text": "String", "float": "Float64", "int": "Int64"}}[engine]
+    cur = con.cursor()
+    for table, cols, kinds, rows in tables:
+        columns = ", ".join(f"{ident(c, dialect)} {types[k]}" for c, k in zip(cols, kinds))
+        cur.execute(f"CREATE TABLE {ident(table, dialect)} ({columns})"
+                    + (" ENGINE = Memory" if engine == "clickhouse" else ""))
+        values = ", ".join("(" + ", ".join(exp.convert(v).sql(dialect) for v in r) + ")" for r in rows)
+        cur.execute(f"INSERT INTO {ident(table, dialect)} VALUES {values}")
+    if hasattr(con, "commit"):
+        con.commit()
+
+
+def table_names(engine: str, con) -> set[str]:
+    if engine == "datafusion":
+        return set(con.catalog().schema().names())
+    sql = {"duckdb": "SELECT table_name FROM information_schema.tables",
+           "sqlite": "SELECT name FROM sqlite_master WHERE type = 'table'",
+           "postgres": "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+           "clickhouse": "SELECT name FROM system.tables WHERE database = currentDatabase()"}[engine]
+    cur = con.cursor()
+    cur.execute(sql)
+    return {r[0] for r in cur.fetchall()}
+
+
+@pytest.fixture
+def engine_con(request):
+    """A fresh connection to the engine named by the test's ``engine`` parameter, closed afterwards."""
+    engine = request.node.callspec.params["engine"]
+    if engine == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+    elif engine == "sqlite":
+        con = sqlite3.connect(":memory:")
+    elif engine == "clickhouse":
+        from chdb import dbapi
+
+        con = dbapi.connect()
+    elif engine == "datafusion":
+        import datafusion
+
+        con = datafusion.SessionContext()
+    else:
+        server = request.getfixturevalue("postgres")
+        import psycopg
+
+        con = psycopg.connect(server.dsn(), autocommit=True)
+        cur = con.cursor()
+        cur.execute("DROP SCHEMA public CASCADE")
+        cur.execute("CREATE SCHEMA public")
+    yield con
+    if hasattr(con, "close"):
+        con.close()
+
+
+@pytest.mark.parametrize("odd", list(ODD))
+@pytest.mark.parametrize("engine", ENGINES)
+def test_odd_table_and_column_names_evaluate_correctly_on_every_engine(engine, odd, engine_con):
+    names = odd_names(ODD[odd])
+    create_tables(engine, engine_con, names)
+    assert {names["run"], names["judgments"]} <= table_names(engine, engine_con)
+    res = sqlndcg.evaluate(names["run"], names["judgments"], METRICS, con=engine_con, group_by=names["system"],
+                           query_id=names["query_id"], doc_id=names["doc_id"], score=names["score"],
+                           rel=names["rel"])
+    assert list(res.per_query.columns[:2]) == [names["system"], names["query_id"]]
+    got = [tuple(r) for r in res.per_query.rows]
+    want = expected()
+    assert [r[:2] for r in got] == [r[:2] for r in want]
+    for g, w in zip(got, want):
+        assert all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(g[2:], w[2:])), (g, w)
+
+
+def test_a_clickhouse_table_name_cannot_escape_its_quotes_to_drop_a_table():
+    """With a table named `j"` present, the name `j\\" AS input_rows); DROP TABLE sentinel; --` once closed
+    the quotes after `j"` (a doubled `"` after a backslash) and chdb ran the DROP: now it names one table."""
+    from chdb import dbapi
+
+    con = dbapi.connect()
+    cur = con.cursor()
+    cur.execute("CREATE TABLE sentinel (x Int64) ENGINE = Memory")
+    cur.execute("INSERT INTO sentinel VALUES (1)")
+    create_tables("clickhouse", con, {**odd_names(""), "run": "run", "judgments": 'j"', "system": "system",
+                                      "query_id": "query_id", "doc_id": "doc_id", "score": "score", "rel": "rel"})
+    hostile = 'j\\" AS input_rows); DROP TABLE sentinel; --'
+    with pytest.raises(sqlndcg.InputError, match=r"^judgments table .*: no table or view of that name in the "
+                                                 r"ClickHouse connection"):
+        sqlndcg.evaluate("run", hostile, METRICS, con=con, group_by="system")
+    assert "sentinel" in table_names("clickhouse", con)
+    cur = con.cursor()
+    cur.execute("SELECT x FROM sentinel")
+    assert [tuple(r) for r in cur.fetchall()] == [(1,)]
+    # a table of that very name is evaluated as any other
+    cur.execute("DROP TABLE run")
+    create_tables("clickhouse", con, {"run": "run", "judgments": hostile, "system": "system", "query_id": "query_id",
+                                      "doc_id": "doc_id", "score": "score", "rel": "rel"})
+    got = sqlndcg.evaluate("run", hostile, METRICS, con=con, group_by="system").per_query.rows
+    assert len(got) == 4
+    for g, w in zip(got, expected()):
+        assert g[:2] == w[:2] and all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(g[2:], w[2:]))
+    assert "sentinel" in table_names("clickhouse", con)
+
+
+#: Every dialect to_sql writes, and the sqlglot dialect that reads its output back.
+DIALECTS = ["duckdb", "sqlite", "postgres", "redshift", "snowflake", "bigquery", "spark", "databricks", "tsql",
+            "mysql", "clickhouse", "trino", "presto", "athena", "hive", "datafusion"]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_odd_names_round_trip_through_to_sql_in_every_dialect(dialect):
+    """The SQL names exactly the tables and columns given: parsed back in the dialect, every identifier is one
+    of the original names (a backslash read as an escape, `a\\b` as `a<backspace>`, once changed them)."""
+    from sqlndcg import render
+
+    reader = render.sqlglot_dialect(dialect)
+    for odd in ODD.values():
+        names = odd_names(odd)
+        sql = sqlndcg.to_sql(names["run"], names["judgments"], METRICS, dialect=dialect, group_by=names["system"],
+                             query_id=names["query_id"], doc_id=names["doc_id"], score=names["score"],
+                             rel=names["rel"])
+        tree = sqlglot.parse_one(sql, read=reader)
+        quoted = {i.this for i in tree.find_all(exp.Identifier) if i.quoted}
+        odd_ones = {n for n in quoted if odd in n}
+        assert odd_ones == set(names.values()), (dialect, repr(odd), odd_ones ^ set(names.values()))
+        tables = {t.name for t in tree.find_all(exp.Table)}
+        assert {names["run"], names["judgments"]} <= tables
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_the_quote_macro_writes_what_the_dialect_reads_back(dialect):
+    from sqlndcg import render
+
+    for name in ["a\\b", "a\\", "\\", 'a\\"b', "a`b", "\\`", 'a"b', "a]b", "a'b", "a\nb", "a\rb", "a\tb", "é€😀",
+                 'x"; DROP TABLE t; --', "a\\nb"]:
+        quoted = render.quote(name, dialect)
+        tree = sqlglot.parse_one(f"SELECT {quoted} FROM t", read=render.sqlglot_dialect(dialect))
+        assert tree.find(exp.Identifier).this == name, (dialect, name, quoted)
