@@ -125,8 +125,14 @@ def to_sql(
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
+    id_type: str | None = None,
 ) -> str:
     """The per-query SQL statement that :func:`evaluate` runs, formatted, in ``dialect`` (via sqlglot).
+
+    Table names without ``con`` are taken on trust, including what their id columns hold: ``id_type="text"``
+    (the default) compares ids as text in byte order, whatever the warehouse's collation (an integer column then
+    ties in text order, as trec_eval's); ``id_type="integer"`` for integer ids in numeric order. With ``con``, or
+    files and frames, the column types are read instead.
 
     >>> import sqlndcg
     >>> sql = sqlndcg.to_sql(run="runs", judgments="qrels", metrics=["ndcg@10"])
@@ -140,4 +146,4 @@ def to_sql(
         rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
     )
     return engine.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
-                           judgments_format=judgments_format)
+                           judgments_format=judgments_format, id_type=id_type)

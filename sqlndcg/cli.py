@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
                            "each (same numbers; for inputs larger than memory)")
         else:
             p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
+            p.add_argument("--id-type", choices=("text", "integer"),
+                           help="without --database, what the id columns hold (default text: ids compared as text "
+                                "in byte order; integer: numeric tie order)")
     t = sub.add_parser("trec_eval", help="trec_eval's command line and output, computed in SQL",
                        description="trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE[.PARAMS]]... "
                                    "[--database URL] QRELS RUN")
@@ -217,7 +220,8 @@ def _main(args) -> int:
     try:
         settings = _settings(args)
         if args.command == "sql":
-            print(api.to_sql(args.run, args.judgments, dialect=args.dialect, con=con, **settings))
+            print(api.to_sql(args.run, args.judgments, dialect=args.dialect, con=con, id_type=args.id_type,
+                             **settings))
             return 0
         taken: set = set()
         results = [(_run_name(run, taken), api.evaluate(run, args.judgments, con=con, **settings)) for run in args.run]

@@ -193,13 +193,20 @@ def _weights(eng: Engine, plan: dict, query_weights, weight_column: str, check: 
     return src, weights_plan
 
 
-def sql_only(spec: Spec, run, judgments, *, con=None, dialect="duckdb", run_format=None, judgments_format=None) -> str:
+def sql_only(spec: Spec, run, judgments, *, con=None, dialect="duckdb", run_format=None, judgments_format=None,
+             id_type=None) -> str:
     """The per-query SQL, without reading any rows. Table names without a connection are taken on trust:
-    the score column (or else the rank column) exists, ids compare as they are, judgments serve every group."""
+    the score column (or else the rank column) exists, ids hold ``id_type`` (text unless told), judgments serve
+    every group."""
     render.known_dialect(dialect)
-    if con is None and sources.is_table_name(run) and sources.is_table_name(judgments):
+    assumed = con is None and sources.is_table_name(run) and sources.is_table_name(judgments)
+    if id_type is not None and (not assumed or id_type not in ("text", "integer")):
+        raise SettingError(f"id_type={id_type!r}: " + ("choose 'text' or 'integer'" if assumed else
+                           "id_type describes tables sqlndcg cannot read (table names without con=); here the "
+                           "column types are read from the inputs, so leave id_type out"))
+    if assumed:
         facts = render.call("assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
-                            sources.table_sql(judgments, None, dialect), dialect=dialect)
+                            sources.table_sql(judgments, None, dialect), id_type or "text", dialect=dialect)
     else:
         eng = for_connection(con)
         try:

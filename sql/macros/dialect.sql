@@ -111,9 +111,35 @@
 {{ return('(POWER(CAST(2 AS ' ~ sqlndcg.double() ~ '), ' ~ x ~ ') - 1)') }}
 {%- endmacro -%}
 
-{#- Ids are compared as given when both inputs hold integers, else as text. -#}
+{#- Ids are compared as given when both inputs hold integers, else as text in a binary collation, so every
+    comparison of them (the join of run and judgments, groups, windows, the tie-break) is byte by byte whatever
+    the column's, database's or session's collation: a case- or accent-insensitive one (MySQL's and SQL Server's
+    defaults, DuckDB's default_collation='nocase') would otherwise join `Doc` to the label of `doc`. -#}
 {%- macro id(expression, as_text) -%}
-{{ return(('CAST(' ~ expression ~ ' AS ' ~ sqlndcg.text_type() ~ ')') if as_text else expression) }}
+{{ return(sqlndcg.binary_text('CAST(' ~ expression ~ ' AS ' ~ sqlndcg.text_type() ~ ')') if as_text else expression) }}
+{%- endmacro -%}
+
+{#- Text in the engine's binary collation; the collation travels with the column through CTEs and joins. Engines
+    whose text compares byte by byte everywhere (Spark's default, ClickHouse, DataFusion, Trino) take it as it is;
+    their ordering goes through byte_order. -#}
+{%- macro binary_text(expression) -%}{{ return(adapter.dispatch('binary_text', 'sqlndcg')(expression)) }}{%- endmacro -%}
+{%- macro default__binary_text(expression) -%}{{ return(expression) }}{%- endmacro -%}
+{%- macro duckdb__binary_text(expression) -%}{{ return(expression ~ ' COLLATE "binary"') }}{%- endmacro -%}
+{%- macro sqlite__binary_text(expression) -%}{{ return(expression ~ ' COLLATE BINARY') }}{%- endmacro -%}
+{%- macro postgres__binary_text(expression) -%}{{ return(expression ~ ' COLLATE "C"') }}{%- endmacro -%}
+{%- macro redshift__binary_text(expression) -%}{{ return("COLLATE(" ~ expression ~ ", 'case_sensitive')") }}{%- endmacro -%}
+{%- macro snowflake__binary_text(expression) -%}{{ return("COLLATE(" ~ expression ~ ", 'utf8')") }}{%- endmacro -%}
+{%- macro bigquery__binary_text(expression) -%}{{ return("COLLATE(" ~ expression ~ ", '')") }}{%- endmacro -%}
+{%- macro mysql__binary_text(expression) -%}{{ return(expression ~ ' COLLATE utf8mb4_bin') }}{%- endmacro -%}
+{%- macro sqlserver__binary_text(expression) -%}{{ return(expression ~ ' COLLATE Latin1_General_100_BIN2_UTF8') }}{%- endmacro -%}
+
+{#- The document id as the tie-break compares it: text ids in byte order; integer ids numerically, or as text in
+    byte order under id_order='text' (trec_eval compares ids as strings: 9 ranks above 10 in a tie). -#}
+{%- macro tie_doc(p, column='_d') -%}
+{%- if p.ids_as_text -%}{{ return(sqlndcg.byte_order(column)) }}
+{%- elif p.get('id_order', 'native') == 'text' -%}{{ return(sqlndcg.byte_order(sqlndcg.id(column, true))) }}
+{%- else -%}{{ return(column) }}
+{%- endif -%}
 {%- endmacro -%}
 
 {#- The order that ranks a list: score descending (or rank ascending), ties by document id descending, with the

@@ -160,7 +160,7 @@ candidates AS (
   WHERE r._key {{ '>=' if p.order_by == 'score' else '<=' }} c._cut OR r._key IS NULL
 ),
 {%- endif %}
-{%- set rank_order = sqlndcg.rank_order('_key', sqlndcg.byte_order('_d') if p.ids_as_text else '_d', p.order_by) %}
+{%- set rank_order = sqlndcg.rank_order('_key', sqlndcg.tie_doc(p), p.order_by) %}
 ranked AS (
   SELECT
     {{ g_cols }}_q, _d, _key,

@@ -95,8 +95,10 @@
 {%- endmacro -%}
 
 {#- Facts taken on trust, for SQL written without reading the inputs: the score column (or else the rank column)
-    exists, ids compare as they are, the judgments serve every group. -#}
-{%- macro assumed_facts(spec, run_sql, judgments_sql) -%}
+    exists, the ids hold id_type ('text': compared as text in byte order, so the statement does not depend on the
+    warehouse's collation; 'integer': numerically; none: as stored, for plans that only name output columns),
+    the judgments serve every group. -#}
+{%- macro assumed_facts(spec, run_sql, judgments_sql, id_type=none) -%}
 {%- set settled = {} -%}{%- do settled.update(spec.columns) -%}
 {%- if spec.ties == 'rank' or not spec.columns.score -%}
   {%- do settled.update({'score': none}) -%}
@@ -104,7 +106,7 @@
   {%- do settled.update({'rank': none}) -%}
 {%- endif -%}
 {%- set spec_out = {} -%}{%- do spec_out.update(spec) -%}{%- do spec_out.update({'columns': settled}) -%}
-{{ return({'spec': spec_out, 'run': run_sql, 'judgments': judgments_sql, 'ids_as_text': false, 'shared_groups': []}) }}
+{{ return({'spec': spec_out, 'run': run_sql, 'judgments': judgments_sql, 'ids_as_text': id_type == 'text', 'shared_groups': []}) }}
 {%- endmacro -%}
 
 {%- macro suffix(k) -%}{{ return('all' if k is none else k | string) }}{%- endmacro -%}
@@ -174,6 +176,7 @@
   'score': sqlndcg.quote(cols.score) if cols.score else none,
   'rank': sqlndcg.quote(cols.rank) if cols.rank else none,
   'ids_as_text': facts.ids_as_text,
+  'id_order': spec.get('id_order', 'native'),
   'groups': groups,
   'gain': spec.gain,
   'gain_map': spec.gain_map,

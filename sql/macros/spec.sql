@@ -266,6 +266,9 @@
 {%- if value is not string or value == '' -%}
   {{ sqlndcg.fail('setting', name ~ ' must be a non-empty column name, got ' ~ sqlndcg.show(value)) }}
 {%- endif -%}
+{%- if '\x00' in value -%}
+  {{ sqlndcg.fail('setting', name ~ ' ' ~ sqlndcg.show(value | replace('\x00', '\\x00')) ~ ' holds a NUL character, which no SQL engine keeps in a name; rename the column') }}
+{%- endif -%}
 {{ return(value) }}
 {%- endmacro -%}
 
@@ -330,6 +333,7 @@
 {%- if spec.threshold <= 0 -%}
   {{ sqlndcg.fail('setting', 'threshold=' ~ sqlndcg.number_text(spec.threshold) ~ ': must be positive (a document is relevant when rel >= threshold; unjudged documents count as rel 0, so threshold 0 would make them relevant)') }}
 {%- endif -%}
+{{ sqlndcg.refuse_shadowed_outputs(spec) }}
 {%- set kinds = sqlndcg.metric_kinds() -%}
 {%- if spec.ties == 'average' -%}
   {%- set bad, additive = [], [] -%}
@@ -368,4 +372,20 @@
 {%- if spec.get('id_order', 'native') != 'native' -%}{%- do out.update({'id_order': spec.id_order}) -%}{%- endif -%}
 {%- if spec.get('iprec_reach', 'round') != 'round' -%}{%- do out.update({'iprec_reach': spec.iprec_reach}) -%}{%- endif -%}
 {{ return(out) }}
+{%- endmacro -%}
+
+{#- The per-query, summary and account tables put the group columns beside columns of their own (the query id,
+    each metric and its summary columns, `queries`, the account's counts): a group column, or a query id column,
+    with one of those names would give a table two columns of one name, so it is refused, never shadowed. -#}
+{%- macro refuse_shadowed_outputs(spec) -%}
+{%- set own = ['queries'] + sqlndcg.account_columns() -%}
+{%- for m in spec.metrics -%}
+  {%- for suffix in ['', '_count', '_std', '_ci_low', '_ci_high', '_bootstrap_low', '_bootstrap_high'] -%}
+    {%- do own.append(m.name ~ suffix) -%}
+  {%- endfor -%}
+{%- endfor -%}
+{%- for g in spec.group_by + [spec.columns.query_id] if g in own -%}
+  {%- set role = 'the query id column' if g == spec.columns.query_id else 'group_by column' -%}
+  {{ sqlndcg.fail('setting', role ~ ' ' ~ sqlndcg.show(g) ~ ' has the name of a column sqlndcg adds to its results (' ~ ('a metric or its summary' if g not in ['queries'] + sqlndcg.account_columns() else 'the summary or the account') ~ '); rename the input column (e.g. to ' ~ sqlndcg.show(g ~ '_') ~ ') so no output column shadows another') }}
+{%- endfor -%}
 {%- endmacro -%}

@@ -67,7 +67,7 @@ WITH _run_rows AS (
 ),
 _ranked AS (
   SELECT {{ g_cols }}_q, _d, _key,
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}, {{ sqlndcg.byte_order('_d') if p.ids_as_text else '_d' }} DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}, {{ sqlndcg.tie_doc(p) }} DESC) AS _pos
   FROM _run_rows
 ),
 _judgment_rows AS (
