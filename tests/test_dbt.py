@@ -405,3 +405,212 @@ def test_judgment_generic_tests_pass_on_good_inputs_and_fail_on_bad_ones(small_p
                         ("sqlndcg_valid_query_weights_weights", 2)):
         line = next(line for line in out.splitlines() if name in line and "FAIL" in line and "Failure" not in line)
         assert f"FAIL {count}" in line, line
+
+
+# --- inputs a model cannot compute from: the build fails naming them; DECIMAL scores and labels work ----------------
+
+CLEAN_RUN = [("a", "q1", "d1", 3.0), ("a", "q1", "d2", 2.0), ("a", "q1", "d3", 1.0),
+             ("b", "q1", "d2", 3.0), ("b", "q1", "d1", 2.0), ("a", "q2", "d4", 2.0), ("b", "q2", "d4", 1.0)]
+CLEAN_QRELS = [("q1", "d1", 1), ("q1", "d2", 2), ("q1", "d3", 0), ("q2", "d4", 1)]
+# q1's d2 twice in system a's list (both copies relevant: without the guard, ndcg@10 > 1 and AP > 1);
+# q2's d4 judged twice.
+REPEATED_RUN = CLEAN_RUN + [("a", "q1", "d2", 1.5)]
+REPEATED_QRELS = CLEAN_QRELS + [("q2", "d4", 2)]
+# DECIMAL scores (ties included) and fractional DECIMAL labels.
+DECIMAL_RUN = [("a", "q1", "d1", "2.50"), ("a", "q1", "d2", "2.50"), ("a", "q1", "d3", "1.25"),
+               ("a", "q1", "d4", "0.10"), ("b", "q1", "d4", "9.99"), ("b", "q1", "d3", "3.00"),
+               ("b", "q1", "d1", "0.50"), ("a", "q2", "d5", "1.00"), ("b", "q2", "d6", "1.00")]
+DECIMAL_QRELS = [("q1", "d1", "0.5"), ("q1", "d2", "2.0"), ("q1", "d3", "1.5"), ("q1", "d4", "0.0"),
+                 ("q2", "d5", "3.0"), ("q2", "d7", "1.0")]
+GUARD_METRICS = ["ndcg@10", "ndcg@3", "p@2", "map", "mrr@10"]
+
+GUARDED_MODELS = {  # every entry point that computes from the inputs; no data test is attached to their inputs
+    "repeated_run_per_query": "sqlndcg.per_query(run=ref('run_repeated'), judgments=ref('qrels'), metrics=M, group_by=['system'])",
+    "repeated_judgment_per_query": "sqlndcg.per_query(run=ref('run'), judgments=ref('qrels_repeated'), metrics=M, group_by=['system'])",
+    "repeated_run_summary": "sqlndcg.summary(run=ref('run_repeated'), judgments=ref('qrels'), metrics=M, group_by=['system'])",
+    "repeated_run_compare": "sqlndcg.compare(run=ref('run_repeated'), judgments=ref('qrels'), metrics=M, system='system', baseline='a')",
+    "repeated_run_account": "sqlndcg.account(run=ref('run_repeated'), judgments=ref('qrels'), group_by=['system'])",
+}
+GUARD_SCHEMA = """version: 2
+seeds:
+  - name: run_flawed
+    data_tests:
+      - sqlndcg.valid_run: {arguments: {group_by: [system]}}
+  - name: qrels_flawed
+    data_tests:
+      - sqlndcg.valid_judgments
+"""
+PG_PROFILE = (
+    "    postgres:\n      type: postgres\n      host: \"{{ env_var('SQLNDCG_PG_HOST', 'localhost') }}\"\n"
+    "      port: \"{{ env_var('SQLNDCG_PG_PORT', '5432') | as_number }}\"\n"
+    "      user: \"{{ env_var('SQLNDCG_PG_USER', 'postgres') }}\"\n"
+    "      password: \"{{ env_var('SQLNDCG_PG_PASSWORD', '') }}\"\n"
+    "      dbname: \"{{ env_var('SQLNDCG_PG_DBNAME', 'postgres') }}\"\n"
+    "      schema: \"{{ env_var('SQLNDCG_PG_SCHEMA', 'guard') }}\"\n      threads: 2\n")
+
+
+@pytest.fixture(scope="module")
+def guard_project(tmp_path_factory):
+    """Seeds with repeated pairs, flawed seeds with the package's generic tests, DECIMAL seeds, and models over
+    them; a dbt-duckdb target and a dbt-postgres one (its server given by SQLNDCG_PG_* variables)."""
+    project = tmp_path_factory.mktemp("guard") / "proj"
+    for folder in ("seeds", "models/repeated", "models/decimal", "models/unchecked"):
+        (project / folder).mkdir(parents=True)
+    header = ("system", "query_id", "doc_id", "score")
+    _write_csv(project / "seeds" / "run.csv", header, CLEAN_RUN)
+    _write_csv(project / "seeds" / "run_repeated.csv", header, REPEATED_RUN)
+    _write_csv(project / "seeds" / "qrels.csv", ("query_id", "doc_id", "rel"), CLEAN_QRELS)
+    _write_csv(project / "seeds" / "qrels_repeated.csv", ("query_id", "doc_id", "rel"), REPEATED_QRELS)
+    _write_csv(project / "seeds" / "run_decimal.csv", header, DECIMAL_RUN)
+    _write_csv(project / "seeds" / "qrels_decimal.csv", ("query_id", "doc_id", "rel"), DECIMAL_QRELS)
+    (project / "seeds" / "run_flawed.csv").write_text(  # a NULL score, a pair three times, a NULL document id
+        "system,query_id,doc_id,score\na,q1,d1,3\na,q1,d2,\na,q1,d3,1\na,q1,d3,2\na,q1,d3,0.5\nb,q2,,1\nb,q2,d9,1\n")
+    (project / "seeds" / "qrels_flawed.csv").write_text(  # a NULL label, a judgment twice
+        "query_id,doc_id,rel\nq1,d1,1\nq1,d2,\nq2,d9,1\nq2,d9,3\n")
+    metrics = _jinja(GUARD_METRICS)
+    for name, call in GUARDED_MODELS.items():
+        (project / "models" / "repeated" / f"{name}.sql").write_text("{{ " + call.replace("=M", "=" + metrics) + " }}\n")
+    (project / "models" / "unchecked" / "repeated_unchecked.sql").write_text(
+        "{{ sqlndcg.per_query(run=ref('run_repeated'), judgments=ref('qrels'), metrics=['ndcg@10'], "
+        "group_by=['system'], check_inputs=false) }}\n")
+    (project / "models" / "decimal" / "decimal_per_query.sql").write_text(
+        f"{{{{ sqlndcg.per_query(run=ref('run_decimal'), judgments=ref('qrels_decimal'), metrics={metrics}, "
+        "group_by=['system']) }}\n")
+    (project / "models" / "decimal" / "decimal_summary.sql").write_text(
+        f"{{{{ sqlndcg.summary(run=ref('run_decimal'), judgments=ref('qrels_decimal'), metrics={metrics}, "
+        "group_by=['system']) }}\n")
+    (project / "models" / "schema.yml").write_text(GUARD_SCHEMA)
+    (project / "dbt_project.yml").write_text(
+        "name: guard\nversion: '1.0.0'\nconfig-version: 2\nprofile: guard\n"
+        "models:\n  guard:\n    +materialized: table\n"
+        "seeds:\n  guard:\n    run_decimal:\n      +column_types: {score: 'decimal(6,2)'}\n"
+        "    qrels_decimal:\n      +column_types: {rel: 'decimal(4,1)'}\n"
+        "    run_flawed:\n      +column_types: {score: 'double precision'}\n"
+        "    qrels_flawed:\n      +column_types: {rel: 'double precision'}\n")
+    (project / "profiles.yml").write_text(
+        f"guard:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
+        f"      path: '{project / 'guard.duckdb'}'\n      threads: 2\n" + PG_PROFILE)
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
+    dbt(project, "deps")
+    dbt(project, "seed")
+    return project
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def guard_target(request, guard_project):
+    """(dbt arguments, environment, fetch(table) -> rows or None when absent) for one target; the PostgreSQL
+    target seeds its own schema on the session's server."""
+    if request.param == "duckdb":
+        database = guard_project / "guard.duckdb"
+
+        def fetch(table):
+            with duckdb.connect(str(database), read_only=True) as con:
+                if not con.execute("SELECT 1 FROM information_schema.tables WHERE table_name = ?", [table]).fetchall():
+                    return None
+            return duckdb_rows(database, table)
+
+        yield "duckdb", [], {}, fetch
+        return
+    postgres = request.getfixturevalue("postgres")
+    schema = ("guard_" + "".join(c if c.isalnum() else "_" for c in request.node.name.removeprefix("test_")))[:60].lower()
+    env = {"SQLNDCG_PG_HOST": postgres.host, "SQLNDCG_PG_PORT": str(postgres.port), "SQLNDCG_PG_USER": postgres.user,
+           "SQLNDCG_PG_PASSWORD": postgres.password, "SQLNDCG_PG_DBNAME": postgres.dbname_c,
+           "SQLNDCG_PG_SCHEMA": schema}
+    dbt(guard_project, "seed", "--target", "postgres", env=env)
+
+    def fetch(table):
+        with postgres.connect(postgres.dbname_c) as con:
+            if not con.execute("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = %s",
+                               [schema, table]).fetchall():
+                return None
+            cur = con.execute(f'SELECT * FROM "{schema}"."{table}"')
+            names = [d.name for d in cur.description]
+            return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    yield "postgres", ["--target", "postgres"], env, fetch
+
+
+@pytest.mark.parametrize("command", ["run", "build"])
+def test_repeated_pairs_fail_the_models_build_naming_them(guard_project, guard_target, command):
+    """No data test attached (and `dbt run` runs none): each model over an input with a repeated (query, document)
+    pair fails, with one line naming the relation, the columns and the repeated key; no table is left holding
+    ndcg@10 = 1.06 or AP = 1.33."""
+    engine, target, env, fetch = guard_target
+    done = dbt(guard_project, command, "--select", "path:models/repeated", *target, env=env, check=False)
+    out = done.stdout
+    assert done.returncode != 0, out[-4000:]
+    relation = {"duckdb": '"guard"."main".', "postgres": f'"{env.get("SQLNDCG_PG_DBNAME")}"."{env.get("SQLNDCG_PG_SCHEMA")}".'}[engine]
+    run_message = (f"sqlndcg input error: run relation {relation}\"run_repeated\": 1 (query, document) pairs occur "
+                   "more than once (system, query_id, doc_id), e.g. (system='a', query_id='q1', doc_id='d2', copies=2). "
+                   "Each must appear once")
+    judgment_message = (f"sqlndcg input error: judgments relation {relation}\"qrels_repeated\": 1 (query, document) "
+                        "judgments occur more than once (query_id, doc_id), e.g. (query_id='q2', doc_id='d4', copies=2)")
+    lines = out.splitlines()
+    for model in GUARDED_MODELS:
+        assert f"Failure in model {model} " in out, out[-4000:]
+        start = next(i for i, line in enumerate(lines) if f"Failure in model {model} " in line)
+        message = next(line for line in lines[start:] if "sqlndcg input error" in line).strip()
+        assert message.startswith(judgment_message if "judgment" in model else run_message), message
+        assert fetch(model) is None, f"{model} was built"
+    assert "PASS=0" in out
+
+
+def test_check_inputs_false_skips_the_guard_and_shows_why_it_exists(guard_project):
+    """check_inputs=false (for users whose own tests refuse repeated pairs first) builds on the same input: the
+    repeated relevant document counts twice, which is the impossible number the guard refuses."""
+    dbt(guard_project, "run", "--select", "repeated_unchecked")
+    rows = {(r["system"], r["query_id"]): r["ndcg@10"] for r in duckdb_rows(guard_project / "guard.duckdb",
+                                                                            "repeated_unchecked")}
+    assert rows[("a", "q1")] > 1
+
+
+def test_generic_tests_store_one_row_per_problem_with_its_description(guard_project):
+    done = dbt(guard_project, "test", "--store-failures", "--select", "run_flawed", "qrels_flawed", check=False)
+    assert done.returncode != 0
+    assert "FAIL 3" in done.stdout and "FAIL 2" in done.stdout, done.stdout[-3000:]
+    audit = {}
+    with duckdb.connect(str(guard_project / "guard.duckdb"), read_only=True) as con:
+        for (name,) in con.execute("SELECT table_name FROM information_schema.tables "
+                                   "WHERE table_schema = 'main_dbt_test__audit'").fetchall():
+            audit[name.split("_flawed")[0]] = sorted(
+                tuple(r) for r in con.execute(f'SELECT problem, row_key FROM main_dbt_test__audit."{name}"').fetchall())
+    run = '"guard"."main"."run_flawed"'
+    qrels = '"guard"."main"."qrels_flawed"'
+    assert audit["sqlndcg_valid_run_run"] == sorted([
+        (f"column 'doc_id' is NULL in run relation {run}: (system, query_id, doc_id) = ('b', 'q2', NULL)", None),
+        (f"column 'score' is missing (NULL, or NaN in a pandas frame; every retrieved document needs a score) in run "
+         f"relation {run}: (system, query_id, doc_id) = ('a', 'q1', 'd2'), score = NULL", "a, q1, d2"),
+        (f"repeated (system, query_id, doc_id) in run relation {run}: ('a', 'q1', 'd3') appears 3 times. Each must "
+         "appear once. If the run holds several systems, days or segments, name that column with group_by; otherwise "
+         "keep one row per document (e.g. its best score)", "a, q1, d3"),
+    ])
+    assert audit["sqlndcg_valid_judgments_qrels"] == sorted([
+        (f"column 'rel' is missing (NULL, or NaN in a pandas frame; every judgment needs a relevance label) in "
+         f"judgments relation {qrels}: (query_id, doc_id) = ('q1', 'd2'), rel = NULL", "q1, d2"),
+        (f"repeated (query_id, doc_id) in judgments relation {qrels}: ('q2', 'd9') appears 2 times. Each must appear "
+         "once. If judgments differ per group (say per day), add that column to both inputs and to group_by",
+         "q2, d9"),
+    ])
+
+
+def test_decimal_scores_and_labels_equal_evaluate(guard_project, guard_target):
+    """DECIMAL score and rel columns (as a seed typed decimal, or a model of `2.50` literals, gives them) are read
+    as numbers, as evaluate() reads them: the same per-query rows and summary."""
+    engine, target, env, fetch = guard_target
+    dbt(guard_project, "run", "--select", "path:models/decimal", *target, env=env)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE run (system VARCHAR, query_id VARCHAR, doc_id VARCHAR, score DECIMAL(6, 2))")
+    con.executemany("INSERT INTO run VALUES (?, ?, ?, ?)", DECIMAL_RUN)
+    con.execute("CREATE TABLE qrels (query_id VARCHAR, doc_id VARCHAR, rel DECIMAL(4, 1))")
+    con.executemany("INSERT INTO qrels VALUES (?, ?, ?)", DECIMAL_QRELS)
+    res = sqlndcg.evaluate("run", "qrels", con=con, metrics=GUARD_METRICS, group_by=["system"])
+    want = res.per_query.to_dicts()
+    assert_same_rows(fetch("decimal_per_query"), want, ["system", "query_id"], f"decimal_per_query on {engine}")
+    assert_same_rows(fetch("decimal_summary"), res.summary.to_dicts(), ["system"], f"decimal_summary on {engine}")
+    # Hand-checked: system b ranks d4 (0), d3 (1.5), d1 (0.5) for q1; exponential gains 0, 2^1.5-1, 2^0.5-1.
+    gains = [0, 2 ** 1.5 - 1, 2 ** 0.5 - 1]
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    ideal = sorted([2 ** 0.5 - 1, 2 ** 2 - 1, 2 ** 1.5 - 1, 0], reverse=True)
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    b_q1 = next(r for r in want if r["system"] == "b" and r["query_id"] == "q1")
+    assert math.isclose(b_q1["ndcg@10"], dcg / idcg, abs_tol=1e-12)

@@ -12,14 +12,29 @@
   it. Column facts (integer or text ids, which group columns the judgments share) come from
   adapter.get_columns_in_relation. `run_where` / `judgments_where` are SQL predicates written by the model's
   author (as dbt-utils' `where`), for incremental models that evaluate only new partitions.
+
+  Every model computed from the inputs (per_query, summary and compare from run/judgments, account) first checks
+  them, at execution time, with the checks evaluate() runs (checks.sql, input_checks): a repeated (query, document)
+  pair, a NULL id or score, a NaN score, ties='rank' with shared ranks, ... fails the build (`dbt run` as well as
+  `dbt build`, tests or no tests) with one line naming the relation, the column(s) and a few offending rows. A
+  repeated pair would otherwise count twice and give NDCG or AP above 1. check_inputs=false skips these queries
+  (one scan and one GROUP BY of the key per input); pass it only when your own tests on the inputs
+  (sqlndcg.valid_run / valid_judgments) run before the model and refuse the same rows.
 -#}
 
-{#- A relation's columns classed as the plan expects: integer, number, text or other. -#}
+{#- A relation's columns classed as the plan expects: integer, number, text or other, as Python classes them
+    (checks.py, column_class). dbt's Column methods compare the bare type name, so they miss DuckDB's DECIMAL(p,s)
+    (and its TINYINT, HUGEINT and unsigned integers): the type name before any parenthesis is compared too. -#}
 {%- macro relation_columns(relation) -%}
 {%- set columns = [] -%}
+{%- set integers = ['tinyint', 'smallint', 'integer', 'bigint', 'hugeint', 'utinyint', 'usmallint', 'uinteger',
+                    'ubigint', 'uhugeint', 'int', 'int1', 'int2', 'int4', 'int8', 'int16', 'int32', 'int64'] -%}
+{%- set numbers = ['decimal', 'numeric', 'number', 'real', 'float', 'float4', 'float8', 'float32', 'float64',
+                   'double', 'double precision'] -%}
 {%- for c in adapter.get_columns_in_relation(relation) -%}
-  {%- if c.is_integer() -%}{%- set cls = 'integer' -%}
-  {%- elif c.is_number() or c.is_float() or c.is_numeric() -%}{%- set cls = 'number' -%}
+  {%- set base = (c.dtype | lower).split('(')[0] | trim -%}
+  {%- if c.is_integer() or base in integers -%}{%- set cls = 'integer' -%}
+  {%- elif c.is_number() or c.is_float() or c.is_numeric() or base in numbers -%}{%- set cls = 'number' -%}
   {%- elif c.is_string() -%}{%- set cls = 'text' -%}
   {%- else -%}{%- set cls = 'other' -%}
   {%- endif -%}
@@ -41,27 +56,89 @@
 {{ return({'sql': sql, 'label': role ~ ' relation ' ~ relation, 'columns': columns}) }}
 {%- endmacro -%}
 
-{#- relations + metric names + settings -> the plan (validated; a bad argument is a compilation error). -#}
-{%- macro relation_plan(run, judgments, metrics, settings, run_where=none, judgments_where=none) -%}
-{%- set spec = sqlndcg.spec(metrics, settings) -%}
-{%- set facts = sqlndcg.facts(spec, sqlndcg.input_relation('run', run, run_where),
-                              sqlndcg.input_relation('judgments', judgments, judgments_where)) -%}
+{#- relations + metric names + settings -> the plan (validated; a bad argument is a compilation error). The inputs
+    are checked first unless check_inputs is false (it may also arrive among the settings: compare passes its
+    keywords on). -#}
+{%- macro relation_plan(run, judgments, metrics, settings, run_where=none, judgments_where=none, check_inputs=true) -%}
+{%- set check_inputs = settings.get('check_inputs', check_inputs) -%}
+{%- set rest = {} -%}
+{%- for name, value in settings.items() if name != 'check_inputs' -%}{%- do rest.update({name: value}) -%}{%- endfor -%}
+{%- if check_inputs is not sameas true and check_inputs is not sameas false -%}
+  {{ sqlndcg.fail('setting', 'check_inputs= must be true or false, got ' ~ sqlndcg.show(check_inputs)) }}
+{%- endif -%}
+{%- set spec = sqlndcg.spec(metrics, rest) -%}
+{%- set run_input = sqlndcg.input_relation('run', run, run_where) -%}
+{%- set judgments_input = sqlndcg.input_relation('judgments', judgments, judgments_where) -%}
+{%- set facts = sqlndcg.facts(spec, run_input, judgments_input) -%}
+{%- if check_inputs -%}
+  {{ sqlndcg.refuse_bad_input('run', facts.spec, run_input, []) }}
+  {{ sqlndcg.refuse_bad_input('judgments', facts.spec, judgments_input, facts.shared_groups) }}
+{%- endif -%}
 {{ return(sqlndcg.plan(facts)) }}
+{%- endmacro -%}
+
+{#- One row as Python's checks show it: (query_id='q1', doc_id='d2', copies=2). -#}
+{%- macro shown_row(names, row) -%}
+{%- set parts = [] -%}
+{%- for name in names -%}{%- do parts.append(name ~ '=' ~ sqlndcg.show(row[loop.index0])) -%}{%- endfor -%}
+{{ return('(' ~ (parts | join(', ')) ~ ')') }}
+{%- endmacro -%}
+
+{#- The checks evaluate() runs on an input before computing (checks.sql; sqlndcg/checks.py runs the same
+    declarations), run here with run_query: one scan counts every kind of bad value, one GROUP BY finds repeated
+    keys, and only on a failure are a few offending rows fetched for the message. Fails the model with one line. -#}
+{%- macro refuse_bad_input(role, spec, input, shared) -%}
+{%- set declared = sqlndcg.input_checks(role, spec, input.columns, shared) -%}
+{%- set shown_limit = 5 -%}
+{%- set test = 'sqlndcg.valid_run' if role == 'run' else 'sqlndcg.valid_judgments' -%}
+{%- set advice = ' (the generic test ' ~ test ~ ' lists every such row: dbt test --store-failures)' -%}
+{%- set identity = declared.identity -%}
+{%- set quoted = [] -%}{%- for c in identity -%}{%- do quoted.append(sqlndcg.quote(c)) -%}{%- endfor -%}
+{%- if declared.problems -%}
+  {%- set counts = run_query(sqlndcg.profile(input.sql, declared.problems)).rows[0] -%}
+  {%- for c in declared.problems -%}
+    {%- set count = counts[loop.index0 + 1] -%}
+    {%- if count -%}
+    {%- set names = identity + ([c.name] if c.name not in identity else []) -%}
+    {%- set columns = quoted + ([c.column] if c.name not in identity else []) -%}
+    {%- set rows = run_query(sqlndcg.offending_rows(input.sql, c, columns, shown_limit)).rows -%}
+    {%- set shown = [] -%}{%- for r in rows -%}{%- do shown.append(sqlndcg.shown_row(names, r)) -%}{%- endfor -%}
+    {{ sqlndcg.fail('input', input.label ~ ': column ' ~ sqlndcg.show(c.name) ~ ' ' ~ c.message ~ ' in '
+                    ~ count ~ ' row(s), e.g. ' ~ (shown | join(', ')) ~ advice) }}
+    {%- endif -%}
+  {%- endfor -%}
+{%- endif -%}
+{%- set dupes = run_query(sqlndcg.duplicates(input.sql, quoted, shown_limit)).rows -%}
+{%- if dupes | length -%}
+  {%- set shown = [] -%}{%- for r in dupes -%}{%- do shown.append(sqlndcg.shown_row(identity + ['copies'], r)) -%}{%- endfor -%}
+  {{ sqlndcg.fail('input', input.label ~ ': ' ~ dupes[0][-1] ~ ' ' ~ declared.key_meaning ~ ' occur more than once ('
+                  ~ (identity | join(', ')) ~ '), e.g. ' ~ (shown | join(', ')) ~ '. Each must appear once'
+                  ~ declared.hint ~ '; nothing is dropped or chosen silently' ~ advice) }}
+{%- endif -%}
+{%- if declared.unique_ranks -%}
+  {%- set rank_keys = [] -%}{%- for c in declared.unique_ranks -%}{%- do rank_keys.append(sqlndcg.quote(c)) -%}{%- endfor -%}
+  {%- set shared_ranks = run_query(sqlndcg.duplicates(input.sql, rank_keys, shown_limit)).rows -%}
+  {%- if shared_ranks | length -%}
+    {%- set shown = [] -%}{%- for r in shared_ranks -%}{%- do shown.append(sqlndcg.shown_row(declared.unique_ranks + ['copies'], r)) -%}{%- endfor -%}
+    {{ sqlndcg.fail('input', input.label ~ ": ties='rank' needs distinct ranks within a query, but " ~ shared_ranks[0][-1]
+                    ~ " rank(s) are shared, e.g. " ~ (shown | join(', ')) ~ "; use ties='doc_id' or 'average' to break or average ties by score") }}
+  {%- endif -%}
+{%- endif -%}
 {%- endmacro -%}
 
 {%- macro parse_time_placeholder() -%}
 {{ return('SELECT 1 AS sqlndcg_parse_placeholder') }}
 {%- endmacro -%}
 
-{%- macro per_query(run=none, judgments=none, metrics=none, run_where=none, judgments_where=none) -%}
+{%- macro per_query(run=none, judgments=none, metrics=none, run_where=none, judgments_where=none, check_inputs=true) -%}
 {%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
 {%- if metrics is none -%}{{ sqlndcg.fail('metric', "per_query needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
-{%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where) -%}
+{%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
 {{ return(sqlndcg.per_query_sql(plan)) }}
 {%- endmacro -%}
 
 {%- macro summary(run=none, judgments=none, metrics=none, per_query=none, run_where=none, judgments_where=none,
-                  query_weights=none, weight_column='weight') -%}
+                  query_weights=none, weight_column='weight', check_inputs=true) -%}
 {%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
 {%- if metrics is none -%}{{ sqlndcg.fail('metric', "summary needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
 {%- if per_query is not none -%}
@@ -70,7 +147,7 @@
   {%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, per_query | string, per_query | string)) -%}
   {%- set source = per_query -%}
 {%- else -%}
-  {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where) -%}
+  {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
   {%- set source = '(' ~ sqlndcg.per_query_sql(plan, false) ~ ')' -%}
 {%- endif -%}
 {%- set weights = none -%}
@@ -80,8 +157,8 @@
 {{ return(sqlndcg.summary_sql(source, plan, weights)) }}
 {%- endmacro -%}
 
-{%- macro account(run=none, judgments=none, metrics=['ndcg'], run_where=none, judgments_where=none) -%}
+{%- macro account(run=none, judgments=none, metrics=['ndcg'], run_where=none, judgments_where=none, check_inputs=true) -%}
 {%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where) -%}
+{%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
 {{ return(sqlndcg.account_sql(plan)) }}
 {%- endmacro -%}

@@ -1,8 +1,10 @@
 {#-
   dbt generic tests the package ships: the checks sqlndcg.evaluate() runs before computing anything (checks.sql,
   input_checks), and the two checks it runs after (queries with nothing to find under empty='error', sums that
-  overflowed). Each returns the offending rows with a `problem` column saying what is wrong, so `dbt build` fails
-  with a readable message where evaluate() would raise. Use them on the model's inputs and outputs:
+  overflowed). Each returns one row per problem with a `problem` column saying what is wrong, in which relation and
+  for which key (e.g. "repeated (query_id, doc_id) in run relation ...: ('q1', 'd3') appears 2 times"), so
+  `dbt test --store-failures` keeps a table that shows it, where evaluate() would raise. Use them on the model's
+  inputs and outputs:
 
     models:
       - name: rankings
@@ -28,25 +30,40 @@
           - sqlndcg.valid_query_weights: {arguments: {per_query: "ref('per_query_metrics')", group_by: [system, ds]}}
 -#}
 
-{%- macro problem_rows(relation, declared) -%}
+{#- A key's values as SQL text, for a problem's description: ('q1', 'd3'), NULL shown as NULL. -#}
+{%- macro key_shown(keys) -%}
+'(' || {% for k in keys %}COALESCE('''' || {{ sqlndcg.id(k, true) }} || '''', 'NULL'){% if not loop.last %} || ', ' || {% endif %}{% endfor %} || ')'
+{%- endmacro -%}
+
+{#- One row per problem: `problem` says what is wrong, where (`label`: the input relation) and for which key, e.g.
+    "repeated (query_id, doc_id) in run relation "db"."main"."rankings": ('q1', 'd3') appears 2 times. ...";
+    `row_key` holds the key values alone. -#}
+{%- macro problem_rows(relation, declared, label) -%}
 {%- set keys = [] -%}{%- for c in declared.identity -%}{%- do keys.append(sqlndcg.quote(c)) -%}{%- endfor -%}
 {%- set key_text -%}
 {%- for k in keys %}{{ sqlndcg.id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor -%}
 {%- endset -%}
+{%- set names = '(' ~ (declared.identity | join(', ')) ~ ')' -%}
 {%- for c in declared.problems %}
-SELECT {{ "'" ~ (c.name ~ ' ' ~ c.message) | replace("'", "''") ~ "'" }} AS problem, {{ key_text }} AS row_key
+SELECT {{ sqlndcg.text_literal('column ' ~ sqlndcg.show(c.name) ~ ' ' ~ c.message ~ ' in ' ~ label ~ ': ' ~ names ~ ' = ') }}
+    || {{ sqlndcg.key_shown(keys) }}
+    {%- if c.name not in declared.identity %} || {{ sqlndcg.text_literal(', ' ~ c.name ~ ' = ') }} || COALESCE({{ sqlndcg.id(c.column, true) }}, 'NULL'){% endif %} AS problem,
+  {{ key_text }} AS row_key
 FROM {{ relation }} AS input_rows
 WHERE {{ sqlndcg.check_violation(c) }}
 UNION ALL
 {%- endfor %}
-SELECT {{ "'" ~ declared.key_meaning ~ " that occur more than once" ~ declared.hint | replace("'", "''") ~ "'" }} AS problem, {{ key_text }} AS row_key
+SELECT {{ sqlndcg.text_literal('repeated ' ~ names ~ ' in ' ~ label ~ ': ') }} || {{ sqlndcg.key_shown(keys) }}
+    || ' appears ' || {{ sqlndcg.id('COUNT(*)', true) }} || {{ sqlndcg.text_literal(' times. Each must appear once' ~ declared.hint) }} AS problem,
+  {{ key_text }} AS row_key
 FROM {{ relation }} AS input_rows
 GROUP BY {{ keys | join(', ') }}
 HAVING COUNT(*) > 1
 {%- if declared.unique_ranks %}
 UNION ALL
 {%- set rank_keys = [] -%}{%- for c in declared.unique_ranks -%}{%- do rank_keys.append(sqlndcg.quote(c)) -%}{%- endfor %}
-SELECT 'ties=''rank'' needs distinct ranks within a query' AS problem,
+SELECT {{ sqlndcg.text_literal("shared rank in " ~ label ~ " (ties='rank' needs distinct ranks within a query): (" ~ (declared.unique_ranks | join(', ')) ~ ') = ') }}
+    || {{ sqlndcg.key_shown(rank_keys) }} || ' appears ' || {{ sqlndcg.id('COUNT(*)', true) }} || ' times' AS problem,
   {% for k in rank_keys %}{{ sqlndcg.id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
 FROM {{ relation }} AS input_rows
 GROUP BY {{ rank_keys | join(', ') }}
@@ -59,7 +76,7 @@ HAVING COUNT(*) > 1
 {%- set spec = sqlndcg.spec(['ndcg'], kwargs) -%}
 {%- set run = sqlndcg.input_relation('run', model) -%}
 {%- set spec = sqlndcg.settled_spec(spec, run) -%}
-{{ sqlndcg.problem_rows(model, sqlndcg.input_checks('run', spec, run.columns)) }}
+{{ sqlndcg.problem_rows(model, sqlndcg.input_checks('run', spec, run.columns), run.label) }}
 {%- else -%}
 SELECT 1 AS problem WHERE 1 = 0
 {%- endif -%}
@@ -72,7 +89,7 @@ SELECT 1 AS problem WHERE 1 = 0
 {{ sqlndcg.require_columns('judgments relation ' ~ model, columns, [('query id', spec.columns.judgments_query_id), ('document id', spec.columns.judgments_doc_id), ('rel', spec.columns.rel)]) }}
 {%- set shared = [] -%}
 {%- for g in spec.group_by if g in sqlndcg.column_names(columns) -%}{%- do shared.append(g) -%}{%- endfor -%}
-{{ sqlndcg.problem_rows(model, sqlndcg.input_checks('judgments', spec, columns, shared)) }}
+{{ sqlndcg.problem_rows(model, sqlndcg.input_checks('judgments', spec, columns, shared), 'judgments relation ' ~ model) }}
 {%- else -%}
 SELECT 1 AS problem WHERE 1 = 0
 {%- endif -%}
@@ -136,11 +153,13 @@ SELECT 1 AS problem WHERE 1 = 0
 {%- set spec = sqlndcg.spec(['ndcg'], kwargs) -%}
 {%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, model | string, model | string)) -%}
 {%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', model), weight_column) -%}
-{{ sqlndcg.problem_rows(model, sqlndcg.weights_checks(weights)) }}
+{{ sqlndcg.problem_rows(model, sqlndcg.weights_checks(weights), 'query weights relation ' ~ model) }}
 {%- if per_query is not none %}
 {%- set identity = [] -%}{%- for g in plan.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(plan.query_output) %}
 UNION ALL
-SELECT 'scored query without a weight (give every scored query one; 0 leaves it out of the mean)' AS problem,
+{%- set missing = [] -%}{%- for k in identity -%}{%- do missing.append('missing_weights.' ~ k) -%}{%- endfor %}
+SELECT {{ sqlndcg.text_literal('scored query without a weight in query weights relation ' ~ model ~ ' (give every scored query one; 0 leaves it out of the mean): ' ~ per_query ~ ' has (' ~ (identity | join(', ')) ~ ') = ') }}
+    || {{ sqlndcg.key_shown(missing) }} AS problem,
   {% for k in identity %}{{ sqlndcg.id('missing_weights.' ~ k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
 FROM ({{ sqlndcg.missing_weights_sql(sqlndcg.input_relation('per_query', per_query).sql, plan, weights) }}) AS missing_weights
 {%- endif %}
