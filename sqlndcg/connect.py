@@ -9,11 +9,42 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import sys
 import weakref
+from urllib.parse import unquote
 
 from .errors import InputError, SettingError
+
+
+#: The password of a URL (``scheme://user:PASSWORD@host``): up to the authority's last ``@``.
+_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/?#@\s]*):(?P<password>[^?#\s]*)@")
+#: ``password=...`` in a libpq keyword string (a value in single quotes may hold spaces) or a URL's query.
+_KEYWORD_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<password>'(?:[^'\\]|\\.)*'|[^\s&']+)", re.IGNORECASE)
+
+
+def redact(text: str, *, secrets_of: str | None = None) -> str:
+    """``text`` with every password replaced by ``***``: a URL's (``postgresql://user:***@host/db``), a keyword
+    string's (``password=***``), and anywhere else the passwords written in ``secrets_of`` (a connection string)
+    appear in ``text`` as written or percent-decoded (a driver's message may quote them)."""
+    secrets = set()
+    for found in (*_URL_PASSWORD.finditer(secrets_of or ""), *_KEYWORD_PASSWORD.finditer(secrets_of or "")):
+        value = found.group("password")
+        if value.startswith("'") and value.endswith("'") and len(value) > 1:
+            value = value[1:-1]
+        secrets.update(v for v in (value, unquote(value)) if v)
+    text = _URL_PASSWORD.sub(lambda m: m.group("head") + ":***@", text)
+    text = _KEYWORD_PASSWORD.sub(lambda m: m.group("head") + "***", text)
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret != "***":
+            text = text.replace(secret, "***")
+    return text
+
+
+def _shown(text: str, secrets_of: str | None = None) -> str:
+    """A --database value (or a part of one) as messages show it: quoted as Python would, passwords redacted."""
+    return repr(redact(text, secrets_of=secrets_of or text))
 
 
 def open_database(text: str | None, *, progress: bool | None = None, memory_limit: str | None = None,
@@ -33,7 +64,7 @@ def open_database(text: str | None, *, progress: bool | None = None, memory_limi
 
             path = rest[1:] if rest.startswith("/") and not rest.startswith("//") else rest
             if not os.path.exists(path):
-                raise InputError(f"--database {text!r}: no such SQLite database file {path!r}")
+                raise InputError(f"--database {_shown(text)}: no such SQLite database file {_shown(path, text)}")
             return sqlite3.connect(path)
         if scheme in ("postgres", "postgresql"):
             try:
@@ -42,21 +73,24 @@ def open_database(text: str | None, *, progress: bool | None = None, memory_limi
                 raise InputError("--database postgresql://...: needs psycopg (pip install 'psycopg[binary]')") from None
             try:
                 return psycopg.connect(text, autocommit=True)
-            except psycopg.Error as exc:
-                raise InputError(f"--database {text!r} cannot be opened: {str(exc).strip().splitlines()[0]}") from None
-        raise InputError(f"--database {text!r}: unknown scheme {scheme!r}; use a DuckDB file, sqlite:///file.db or "
-                         "postgresql://user@host/db")
+            except (psycopg.Error, ValueError, TypeError) as exc:
+                said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise InputError(f"--database {_shown(text)} cannot be opened: "
+                                 f"{redact(said, secrets_of=text)}") from None
+        raise InputError(f"--database {_shown(text)}: unknown scheme {redact(scheme)!r}; use a DuckDB file, "
+                         "sqlite:///file.db or postgresql://user@host/db")
     import duckdb
 
     try:
         if text:
             if not os.path.exists(text):
-                raise InputError(f"--database {text!r}: no such DuckDB database file")
+                raise InputError(f"--database {_shown(text)}: no such DuckDB database file")
             con = duckdb.connect(text, read_only=True)
         else:
             con = duckdb.connect()
     except duckdb.Error as exc:
-        raise InputError(f"--database {text!r} cannot be opened: {str(exc).splitlines()[0]}") from None
+        raise InputError(f"--database {_shown(text)} cannot be opened: "
+                         f"{redact(str(exc).splitlines()[0], secrets_of=text)}") from None
     from .engines.duckdb_engine import set_limits
 
     try:

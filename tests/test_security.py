@@ -201,3 +201,78 @@ def test_the_quote_macro_writes_what_the_dialect_reads_back(dialect):
         quoted = render.quote(name, dialect)
         tree = sqlglot.parse_one(f"SELECT {quoted} FROM t", read=render.sqlglot_dialect(dialect))
         assert tree.find(exp.Identifier).this == name, (dialect, name, quoted)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# passwords in connection strings
+
+SECRET = "hunter2Secret"
+#: --database values holding SECRET, each failing in a different place (refused port, bad port, a password libpq
+#: quotes back, an unknown scheme, a missing SQLite file, a libpq keyword string taken for a DuckDB file).
+DATABASES = {
+    "refused": f"postgresql://alice:{SECRET}@127.0.0.1:1/db",
+    "bad port": f"postgres://alice:{SECRET}@127.0.0.1:notaport/db",
+    "bad escape": f"postgresql://alice:{SECRET}%zz@127.0.0.1:1/db",
+    "at sign": f"postgresql://alice:{SECRET}@x@127.0.0.1:1/db",
+    "query": f"postgresql:///db?host=127.0.0.1&port=1&password={SECRET}",
+    "unknown scheme": f"mysql://alice:{SECRET}@127.0.0.1/db",
+    "sqlite": f"sqlite://alice:{SECRET}@/no/such/file.db",
+    "keywords": f"host=127.0.0.1 port=1 user=alice password={SECRET}",
+    "quoted keyword": f"host=127.0.0.1 port=1 password='{SECRET} x'",
+}
+
+
+@pytest.mark.parametrize("case", list(DATABASES))
+def test_a_connection_string_error_never_shows_the_password_python_api(case):
+    from sqlndcg import trec_eval
+    from sqlndcg.connect import open_database
+
+    with pytest.raises(sqlndcg.InputError) as raised:
+        open_database(DATABASES[case])
+    message = str(raised.value)
+    assert SECRET not in message and "***" in message and len(message.splitlines()) == 1
+    assert message.startswith("--database ")
+    with pytest.raises(sqlndcg.InputError) as raised:
+        trec_eval.compute(trec_eval.Options(qrels=sqlndcg.example("qrels"), run=sqlndcg.example("run"),
+                                            database=DATABASES[case]))
+    assert SECRET not in str(raised.value) and "***" in str(raised.value)
+
+
+def test_a_url_password_is_redacted_as_user_stars():
+    from sqlndcg.connect import open_database, redact
+
+    assert redact("postgresql://user:pw@host/db") == "postgresql://user:***@host/db"
+    assert redact("host=h password='a b' user=u") == "host=h password=*** user=u"
+    assert redact("postgresql://user@host/db") == "postgresql://user@host/db"
+    with pytest.raises(sqlndcg.InputError, match=r"^--database 'postgresql://alice:\*\*\*@127\.0\.0\.1:1/db' cannot "
+                                                 r"be opened: connection failed"):
+        open_database(DATABASES["refused"])
+
+
+@pytest.mark.parametrize("verb", ["evaluate", "sql", "trec_eval"])
+@pytest.mark.parametrize("case", ["refused", "bad escape", "unknown scheme", "keywords"])
+def test_a_connection_string_error_never_shows_the_password_command_line(verb, case):
+    import subprocess
+    import sys
+
+    database = DATABASES[case]
+    if verb == "trec_eval":
+        argv = ["trec_eval", "--database", database, sqlndcg.example("qrels"), sqlndcg.example("run")]
+    else:
+        argv = [verb, "--run", "runs", "--judgments", "qrels", "--database", database]
+    done = subprocess.run([sys.executable, "-m", "sqlndcg", *argv], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert SECRET not in done.stderr + done.stdout
+    assert done.stderr.startswith("sqlndcg: error: --database ") and "***" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_wrong_password_on_a_real_server_is_not_shown(postgres):
+    import subprocess
+    import sys
+
+    url = f"postgresql://{postgres.user}:{SECRET}@{postgres.host}:{postgres.port}/{postgres.dbname_c}"
+    done = subprocess.run([sys.executable, "-m", "sqlndcg", "evaluate", "--run", "r", "--judgments", "j",
+                           "--database", url], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "password authentication failed" in done.stderr, done.stderr
+    assert SECRET not in done.stderr and f"{postgres.user}:***@" in done.stderr
