@@ -83,11 +83,24 @@ def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Sour
     if check:
         checks.check_trec_lines(eng, run)
         checks.check_trec_lines(eng, judgments)
-    run_cols = run.describe(eng, own_connection)
+    # An empty run under queries='judged' is evaluated: every judged query scores 0 (trec_eval -c).
+    run_cols = run.describe(eng, own_connection, empty_ok=spec.queries == "judged")
     judgment_cols = judgments.describe(eng, own_connection)
-    facts = render.call("facts", spec.plain(), _described(eng, run, run_cols),
-                        _described(eng, judgments, judgment_cols), dialect=eng.dialect)
+    try:
+        facts = render.call("facts", spec.plain(), _described(eng, run, run_cols),
+                            _described(eng, judgments, judgment_cols), dialect=eng.dialect)
+    except InputError as exc:
+        if run.empty:  # a header-only CSV (every column reads as text), a file that is not a run at all
+            raise InputError(f"{run.label} has no rows, and its columns, guessed from nothing, are not a run's; an "
+                             "empty run (every judged query scores 0 under queries='judged') needs the run's columns, "
+                             "typed: a Parquet file, a table or a frame") from None
+        raise
     spec = Spec.from_data(facts["spec"])
+    alone = [g for g in spec.group_by if g not in facts["shared_groups"]]
+    if run.empty and alone:
+        # Judged queries are scored for each value of the run-only group columns, and an empty run has none.
+        raise InputError(f"{run.label} has no rows, so no value of the group column(s) {', '.join(alone)} to score "
+                         f"the judged queries for; there is nothing to evaluate")
     declared = None
     if check:
         declared = (checks.check_run(eng, run, spec, run_cols),

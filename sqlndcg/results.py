@@ -155,16 +155,31 @@ class Result:
     def account_text(self) -> str:
         """The account in words, one line per group."""
         groups = list(self.settings.get("group_by", []))
-        lines = []
+        queries = self.settings.get("queries", "judged")
+        rule = "scored 0" if queries == "judged" else "not scored"
+        lines, absent = [], []
         for a in self.account.to_dicts():
             who = ", ".join(f"{g}={a[g]}" for g in groups)
+            if a["run_rows"] == 0 and a["judged_queries"] > 0:
+                # a judged group the run lacks (a system absent on a day, a day no system ran, an empty run)
+                if who:
+                    absent.append(who)
+                lines.append(
+                    (f"{who}: absent from the run (0 run rows)" if who else "the run has no rows")
+                    + f": all {a['judged_queries']} judged queries missing from the run, {rule} "
+                    f"(queries={queries!r}); {a['scored_queries']} queries scored"
+                )
+                continue
             lines.append(
                 (f"{who}: " if who else "")
                 + f"{a['scored_queries']} queries scored; {a['run_rows']} run rows in {a['run_queries']} queries, "
                 f"{a['run_queries_without_judgments']} of them without judgments (not scored); "
                 f"{a['judged_queries']} judged queries, {a['judged_queries_missing_from_run']} missing from the run "
-                f"(scored 0 under queries='judged'); {a['retrieved_unjudged']} retrieved documents unjudged (gain 0)"
+                f"({rule} under queries={queries!r}); {a['retrieved_unjudged']} retrieved documents unjudged (gain 0)"
             )
+        if absent:
+            lines.insert(0, f"{len(absent)} judged group(s) absent from the run, their judged queries {rule} "
+                            f"(queries={queries!r}): " + "; ".join(absent))
         return "\n".join(lines)
 
     def summary_text(self) -> str:

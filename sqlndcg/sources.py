@@ -78,9 +78,10 @@ class Source:
             except Exception:  # already gone: nothing to undo
                 pass
 
-    def describe(self, eng: Engine, own_connection: bool = False) -> dict[str, str]:
+    def describe(self, eng: Engine, own_connection: bool = False, empty_ok: bool = False) -> dict[str, str]:
         """Column name -> the engine's type; fails with the reason the engine gives, attributed to this input.
-        An input without rows is refused here, before its column types (guessed from nothing) can mislead."""
+        An input without rows is refused here, before its column types (guessed from nothing) can mislead, unless
+        empty_ok (a run under queries='judged': every judged query scores 0); ``empty`` says whether it had none."""
         try:
             columns = eng.columns(self.sql)
             has_rows = eng.has_rows(self.sql)
@@ -101,7 +102,8 @@ class Source:
             explained = self._explain(eng)
             if explained:
                 raise InputError(f"{self.label}: cannot be read: {explained}")
-        if not has_rows:
+        self.empty = not has_rows
+        if not has_rows and not empty_ok:
             raise InputError(f"{self.label} has no rows; there is nothing to evaluate")
         return columns
 

@@ -353,8 +353,9 @@ def test_con_that_is_not_a_connection():
 
 
 def test_run_frame_with_zero_rows():
+    # under queries="judged" an empty run scores every judged query 0 (tests/test_groups_missing.py)
     with refused(InputError, r"^run \(DataFrame\) has no rows"):
-        sqlndcg.evaluate(RUN.iloc[:0], JUDGMENTS)
+        sqlndcg.evaluate(RUN.iloc[:0], JUDGMENTS, queries="both")
 
 
 def test_judgments_frame_with_zero_rows():
@@ -381,14 +382,14 @@ def test_trec_file_of_blank_lines_has_no_rows(tmp_path):
     path = tmp_path / "blank.run"
     path.write_text("\n  \n\n")
     with refused(InputError, r"^run file", r"blank\.run", r"has no rows"):
-        sqlndcg.evaluate(str(path), JUDGMENTS)
+        sqlndcg.evaluate(str(path), JUDGMENTS, queries="both")
 
 
 def test_parquet_file_with_zero_rows(tmp_path):
     path = tmp_path / "none.parquet"
     RUN.iloc[:0].to_parquet(path)
     with refused(InputError, r"^run file", r"none\.parquet", r"has no rows"):
-        sqlndcg.evaluate(str(path), JUDGMENTS)
+        sqlndcg.evaluate(str(path), JUDGMENTS, queries="both")
 
 
 def test_csv_file_with_a_header_and_no_rows(tmp_path):

@@ -495,7 +495,7 @@ def test_empty_file_is_a_clear_error(tmp_path, good_files, suffix, role):
 def test_blank_lines_only_is_a_clear_error(tmp_path, good_files):
     blank = tmp_path / "blank.run"
     blank.write_text("\n   \n\n")
-    msg = error_of(lambda: sqlndcg.evaluate(str(blank), str(good_files[1]), ["ndcg@3"]), InputError)
+    msg = error_of(lambda: sqlndcg.evaluate(str(blank), str(good_files[1]), ["ndcg@3"], queries="both"), InputError)
     assert str(blank) in msg and "no rows" in msg
 
 
@@ -691,7 +691,7 @@ def test_long_id_duplicated_in_a_trec_run_gives_a_short_message(tmp_path, good_f
         (42, {}, InputError, "int"),
         (None, {}, InputError, "no run"),
         ("", {"con": "use-a-connection"}, SettingError, "con"),
-        (run_frame([]), {}, InputError, "no rows"),
+        (run_frame([]), {"queries": "both"}, InputError, "no rows"),
         (pa.table({"query_id": [1.5], "doc_id": ["a"], "score": [1.0]}), {}, InputError, "'query_id'"),
         (pa.table({"query_id": ["q"], "doc_id": ["a"], "score": [True]}), {}, InputError, "'score'"),
         (run_frame(ORDER), {"threshold": math.nan}, SettingError, "threshold"),

@@ -80,20 +80,40 @@ per_group AS (
   GROUP BY {% for g in groups %}rq.{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   {%- endif %}
 ),
-{%- if groups and p.get('bucket') %}
+{%- set only = groups | rejectattr('shared') | list -%}
+{%- set gridded = groups and (shared or p.get('bucket')) %}
+{%- if gridded %}
 every_group AS (
-  {#- Partitions: every group of the run has a row in every bucket's account (its judged side counts there too),
-      so the buckets' accounts add up to the whole. #}
+  {#- A judged group the run lacks is never absent: every judged value of the shared group columns (a day), for
+      every value of the run-only ones in the run (each system), has a row, with run_rows 0 and its judged queries
+      missing from the run when the run has none there (a system absent on a day, a day no system ran).
+      Partitions: every group of the whole run has a row in every bucket too, so the buckets' accounts add up to
+      the whole. Rows of zeros are added and summed per group, so groups match as GROUP BY matches them. #}
   SELECT
     {%- for g in groups %}
-    ag.{{ g.alias }} AS {{ g.alias }},
+    {{ g.alias }} AS {{ g.alias }},
     {%- endfor %}
-    COALESCE(pg._run_rows, 0) AS _run_rows,
-    COALESCE(pg._run_queries, 0) AS _run_queries,
-    COALESCE(pg._without_judgments, 0) AS _without_judgments
-  FROM ({{ sqlndcg.run_groups(p) }}) AS ag
-  LEFT JOIN per_group AS pg
-    ON {% for g in groups %}pg.{{ g.alias }} IS NOT DISTINCT FROM ag.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
+    SUM(_run_rows) AS _run_rows,
+    SUM(_run_queries) AS _run_queries,
+    SUM(_without_judgments) AS _without_judgments
+  FROM (
+    SELECT {{ g_cols }}_run_rows, _run_queries, _without_judgments
+    FROM per_group
+    {%- if shared %}
+    UNION ALL
+    SELECT {% for g in groups %}{{ 'jg' if g.shared else 'og' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}0 AS _run_rows, 0 AS _run_queries, 0 AS _without_judgments
+    FROM (SELECT DISTINCT {% for g in shared %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM judged_queries) AS jg
+    {%- if only %}
+    CROSS JOIN ({% if p.get('bucket') %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS og
+    {%- endif %}
+    {%- endif %}
+    {%- if p.get('bucket') %}
+    UNION ALL
+    SELECT {% for g in groups %}ag.{{ g.alias }} AS {{ g.alias }}, {% endfor %}0 AS _run_rows, 0 AS _run_queries, 0 AS _without_judgments
+    FROM ({{ sqlndcg.run_groups(p) }}) AS ag
+    {%- endif %}
+  ) AS grid
+  GROUP BY {% for g in groups %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
 ),
 {%- endif %}
 {%- if duplicates %}
@@ -115,24 +135,25 @@ SELECT
   {%- for g in groups %}
   pg.{{ g.alias }} AS {{ g.output }},
   {%- endfor %}
-  CAST(pg._run_rows AS {{ int }}) AS run_rows,
+  {#- COALESCE: an empty run without groups has one row of NULL sums. #}
+  CAST(COALESCE(pg._run_rows, 0) AS {{ int }}) AS run_rows,
   CAST(pg._run_queries AS {{ int }}) AS run_queries,
-  CAST(pg._without_judgments AS {{ int }}) AS run_queries_without_judgments,
+  CAST(COALESCE(pg._without_judgments, 0) AS {{ int }}) AS run_queries_without_judgments,
   CAST(COALESCE(jt._judgments_all, 0) AS {{ int }}) AS judgments,
   CAST(COALESCE(jt._judged_queries, 0) AS {{ int }}) AS judged_queries,
-  CAST(COALESCE(jt._judged_queries, 0) - (pg._run_queries - pg._without_judgments) AS {{ int }}) AS judged_queries_missing_from_run,
+  CAST(COALESCE(jt._judged_queries, 0) - (pg._run_queries - COALESCE(pg._without_judgments, 0)) AS {{ int }}) AS judged_queries_missing_from_run,
   CAST(COALESCE(pt._unjudged, 0) AS {{ int }}) AS retrieved_unjudged,
   {%- if p.queries == 'judged' %}
   CAST(COALESCE(jt._judged_queries, 0) AS {{ int }}) AS scored_queries
   {%- else %}
-  CAST(pg._run_queries - pg._without_judgments AS {{ int }}) AS scored_queries
+  CAST(pg._run_queries - COALESCE(pg._without_judgments, 0) AS {{ int }}) AS scored_queries
   {%- endif %}
   {%- if duplicates %},
   CAST(COALESCE(dt._run_dupes_all, 0) AS {{ int }}) AS run_duplicate_keys,
   CAST(COALESCE(dt._judgment_dupes_all, 0) AS {{ int }}) AS judgment_duplicate_keys,
   CAST(COALESCE(dt._longest, 0) AS {{ int }}) AS run_longest_list
   {%- endif %}
-FROM {{ 'every_group' if groups and p.get('bucket') else 'per_group' }} AS pg
+FROM {{ 'every_group' if gridded else 'per_group' }} AS pg
 {%- if shared %}
 LEFT JOIN judged_totals AS jt ON {% for g in shared %}jt.{{ g.alias }} = pg.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
 {%- else %}

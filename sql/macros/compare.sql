@@ -123,12 +123,23 @@ compare_rows AS (
   WHERE NOT ({{ is_baseline }})
 ),
 compare_systems AS (
+  {#- Every (stratum, system) either side has: the system's own, and every stratum of the baseline for every
+      system, so a stratum a system lacks counts the baseline's queries in only_baseline instead of vanishing. #}
   SELECT DISTINCT
     {%- for g in parts.strata %}
     _g{{ loop.index0 }} AS _g{{ loop.index0 }},
     {%- endfor %}
     _sys AS _sys
-  FROM compare_rows
+  FROM (
+    SELECT {% for g in parts.strata %}_g{{ loop.index0 }} AS _g{{ loop.index0 }}, {% endfor %}_sys AS _sys
+    FROM compare_rows
+    {%- if parts.strata %}
+    UNION ALL
+    SELECT {% for g in parts.strata %}b._g{{ loop.index0 }} AS _g{{ loop.index0 }}, {% endfor %}s._sys AS _sys
+    FROM (SELECT DISTINCT {% for g in parts.strata %}_g{{ loop.index0 }}{% if not loop.last %}, {% endif %}{% endfor %} FROM compare_baseline) AS b
+    CROSS JOIN (SELECT DISTINCT _sys FROM compare_rows) AS s
+    {%- endif %}
+  ) AS either_side
 ),
 compare_keys AS (
   {#- every (stratum, system) with every baseline query of its stratum ... #}

@@ -464,17 +464,16 @@ ideal_dcg AS (
 {%- endif %}
 scored_queries AS (
   {%- if p.queries == 'judged' %}
-  {#- Every judged query, for every group in the run: a query the system did not answer scores 0. #}
-  {%- if groups %}
-  SELECT {% for g in groups %}rg.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
-  FROM ({% if p.get('bucket') %}{{ sqlndcg.run_groups(p) }}{% else %}SELECT DISTINCT {% for g in groups %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS rg
-  {%- if shared %}
-  JOIN judged_queries AS jq ON {% for g in shared %}jq.{{ g.alias }} = rg.{{ g.alias }}{% if not loop.last %} AND {% endif %}{% endfor %}
-  {%- else %}
+  {#- Every judged (shared group, query) for every value of the run-only group columns in the run (each system):
+      a query, or a whole day, that a system did not answer scores 0, even a day no system ran (it is judged and
+      nobody answered it; the account lists it). Without run-only groups, every judged (shared group, query). #}
+  {%- set only = groups | rejectattr('shared') | list %}
+  {%- if only %}
+  SELECT {% for g in groups %}{{ 'jq' if g.shared else 'rg' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
+  FROM ({% if p.get('bucket') %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS rg
   CROSS JOIN judged_queries AS jq
-  {%- endif %}
   {%- else %}
-  SELECT jq._q AS _q FROM judged_queries AS jq
+  SELECT {% for g in shared %}jq.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q FROM judged_queries AS jq
   {%- endif %}
   {%- else %}
   {#- Only queries both answered and judged (trec_eval without -c). #}
@@ -552,10 +551,11 @@ SELECT
 {%- endmacro -%}
 
 
-{#- Every group of the run, whatever bucket its queries fall in (partitions: a group that answered no query of
-    this bucket is still scored on the bucket's judged queries, and still has an account row). -#}
-{%- macro run_groups(p) -%}
-SELECT DISTINCT {% for g in p.groups %}{{ g.run_column }} AS {{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
+{#- Every group of the run (or the values of the group columns `groups` only), whatever bucket its queries fall
+    in (partitions: a group that answered no query of this bucket is still scored on the bucket's judged queries,
+    and still has an account row). -#}
+{%- macro run_groups(p, groups=none) -%}
+SELECT DISTINCT {% for g in (p.groups if groups is none else groups) %}{{ g.run_column }} AS {{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   FROM {{ p.run }} AS run_input
 {%- endmacro -%}
 
