@@ -431,6 +431,16 @@ GUARDED_MODELS = {  # every entry point that computes from the inputs; no data t
     "repeated_run_compare": "sqlndcg.compare(run=ref('run_repeated'), judgments=ref('qrels'), metrics=M, system='system', baseline='a')",
     "repeated_run_account": "sqlndcg.account(run=ref('run_repeated'), judgments=ref('qrels'), group_by=['system'])",
 }
+FLAWED_MODELS = {  # model: its call (inputs as in Python's evaluate(run, judgments, **settings) below)
+    "null_doc_per_query": "sqlndcg.per_query(run=ref('run_flawed'), judgments=ref('qrels'), metrics=['ndcg@10'], group_by=['system'])",
+    "null_label_per_query": "sqlndcg.per_query(run=ref('run'), judgments=ref('qrels_flawed'), metrics=['ndcg@10'], group_by=['system'])",
+    "shared_rank_per_query": "sqlndcg.per_query(run=ref('run_ranked'), judgments=ref('qrels'), metrics=['ndcg@10'], ties='rank')",
+}
+FLAWED_EVALUATE = {  # model: run, judgments, settings, and the input refused
+    "null_doc_per_query": ("run_flawed", "qrels", {"group_by": ["system"]}, "run relation \"guard\".\"main\".\"run_flawed\""),
+    "null_label_per_query": ("run", "qrels_flawed", {"group_by": ["system"]}, "judgments relation \"guard\".\"main\".\"qrels_flawed\""),
+    "shared_rank_per_query": ("run_ranked", "qrels", {"ties": "rank"}, "run relation \"guard\".\"main\".\"run_ranked\""),
+}
 GUARD_SCHEMA = """version: 2
 seeds:
   - name: run_flawed
@@ -454,7 +464,7 @@ def guard_project(tmp_path_factory):
     """Seeds with repeated pairs, flawed seeds with the package's generic tests, DECIMAL seeds, and models over
     them; a dbt-duckdb target and a dbt-postgres one (its server given by SQLNDCG_PG_* variables)."""
     project = tmp_path_factory.mktemp("guard") / "proj"
-    for folder in ("seeds", "models/repeated", "models/decimal", "models/unchecked"):
+    for folder in ("seeds", "models/repeated", "models/decimal", "models/unchecked", "models/flawed"):
         (project / folder).mkdir(parents=True)
     header = ("system", "query_id", "doc_id", "score")
     _write_csv(project / "seeds" / "run.csv", header, CLEAN_RUN)
@@ -467,6 +477,9 @@ def guard_project(tmp_path_factory):
         "system,query_id,doc_id,score\na,q1,d1,3\na,q1,d2,\na,q1,d3,1\na,q1,d3,2\na,q1,d3,0.5\nb,q2,,1\nb,q2,d9,1\n")
     (project / "seeds" / "qrels_flawed.csv").write_text(  # a NULL label, a judgment twice
         "query_id,doc_id,rel\nq1,d1,1\nq1,d2,\nq2,d9,1\nq2,d9,3\n")
+    (project / "seeds" / "run_ranked.csv").write_text("query_id,doc_id,rank\nq1,d1,1\nq1,d2,1\nq1,d3,2\n")
+    for name, call in FLAWED_MODELS.items():
+        (project / "models" / "flawed" / f"{name}.sql").write_text("{{ " + call + " }}\n")
     metrics = _jinja(GUARD_METRICS)
     for name, call in GUARDED_MODELS.items():
         (project / "models" / "repeated" / f"{name}.sql").write_text("{{ " + call.replace("=M", "=" + metrics) + " }}\n")
@@ -614,3 +627,19 @@ def test_decimal_scores_and_labels_equal_evaluate(guard_project, guard_target):
     idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
     b_q1 = next(r for r in want if r["system"] == "b" and r["query_id"] == "q1")
     assert math.isclose(b_q1["ndcg@10"], dcg / idcg, abs_tol=1e-12)
+
+
+def test_other_inputs_evaluate_refuses_fail_the_build_with_its_message(guard_project):
+    """A NULL id or label and ties='rank' with shared ranks fail the model as evaluate() refuses them: the same
+    message after the input's label (dbt names the relation)."""
+    done = dbt(guard_project, "run", "--select", "path:models/flawed", check=False)
+    assert done.returncode != 0
+    lines = done.stdout.splitlines()
+    with duckdb.connect(str(guard_project / "guard.duckdb"), read_only=True) as con:
+        for model, (run, judgments, settings, refused_input) in FLAWED_EVALUATE.items():
+            with pytest.raises(sqlndcg.errors.DataError) as refused:
+                sqlndcg.evaluate(run, judgments, con=con, metrics=["ndcg@10"], **settings)
+            said = str(refused.value).split(": ", 1)[1]
+            start = next(i for i, line in enumerate(lines) if f"Failure in model {model} " in line)
+            message = next(line for line in lines[start:] if "sqlndcg input error" in line).strip()
+            assert message.startswith(f"sqlndcg input error: {refused_input}: {said}"), (message, said)
