@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import checks, render, sources
 from .engines import Engine, for_connection
-from .errors import DataError, EmptyQueryError, InputError, ResourceError, SettingError
+from .errors import DataError, EmptyQueryError, InputError, ResourceError, SettingError, SqlndcgError
 from .results import FormattedSQL, Result, Table
 from .sources import brief
 from .spec import Spec
@@ -351,6 +351,8 @@ def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
             prepared = prepare(eng, spec, run_src, judgment_src, own_connection=con is None,
                                query_weights=query_weights, weight_column=weight_column, partitions=partitions)
             return execute(eng, prepared, max_result_rows)
+    except SqlndcgError:  # already says what is wrong (DataFusion's engine errors are any Exception)
+        raise
     except eng.errors as exc:
         # Whatever the engine raised outside the steps that explain their own failures: out of memory or disk
         # said as such, anything else named as the engine's, never a traceback from deep inside.

@@ -87,6 +87,10 @@ LIMIT {{ limit }}
   {%- endif -%}
   {%- if cols.rank -%}
     {%- do problems.append(sqlndcg.check('null', cols.rank, 'is NULL (every retrieved document needs a rank)')) -%}
+    {#- NaN and +inf pass bad_rank's comparisons (NaN compares false; FLOOR(inf) = inf): refused first, by name. -#}
+    {%- if sqlndcg.column_of(columns, cols.rank).class != 'integer' -%}
+      {%- do problems.append(sqlndcg.check('not_finite', cols.rank, 'is NaN or infinite (ranks are whole numbers from 1)')) -%}
+    {%- endif -%}
     {%- do problems.append(sqlndcg.check('bad_rank', cols.rank, 'is not a positive whole number (ranks start at 1)')) -%}
   {%- endif -%}
   {%- set hint = '. If the run holds several systems, days or segments, name that column with group_by'
