@@ -117,6 +117,28 @@
 {{ return((x | int | string) if x == (x | int) else (x | float | string)) }}
 {%- endmacro -%}
 
+{#- A measure parameter's domain (its measure's 'domains' metadata, measures/registry.sql): min and max bounds
+    (closed unless min_open / max_open), integer for a whole number; a bound left out is no bound. -#}
+{%- macro in_domain(value, d) -%}
+{%- set below = d.get('min') is not none and (value < d.min or (d.get('min_open') and value == d.min)) -%}
+{%- set above = d.get('max') is not none and (value > d.max or (d.get('max_open') and value == d.max)) -%}
+{{ return(not below and not above and (not d.get('integer') or value == (value | int))) }}
+{%- endmacro -%}
+
+{#- The domain as a reader writes it: '0 < p < 1', 'x > 0', 'n >= 0, a whole number', 'any finite number'. -#}
+{%- macro domain_text(name, d) -%}
+{%- set has_min, has_max = d.get('min') is not none, d.get('max') is not none -%}
+{%- set low = sqlndcg.number_text(d.min | float) if has_min else '' -%}
+{%- set high = sqlndcg.number_text(d.max | float) if has_max else '' -%}
+{%- set lt_min, lt_max = ('<' if d.get('min_open') else '<='), ('<' if d.get('max_open') else '<=') -%}
+{%- if has_min and has_max -%}{%- set text = low ~ ' ' ~ lt_min ~ ' ' ~ name ~ ' ' ~ lt_max ~ ' ' ~ high -%}
+{%- elif has_min -%}{%- set text = name ~ ' ' ~ ('>' if d.get('min_open') else '>=') ~ ' ' ~ low -%}
+{%- elif has_max -%}{%- set text = name ~ ' ' ~ lt_max ~ ' ' ~ high -%}
+{%- else -%}{%- set text = 'any finite number' -%}
+{%- endif -%}
+{{ return(text ~ (', a whole number' if d.get('integer') else '')) }}
+{%- endmacro -%}
+
 {#- One metric, parsed from a name ('nDCG@10', 'P(rel=2)@5', 'MAP', 'ndcg_cut_10', 'rbp(p=0.95)') or given as a
     mapping {kind, k, rel, params}; returns {name, kind, k, rel, params} with every declared parameter filled in.
     The canonical name lists only parameters that differ from their defaults. The one check of every field (they
@@ -178,6 +200,10 @@
   {%- set value = given.get(name, default) -%}
   {%- if not sqlndcg.is_real(value) -%}
     {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': parameter ' ~ name ~ ' must be a finite number, got ' ~ sqlndcg.show(value)) }}
+  {%- endif -%}
+  {%- set domain = about.get('domains', {}).get(name, {}) -%}
+  {%- if not sqlndcg.in_domain(value | float, domain) -%}
+    {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': parameter ' ~ name ~ '=' ~ sqlndcg.number_text(value | float) ~ ' is outside its domain ' ~ sqlndcg.domain_text(name, domain) ~ (' (' ~ domain.why ~ ')' if domain.get('why') else '')) }}
   {%- endif -%}
   {%- do params.update({name: value | float}) -%}
   {%- if (value | float) != (default | float) -%}{%- do shown.append(name ~ '=' ~ sqlndcg.number_text(value | float)) -%}{%- endif -%}

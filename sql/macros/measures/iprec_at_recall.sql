@@ -9,6 +9,7 @@
 {%- macro default__measure_iprec_at_recall() -%}
 {{ return({'help': 'interpolated precision at a recall level', 'aliases': ['iprec'], 'binary': true,
            'params': {'recall': 0.0}, 'needs': ['r_rows', 'own'],
+           'domains': {'recall': {'min': 0, 'max': 1, 'why': 'a recall level: the share of the relevant documents to reach'}},
            'trec_eval': {'name': 'iprec_at_recall', 'param': 'recall',
                          'values': [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], 'format': '%.2f'},
            'ir_measures': 'IPrec@x'}) }}

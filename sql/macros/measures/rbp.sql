@@ -10,6 +10,8 @@
 -#}
 {%- macro default__measure_rbp() -%}
 {{ return({'help': 'rank-biased precision with persistence p', 'params': {'p': 0.9}, 'needs': ['max_rel_rows', 'own'],
+           'domains': {'p': {'min': 0, 'min_open': true, 'max': 1, 'max_open': true,
+                             'why': 'the persistence, a probability of reading on: p = 1 scores every list 0 and p = 0 reads only the first document'}},
            'trec_eval': {'name': 'rbp', 'param': 'p', 'pairs': true}, 'ir_measures': 'RBP(p=0.9)'}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_rbp(m, p) -%}

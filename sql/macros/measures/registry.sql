@@ -18,6 +18,8 @@
     additive        a sum of per-position contributions (defined under ties='average')
     emptyable       NULL under empty='skip' when there is nothing to find
     params          extra parameters {name: default}, written kind(name=value)
+    domains         each parameter's allowed values {name: {min, max, min_open, max_open, integer, why}}, checked
+                    where names are parsed (spec.sql); a bound left out is no bound, {} any finite number
     needs           shared aggregates it reads (per_query.sql computes only what some metric needs)
     summary         trec_eval's rule for the `all` line: mean, gm (geometric mean), sum
     trec_eval       trec_eval's name of the family (its -m name), with its default parameters
@@ -37,7 +39,7 @@
 
 {%- macro measure_defaults() -%}
 {{ return({'aliases': [], 'k': false, 'binary': false, 'additive': false, 'emptyable': false, 'params': {},
-           'needs': [], 'summary': 'mean', 'trec_eval': none, 'ir_measures': none}) }}
+           'domains': {}, 'needs': [], 'summary': 'mean', 'trec_eval': none, 'ir_measures': none}) }}
 {%- endmacro -%}
 
 {#- Every family's metadata, defaults filled in, in registry order. -#}

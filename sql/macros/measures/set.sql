@@ -37,6 +37,7 @@
 
 {%- macro default__measure_set_f() -%}
 {{ return({'help': 'F measure of the retrieved set (beta weighs recall)', 'binary': true, 'params': {'beta': 1.0},
+           'domains': {'beta': {'min': 0, 'why': 'the weight of recall against precision: 0 gives set_p, larger weighs recall more; a negative beta would act as -beta'}},
            'needs': ['totals', 'r'], 'trec_eval': {'name': 'set_F', 'param': 'beta'}, 'ir_measures': 'SetF'}) }}
 {%- endmacro -%}
 {%- macro default__value_set_f(m, p, a) -%}

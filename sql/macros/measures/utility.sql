@@ -7,6 +7,8 @@
 {%- macro default__measure_utility() -%}
 {{ return({'help': 'set utility: a*relevant retrieved + b*non-relevant retrieved + c*relevant missed + d*rest',
            'binary': true, 'params': {'a': 1.0, 'b': -1.0, 'c': 0.0, 'd': 0.0, 'n': 0.0},
+           'domains': {'a': {}, 'b': {}, 'c': {}, 'd': {},
+                       'n': {'min': 0, 'integer': true, 'why': 'the number of documents in the collection, trec_eval -N'}},
            'needs': ['r', 'totals', 'in_run'], 'trec_eval': {'name': 'utility'}}) }}
 {%- endmacro -%}
 {%- macro default__value_utility(m, p, a) -%}
