@@ -72,7 +72,7 @@ def _inputs(p) -> None:
     p.add_argument("--judgments-format", choices=("parquet", "csv", "tsv", "trec_qrels"))
     p.add_argument("--database", help="a DuckDB database file holding the tables named by --run/--judgments")
     p.add_argument("--max-k", type=int, default=10, help="NDCG@1..max-k in the cutoff plot (default 10)")
-    p.add_argument("--time", help="the group column plotted on the x axis over time (default: the first --group-by)")
+    p.add_argument("--time", help="the group column plotted on the x axis over time (default: the --group-by column holding dates)")
     _setting_flags(p)
 
 
@@ -84,7 +84,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--differences", action="store_true", help="print the per-query differences instead")
     p.add_argument("--plot", metavar="FILE", help="per-query differences against the baseline, .png or .svg")
     p.add_argument("--plot-cutoffs", metavar="FILE", help="NDCG@k against k = 1..--max-k per system, .png or .svg")
-    p.add_argument("--plot-time", metavar="FILE", help="each metric over --time (needs --group-by), .png or .svg")
+    p.add_argument("--plot-time", metavar="FILE", help="every metric over --time (needs --group-by), one line per system, .png or .svg")
     p.set_defaults(compare_command="compare")
 
     p = subparsers.add_parser("report", help="write a self-contained HTML report: summary, comparison, plots")
@@ -160,12 +160,13 @@ def _run(args, con) -> None:
     if args.plot_cutoffs:
         curve = evaluate_systems(runs, args.judgments, [f"ndcg@{k}" for k in range(1, args.max_k + 1)], con=con,
                                  **settings)
-        plots.plot_cutoffs(curve, file=args.plot_cutoffs)
+        plots.plot_cutoffs(curve, file=args.plot_cutoffs, system=comparison.settings["system"])
     if args.plot_time:
-        time = args.time or (args.group_by[0] if args.group_by else None)
-        if time is None:
-            raise SettingError("--plot-time needs results over time: a --group-by column such as ds (or --time)")
-        plots.plot_over_time(comparison.result, comparison.settings["metrics"][0], args.plot_time, time=time)
+        if not args.group_by:
+            raise SettingError("--plot-time needs results over time: a --group-by column such as ds (and --time ds "
+                               "unless it holds dates)")
+        plots.plot_over_time(comparison.result, None, args.plot_time, time=args.time,
+                             system=comparison.settings["system"])
 
 
 def run(args) -> int:

@@ -107,15 +107,14 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
     parts.append("<h2>Plots</h2>")
     if curve is not None:
         parts.append("<h3>NDCG@k per system</h3>")
-        parts.append(_img(plots.plot_cutoffs(curve), "NDCG@k against k per system"))
+        parts.append(_img(plots.plot_cutoffs(curve, system=system), "NDCG@k against k per system"))
     parts.append("<h3>Per-query differences against the baseline</h3>")
     parts.append(_img(plots.plot_differences(comparison), "per-query differences against the baseline"))
-    time = time or (strata[0] if strata else None)
-    if time is not None:
-        result = comparison.result
-        for metric in s["metrics"]:
-            parts.append(f"<h3>{html.escape(metric)} over {html.escape(time)}</h3>")
-            parts.append(_img(plots.plot_over_time(result, metric, time=time), f"{metric} over {time}"))
+    over_time = plots.time_column(comparison.result, time) if strata or time else None
+    if over_time is not None:
+        parts.append(f"<h3>The metrics over {html.escape(over_time)}</h3>")
+        parts.append(_img(plots.plot_over_time(comparison.result, time=over_time, system=system),
+                          f"the metrics over {over_time}"))
 
     parts.append("<h2>What went in</h2>")
     parts.append("<pre>" + html.escape(comparison.result.account_text()) + "</pre>")

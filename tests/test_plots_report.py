@@ -58,14 +58,54 @@ def test_ndcg_at_k_plot_shows_every_system_at_every_cutoff(tmp_path):
     png, svg = tmp_path / "curve.png", tmp_path / "curve.svg"
     plots.plot_cutoffs(curve, file=png)
     plots.plot_cutoffs(curve, file=svg)
-    assert png_size(png.read_bytes()) == (960, 630)  # 6.4 x 4.2 inches at 150 dpi
+    assert png_size(png.read_bytes()) == (930, 540)  # one panel, 6.2 x 3.6 inches at 150 dpi
     colors = png_colors(png)
-    assert hex_rgb("#1f77b4") in colors and hex_rgb("#ff7f0e") in colors  # a line per system
+    assert hex_rgb("#4c72b0") in colors and hex_rgb("#dd8452") in colors  # a line per system
     text = svg.read_text()
     labels = re.findall(r"<text[^>]*>([^<]*)</text>", text)
     assert {"bm25", "rerank", "cutoff k", "mean ndcg@k", "tag"} <= set(labels)
     assert {str(k) for k in range(1, 11)} <= set(labels)
-    assert "ndcg@k for k = 1..10 (bands: 95% t interval of the mean)" in labels
+    assert "ndcg@k for k = 1..10, one line per tag (bands: 95% t interval of the mean)" in labels
+
+
+def _lines(fig) -> list[list[str]]:
+    """The labels of the lines of each visible panel."""
+    return [[line.get_label() for line in ax.get_lines()] for ax in fig.axes if ax.get_visible()]
+
+
+def _legend(fig) -> list[str]:
+    (legend,) = fig.legends
+    return [t.get_text() for t in legend.get_texts()]
+
+
+def test_ndcg_at_k_plot_draws_one_line_per_system_and_a_panel_per_day(daily):
+    """Grouped by system and day, each day is a panel of its own with one line per system in the same colours; the
+    legend names the systems once, outside the panels."""
+    runs, qrels = daily
+    curve = evaluate_systems(runs, qrels, [f"ndcg@{k}" for k in range(1, 6)], group_by=["ds"])
+    fig = plots.plot_cutoffs(curve)
+    assert _lines(fig) == [["bm25", "rerank"]] * len(DAYS)
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == [f"ds={d}" for d in DAYS]
+    assert _legend(fig) == ["bm25", "rerank"] and fig.legends[0].get_title().get_text() == "system"
+    colors = {(ax.get_title(), line.get_label()): line.get_color() for ax in fig.axes for line in ax.get_lines()}
+    assert {c for (_, label), c in colors.items() if label == "bm25"} == {"#4c72b0"}
+    one_day = plots.plot_cutoffs(curve, where={"ds": DAYS[1]})
+    assert _lines(one_day) == [["bm25", "rerank"]]
+    with pytest.raises(SettingError, match=r"where= names \['day'\]"):
+        plots.plot_cutoffs(curve, where={"day": DAYS[1]})
+    two = sqlndcg.evaluate(runs, qrels, ["ndcg@1", "ndcg@2"], group_by=["ds", "system"])
+    with pytest.raises(SettingError, match="name the column drawn as one line per value with system="):
+        plots.plot_cutoffs(_regrouped(two, ["ds", "segment"]))
+
+
+def _regrouped(result, groups):
+    """A result whose summary is grouped by columns none of which is called system (renamed from system)."""
+    from sqlndcg.results import Result, Table
+
+    summary = result.summary.to_arrow()
+    summary = summary.rename_columns(["segment" if c == "system" else c for c in summary.column_names])
+    settings = {**result.settings, "group_by": groups}
+    return Result(result.per_query, Table.from_arrow(summary, settings), settings, result.sql, result.account)
 
 
 def test_difference_plot_has_one_bar_per_query_coloured_by_outcome(tmp_path, example_comparison):
@@ -95,10 +135,20 @@ def test_over_time_plot_shows_each_day_and_system(tmp_path, daily):
     labels = re.findall(r"<text[^>]*>([^<]*)</text>", svg.read_text())
     assert set(DAYS) <= set(labels) and {"bm25", "rerank", "ds", "mean ap"} <= set(labels)
     png = tmp_path / "time.png"
-    plots.plot_over_time(sqlndcg.evaluate(runs, qrels, ["ndcg@5"], group_by=["ds", "system"]), file=png)
+    res = sqlndcg.evaluate(runs, qrels, ["ndcg@5", "map"], group_by=["ds", "system"])
+    fig = plots.plot_over_time(res, file=png)  # every metric, one panel each; ds holds ISO days, so it is the axis
     assert png_size(png.read_bytes())[0] >= 960
-    with pytest.raises(SettingError, match="needs a result grouped by a time column"):
+    assert _lines(fig) == [["bm25", "rerank"], ["bm25", "rerank"]]
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["ndcg@5", "ap"]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == DAYS
+    # metric names as evaluate() takes them: map is the column ap
+    assert _lines(plots.plot_over_time(res, "map")) == [["bm25", "rerank"]]
+    with pytest.raises(SettingError, match="time='ds' is not a group column"):
         plots.plot_over_time(sqlndcg.evaluate(RUN, QRELS, ["ndcg@5"], group_by="tag"), time="ds")
+    with pytest.raises(SettingError, match=r"name the time column with time= .* hold no date or time values"):
+        plots.plot_over_time(sqlndcg.evaluate(RUN, QRELS, ["ndcg@5"], group_by="tag"))
+    with pytest.raises(SettingError, match="metric 'P@5' is not in the result"):
+        plots.plot_over_time(res, "P@5")
 
 
 def test_plots_refuse_unknown_formats_and_missing_metrics(tmp_path, example_comparison):
@@ -132,10 +182,10 @@ def test_report_holds_the_summary_the_comparison_and_the_plots(tmp_path, daily):
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)  # self-contained: nothing fetched
     images = _images(page)
-    assert len(images) == 1 + 1 + 2  # NDCG@k, the differences, each metric over the days
+    assert len(images) == 1 + 1 + 1  # NDCG@k, the differences, the metrics over the days
     assert all(png_size(i)[0] > 300 for i in images)
     for heading in ("Summary", "Comparison with the baseline", "Plots", "NDCG@k per system",
-                    "Per-query differences against the baseline", "ndcg@5 over ds", "ap over ds", "What went in"):
+                    "Per-query differences against the baseline", "The metrics over ds", "What went in"):
         assert f">{heading}<" in page, heading
     c = compare(runs, qrels, ["ndcg@5", "ap"], baseline="bm25", group_by="ds", permutations=500, resamples=500,
                 seed=3)
