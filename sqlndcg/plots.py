@@ -117,7 +117,7 @@ def _colors(values) -> dict:
 
 
 def _legend_outside(fig, axes, title: str | None) -> None:
-    """One legend for the figure, right of the panels, so it never covers a line."""
+    """One legend for the figure, right of the panels (centred, clear of the title), so it never covers a line."""
     handles, labels = {}, []
     for ax in axes:
         for h, label in zip(*ax.get_legend_handles_labels()):
@@ -125,7 +125,7 @@ def _legend_outside(fig, axes, title: str | None) -> None:
                 handles[label] = h
                 labels.append(label)
     if labels:
-        fig.legend([handles[label] for label in labels], labels, title=title, loc="outside right upper", fontsize=8)
+        fig.legend([handles[label] for label in labels], labels, title=title, loc="outside right center", fontsize=8)
 
 
 def _grid(fig, count: int):

@@ -21,10 +21,12 @@ body { font-family: system-ui, -apple-system, Segoe UI, Roboto, sans-serif; marg
        color: #222; line-height: 1.4; padding: 0 1em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+.wide { overflow-x: auto; }
 th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
 th { background: #f4f4f4; } td.text, th.text { text-align: left; }
 img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
 .note { color: #555; font-size: 0.9em; } code { background: #f4f4f4; padding: 0 0.2em; }
+pre { white-space: pre-wrap; font-size: 0.85em; }
 """
 
 
@@ -42,14 +44,14 @@ def html_table(table: Table, columns: Sequence[str] | None = None, headers: Sequ
     headers = list(headers or columns)
     rows = table.to_dicts()
     text_columns = {c for c in columns if any(isinstance(r[c], str) for r in rows)}
-    out = ["<table>", "<tr>" + "".join(
+    out = ['<div class="wide"><table>', "<tr>" + "".join(
         f'<th class="{"text" if c in text_columns else "num"}">{html.escape(h)}</th>' for c, h in zip(columns, headers))
         + "</tr>"]
     for r in rows:
         out.append("<tr>" + "".join(
             f'<td class="{"text" if c in text_columns else "num"}">{html.escape(_cell(r[c]))}</td>' for c in columns)
             + "</tr>")
-    out.append("</table>")
+    out.append("</table></div>")
     return "\n".join(out)
 
 
