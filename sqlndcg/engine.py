@@ -115,9 +115,17 @@ def _buckets(plan: dict, partitions: int) -> list[dict]:
     return [{**plan, "bucket": {"index": i, "count": partitions}} for i in range(partitions)]
 
 
+#: Each partition is a pass that reads every input again: past this many, the reads cost more than any sort saves
+#: (a billion run rows fit in a few dozen).
+MAX_PARTITIONS = 256
+
+
 def _checked_partitions(eng: Engine, partitions) -> int:
     if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
         raise SettingError(f"partitions must be a whole number >= 1, not {partitions!r}")
+    if partitions > MAX_PARTITIONS:
+        raise SettingError(f"partitions={partitions:,}: at most {MAX_PARTITIONS} (each partition is one more pass "
+                           f"over every input; about one per 50M run rows is enough)")
     if partitions > 1 and eng.dialect != "duckdb":
         raise SettingError(f"partitions={partitions} splits the work of one DuckDB process into passes; {eng.name} "
                            f"({eng.dialect}) divides the work itself: leave partitions at 1")

@@ -73,6 +73,20 @@ def test_partitions_must_be_a_whole_number_and_duckdb_only():
         sqlndcg.evaluate(run, qrels, group_by="system", partitions=2, con=con)
 
 
+def test_partitions_are_bounded(capsys):
+    """Each partition reads every input again: 100,000 of them on a few rows grew past 1.6 GB before; past the
+    stated maximum they are refused before any work, in Python and on the command line."""
+    from sqlndcg.cli import main
+
+    run, qrels = frames(True)
+    with pytest.raises(sqlndcg.SettingError, match=r"partitions=257: at most 256"):
+        sqlndcg.evaluate(run, qrels, group_by="system", partitions=257)
+    assert main(["evaluate", "--run", sqlndcg.example("run"), "--judgments", sqlndcg.example("qrels"),
+                 "--partitions", "100000"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "partitions=100,000: at most 256" in err
+
+
 def test_the_command_line_takes_partitions(capsys):
     from sqlndcg.cli import main
 
