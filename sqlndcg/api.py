@@ -100,7 +100,7 @@ def to_sql(
     judgments,
     metrics: MetricNames = ("ndcg@10",),
     *,
-    dialect: str = "duckdb",
+    dialect: str | None = None,
     preset: str | None = None,
     gain: str | Mapping[float, float] | None = None,
     ideal: str | None = None,
@@ -127,7 +127,8 @@ def to_sql(
     judgments_format: str | None = None,
     id_type: str | None = None,
 ) -> str:
-    """The per-query SQL statement that :func:`evaluate` runs, formatted, in ``dialect`` (via sqlglot).
+    """The per-query SQL statement that :func:`evaluate` runs, formatted, in ``dialect`` (via sqlglot; default:
+    the dialect of ``con``, else DuckDB's).
 
     Table names without ``con`` are taken on trust, including what their id columns hold: ``id_type="text"``
     (the default) compares ids as text in byte order, whatever the warehouse's collation (an integer column then

@@ -214,18 +214,20 @@ def _weights(eng: Engine, plan: dict, query_weights, weight_column: str, check: 
     return src, weights_plan
 
 
-def sql_only(spec: Spec, run, judgments, *, con=None, dialect="duckdb", run_format=None, judgments_format=None,
+def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
              id_type=None) -> str:
-    """The per-query SQL, without reading any rows. Table names without a connection are taken on trust:
-    the score column (or else the rank column) exists, ids hold ``id_type`` (text unless told), judgments serve
-    every group."""
-    render.known_dialect(dialect)
+    """The per-query SQL, without reading any rows, in ``dialect`` (default: the connection's, else DuckDB's).
+    Table names without a connection are taken on trust: the score column (or else the rank column) exists, ids
+    hold ``id_type`` (text unless told), judgments serve every group."""
+    if dialect is not None:
+        render.known_dialect(dialect)
     assumed = con is None and sources.is_table_name(run) and sources.is_table_name(judgments)
     if id_type is not None and (not assumed or id_type not in ("text", "integer")):
         raise SettingError(f"id_type={id_type!r}: " + ("choose 'text' or 'integer'" if assumed else
                            "id_type describes tables sqlndcg cannot read (table names without con=); here the "
                            "column types are read from the inputs, so leave id_type out"))
     if assumed:
+        dialect = dialect or "duckdb"
         facts = render.call("assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
                             sources.table_sql(judgments, None, dialect), id_type or "text", dialect=dialect)
     else:
@@ -235,6 +237,7 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect="duckdb", run_form
                                check=False, own_connection=con is None)
         finally:
             eng.close()
+        dialect = dialect or eng.dialect
         if dialect == eng.dialect:
             return render.pretty(prepared.sql, dialect)
         facts = {**prepared.facts, "spec": prepared.spec.plain()}

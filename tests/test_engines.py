@@ -352,3 +352,36 @@ def test_a_frame_column_of_a_type_the_engine_cannot_take_is_refused_by_name(engi
         assert leftover(con) == 0
     finally:
         con.close()
+
+
+def test_to_sql_follows_the_connection_dialect(spark):
+    """With a connection and no dialect=, the statement is written for that connection's engine: on Spark it runs
+    as printed and gives DuckDB's numbers (it used to be DuckDB's SQL, which Spark cannot parse)."""
+    run_df, qrels_df = frames("text")
+    spark.createDataFrame(run_df).createOrReplaceTempView("run_dialect")
+    spark.createDataFrame(qrels_df).createOrReplaceTempView("qrels_dialect")
+    sql = sqlndcg.to_sql("run_dialect", "qrels_dialect", ["ndcg@10", "ap"], group_by="system", con=spark)
+    assert "CAST(`doc_id` AS STRING)" in sql or "CAST(doc_id AS STRING)" in sql
+    got = sorted(tuple(r) for r in spark.sql(sql).collect())
+    want = sorted(tuple(r.values()) for r in
+                  sqlndcg.evaluate(run_df, qrels_df, ["ndcg@10", "ap"], group_by="system").per_query.to_dicts())
+    assert [g[:2] for g in got] == [w[:2] for w in want]
+    for g, w in zip(got, want):
+        assert g[2:] == pytest.approx(w[2:], abs=1e-12)
+
+
+def test_to_sql_follows_the_connection_dialect_on_sqlite():
+    con = sqlite3.connect(":memory:")
+    run_df, qrels_df = frames("text")
+    run_df.to_sql("runs", con, index=False)
+    qrels_df.to_sql("qrels", con, index=False)
+    sql = sqlndcg.to_sql("runs", "qrels", ["ndcg@10", "ap"], group_by="system", con=con)
+    assert sql == sqlndcg.to_sql("runs", "qrels", ["ndcg@10", "ap"], group_by="system", con=con, dialect="sqlite")
+    assert "COLLATE BINARY" in sql
+    cur = con.execute(sql)
+    got = sorted(cur.fetchall())
+    want = sorted(tuple(r.values()) for r in
+                  sqlndcg.evaluate(run_df, qrels_df, ["ndcg@10", "ap"], group_by="system").per_query.to_dicts())
+    assert [g[:2] for g in got] == [w[:2] for w in want]
+    for g, w in zip(got, want):
+        assert g[2:] == pytest.approx(w[2:], abs=1e-12)
