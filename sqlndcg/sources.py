@@ -139,6 +139,12 @@ def table_sql(name, eng: Engine | None, dialect: str = "duckdb") -> str:
     return ".".join(render.quote(p, dialect) for p in parts)
 
 
+def file_literal(path) -> str:
+    """A file's path as the SQL literal the readers take (sql/local/readers.sql): absolute, so that DuckDB reads the
+    file Python found, not a leading ~ as the home directory nor relative to a connection's file_search_path."""
+    return render.string_literal(str(Path(path).absolute()))
+
+
 def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> str:
     if fmt is not None:
         if fmt not in FORMATS:
@@ -160,7 +166,7 @@ def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> str:
         return "trec_qrels"
     # Anything else (.txt, no extension): TREC if the first line has TREC's field count for this role.
     trec = "trec_run" if role == "run" else "trec_qrels"
-    literal = render.string_literal(str(path))
+    literal = file_literal(path)
     try:
         first = eng.fetch(render.call("sqlndcg_first_fields", literal))[1]
     except eng.errors as exc:
@@ -193,7 +199,10 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and (fmt or _looks_like_path(obj))):
         path = Path(obj)
         if not path.is_file():
-            raise InputError(f"{role} file {str(path)!r} does not exist (or is not a file)")
+            raise InputError(f"{role} file {str(path)!r} does not exist (or is not a file)" + (
+                "; a path names one file, read as written: * ? [ ] ~ are not expanded (to evaluate several files "
+                "together, load them into one table or data frame and pass that)" if set("*?[]~") & set(str(path))
+                else ""))
         if path.stat().st_size == 0:
             raise InputError(f"{role} file {str(path)!r} is empty: it has no rows")
         if eng is not None and not eng.reads_files:
@@ -206,7 +215,7 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
 
             eng = for_connection(None)
         kind = _file_format(path, role, fmt, eng)
-        literal = render.string_literal(str(path))
+        literal = file_literal(path)
         label = f"{role} file {str(path)!r}"
         if kind == "parquet":
             return Source(role, label, render.call("sqlndcg_read_parquet", literal), rereadable=True)

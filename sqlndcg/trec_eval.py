@@ -26,7 +26,7 @@ import duckdb
 from . import render
 from .errors import DataError, InputError, MetricError
 from .metrics import MEASURES
-from .sources import brief
+from .sources import brief, file_literal
 
 #: trec_eval's families in its printing order (trec_eval's measures.c), with the sqlndcg kind of each.
 FAMILIES: dict[str, str] = {
@@ -223,7 +223,7 @@ def read(con, qrels: str, run: str, database: str | None = None) -> str:
     malformed lines by number, and documents listed twice for a query."""
     for path, role in ((qrels, "qrels"), (run, "run")):
         _check_file(path, role, database)
-    q_literal, r_literal = render.string_literal(qrels), render.string_literal(run)
+    q_literal, r_literal = file_literal(qrels), file_literal(run)  # absolute: a leading ~ is not the home directory
     try:
         _bad_lines(con, q_literal, "qrels", qrels)
         _bad_lines(con, r_literal, "run", run)

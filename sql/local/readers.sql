@@ -4,12 +4,28 @@
   whole and split on runs of blanks.
 -#}
 
+{#- A path DuckDB reads as that one file. Its readers take `*`, `?` and `[...]` as a glob (r[1].run would read
+    r1.run, r*.run every matching file, merged); each of those characters is put in a one-character class (`[[]`,
+    `[*]`, `[?]`, `[]]`), which matches only itself. `path` is the quoted literal of an absolute path (callers make
+    it so, sources.file_literal): DuckDB reads a leading `~` as the home directory. -#}
+{%- macro sqlndcg_literal_path(path) -%}
+{{ modules.re.sub('([\\[\\]*?])', '[\\1]', path) }}
+{%- endmacro -%}
+
+{#- The compression a text file's suffix names, given explicitly: DuckDB's own detection takes a `?` in a name for
+    a URL's query string and misses the `.gz` after it. -#}
+{%- macro sqlndcg_compression(path) -%}
+{%- set name = path | lower -%}
+{{ "'gzip'" if name.endswith(".gz'") else ("'zstd'" if name.endswith(".zst'") else "'auto'") }}
+{%- endmacro -%}
+
 {%- macro sqlndcg_read_parquet(path) -%}
-read_parquet({{ path }})
+read_parquet({{ sqlndcg_literal_path(path) }})
 {%- endmacro -%}
 
 {%- macro sqlndcg_read_csv(path, delimiter) -%}
-read_csv({{ path }}, header = true, delim = {{ delimiter }})
+read_csv({{ sqlndcg_literal_path(path) }}, header = true, delim = {{ delimiter }},
+         compression = {{ sqlndcg_compression(path) }})
 {%- endmacro -%}
 
 {#- Lines whose field count differs from the header's: the usual reason a delimited file cannot be read.
@@ -32,8 +48,8 @@ LIMIT {{ limit }}
 
 {%- macro sqlndcg_read_lines(path) -%}
 (SELECT ROW_NUMBER() OVER () AS line_number, line
- FROM read_csv({{ path }}, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1), quote = '', escape = '',
-               auto_detect = false))
+ FROM read_csv({{ sqlndcg_literal_path(path) }}, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1),
+               quote = '', escape = '', auto_detect = false, compression = {{ sqlndcg_compression(path) }}))
 {%- endmacro -%}
 
 {#- Blanks at either end (spaces, tabs, a Windows carriage return) are not fields. -#}
