@@ -365,6 +365,8 @@ def compute(options: Options, con=None) -> tuple[str, list[tuple[str, str, str]]
         finally:
             if reader is not None and reader is not con:
                 reader.close()
+            if eng is not None:  # ends its savepoint or transaction on con (PostgreSQL)
+                eng.close()
             if own:
                 con.close()
 

@@ -51,6 +51,13 @@ def expected() -> list[tuple]:
     return [tuple(r) for r in rows]
 
 
+def assert_expected(rows) -> None:
+    got, want = [tuple(r) for r in rows], expected()
+    assert [r[:2] for r in got] == [r[:2] for r in want]
+    for g, w in zip(got, want):
+        assert all(math.isclose(a, b, rel_tol=0, abs_tol=1e-9) for a, b in zip(g[2:], w[2:])), (g, w)
+
+
 def create_tables(engine: str, con, names: dict) -> None:
     """The run and the judgments as tables of the engine, named (tables and columns) as ``names`` says."""
     run_cols = [names["system"], names["query_id"], names["doc_id"], names["score"]]
@@ -130,11 +137,15 @@ def test_odd_table_and_column_names_evaluate_correctly_on_every_engine(engine, o
                            query_id=names["query_id"], doc_id=names["doc_id"], score=names["score"],
                            rel=names["rel"])
     assert list(res.per_query.columns[:2]) == [names["system"], names["query_id"]]
-    got = [tuple(r) for r in res.per_query.rows]
-    want = expected()
-    assert [r[:2] for r in got] == [r[:2] for r in want]
-    for g, w in zip(got, want):
-        assert all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(g[2:], w[2:])), (g, w)
+    assert_expected(res.per_query.rows)
+    if engine == "clickhouse":  # chdb takes its own tables only
+        return
+    # frames with the same column names (copied into temporary tables on SQLite and PostgreSQL)
+    run = pd.DataFrame(RUN, columns=[names["system"], names["query_id"], names["doc_id"], names["score"]])
+    qrels = pd.DataFrame(QRELS, columns=[names["query_id"], names["doc_id"], names["rel"]])
+    res = sqlndcg.evaluate(run, qrels, METRICS, con=engine_con, group_by=names["system"], query_id=names["query_id"],
+                           doc_id=names["doc_id"], score=names["score"], rel=names["rel"])
+    assert_expected(res.per_query.rows)
 
 
 def test_a_clickhouse_table_name_cannot_escape_its_quotes_to_drop_a_table():
@@ -161,9 +172,7 @@ def test_a_clickhouse_table_name_cannot_escape_its_quotes_to_drop_a_table():
     create_tables("clickhouse", con, {"run": "run", "judgments": hostile, "system": "system", "query_id": "query_id",
                                       "doc_id": "doc_id", "score": "score", "rel": "rel"})
     got = sqlndcg.evaluate("run", hostile, METRICS, con=con, group_by="system").per_query.rows
-    assert len(got) == 4
-    for g, w in zip(got, expected()):
-        assert g[:2] == w[:2] and all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(g[2:], w[2:]))
+    assert_expected(got)
     assert "sentinel" in table_names("clickhouse", con)
 
 
@@ -276,3 +285,181 @@ def test_a_wrong_password_on_a_real_server_is_not_shown(postgres):
                            "--database", url], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "password authentication failed" in done.stderr, done.stderr
     assert SECRET not in done.stderr and f"{postgres.user}:***@" in done.stderr
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the caller's PostgreSQL transaction
+
+DRIVERS = ["psycopg", "psycopg-autocommit", "psycopg2", "psycopg2-autocommit"]
+
+
+def pg_connect(server, driver: str):
+    autocommit = driver.endswith("-autocommit")
+    if driver.startswith("psycopg2"):
+        import psycopg2
+
+        con = psycopg2.connect(server.dsn())
+        con.autocommit = autocommit
+        return con
+    import psycopg
+
+    return psycopg.connect(server.dsn(), autocommit=autocommit)
+
+
+def pg_status(con) -> int:
+    """libpq's transaction status: 0 idle, 2 in a transaction, 3 in a failed transaction."""
+    return int(con.info.transaction_status)
+
+
+def pg_rows(con, sql: str) -> list[tuple]:
+    cur = con.cursor()
+    cur.execute(sql)
+    rows = [tuple(r) for r in cur.fetchall()]
+    cur.close()
+    return rows
+
+
+@pytest.fixture
+def pg_tables(postgres):
+    """Tables run_t, qrels_t (the test's rows, committed) and an empty `kept` table the caller writes to."""
+    import psycopg
+
+    with psycopg.connect(postgres.dsn(), autocommit=True) as con:
+        cur = con.cursor()
+        cur.execute("DROP TABLE IF EXISTS run_t, qrels_t, qrels_twice, kept")
+        cur.execute("CREATE TABLE run_t (system TEXT, query_id TEXT, doc_id TEXT, score DOUBLE PRECISION)")
+        cur.executemany("INSERT INTO run_t VALUES (%s, %s, %s, %s)", RUN)
+        cur.execute("CREATE TABLE qrels_t (query_id TEXT, doc_id TEXT, rel INTEGER)")
+        cur.executemany("INSERT INTO qrels_t VALUES (%s, %s, %s)", QRELS)
+        cur.execute("CREATE TABLE qrels_twice AS SELECT * FROM qrels_t UNION ALL SELECT * FROM qrels_t")
+        cur.execute("CREATE TABLE kept (x INTEGER)")
+    yield postgres
+    with psycopg.connect(postgres.dsn(), autocommit=True) as con:
+        con.execute("DROP TABLE IF EXISTS run_t, qrels_t, qrels_twice, kept")
+
+
+def temporary_tables(con) -> int:
+    return pg_rows(con, "SELECT COUNT(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema() "
+                        "AND relkind = 'r'")[0][0]
+
+
+def failing_calls():
+    """sqlndcg calls that fail in different places: a statement the server refuses (a missing table), a check that
+    refuses rows after its queries ran, a frame whose copy fails half way (a temporary table was made)."""
+    qrels = pd.DataFrame(QRELS, columns=["query_id", "doc_id", "rel"])
+    bad_frame = pa.table({"query_id": ["q1", "q2"], "doc_id": ["d1", "d2"], "rel": pa.array([1, 2**64 - 1],
+                                                                                         pa.uint64())})
+    return {
+        "missing table": (lambda con: sqlndcg.evaluate("run_t", "no_such_table", METRICS, con=con),
+                          sqlndcg.InputError),
+        "repeated judgments": (lambda con: sqlndcg.evaluate("run_t", "qrels_twice", METRICS, con=con,
+                                                            group_by="system"), sqlndcg.DataError),
+        "frame copy": (lambda con: sqlndcg.evaluate("run_t", bad_frame, METRICS, con=con), sqlndcg.InputError),
+        "missing column in to_sql": (lambda con: sqlndcg.to_sql("run_t", qrels, METRICS, con=con, rel="nope"),
+                                     sqlndcg.InputError),
+    }
+
+
+@pytest.mark.parametrize("failure", list(failing_calls()))
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_the_callers_uncommitted_insert_survives_a_failing_call(pg_tables, driver, failure):
+    call, error = failing_calls()[failure]
+    con = pg_connect(pg_tables, driver)
+    try:
+        cur = con.cursor()
+        if driver.endswith("-autocommit"):
+            cur.execute("BEGIN")
+        cur.execute("INSERT INTO kept VALUES (7)")
+        with pytest.raises(error):
+            call(con)
+        assert pg_status(con) == 2, "the caller's transaction is still open and usable"
+        assert pg_rows(con, "SELECT x FROM kept") == [(7,)]
+        assert temporary_tables(con) == 0
+        cur = con.cursor()
+        cur.execute("INSERT INTO kept VALUES (8)")
+        cur.execute("COMMIT") if driver.endswith("-autocommit") else con.commit()
+        assert pg_status(con) == 0
+    finally:
+        con.close()
+    with pg_connect(pg_tables, "psycopg-autocommit") as other:
+        assert sorted(pg_rows(other, "SELECT x FROM kept")) == [(7,), (8,)]
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_successful_call_leaves_the_callers_transaction_open_and_uncommitted(pg_tables, driver):
+    con = pg_connect(pg_tables, driver)
+    try:
+        cur = con.cursor()
+        if driver.endswith("-autocommit"):
+            cur.execute("BEGIN")
+        cur.execute("INSERT INTO kept VALUES (7)")
+        qrels = pd.DataFrame(QRELS, columns=["query_id", "doc_id", "rel"])
+        got = sqlndcg.evaluate("run_t", qrels, METRICS, con=con, group_by="system").per_query.rows
+        assert_expected(got)
+        assert "run_t" in sqlndcg.to_sql("run_t", "qrels_t", METRICS, con=con)
+        assert pg_status(con) == 2 and temporary_tables(con) == 0
+        with pg_connect(pg_tables, "psycopg-autocommit") as other:  # not committed by sqlndcg
+            assert pg_rows(other, "SELECT x FROM kept") == []
+        assert pg_rows(con, "SELECT x FROM kept") == [(7,)]
+        cur = con.cursor()
+        cur.execute("COMMIT") if driver.endswith("-autocommit") else con.commit()
+    finally:
+        con.close()
+    with pg_connect(pg_tables, "psycopg-autocommit") as other:
+        assert pg_rows(other, "SELECT x FROM kept") == [(7,)]
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_call_on_a_connection_without_a_transaction_leaves_none_open(pg_tables, driver):
+    con = pg_connect(pg_tables, driver)
+    try:
+        qrels = pd.DataFrame(QRELS, columns=["query_id", "doc_id", "rel"])
+        got = sqlndcg.evaluate("run_t", qrels, METRICS, con=con, group_by="system").per_query.rows
+        assert_expected(got)
+        assert pg_status(con) == 0
+        assert "run_t" in sqlndcg.to_sql("run_t", "qrels_t", METRICS, con=con)
+        assert pg_status(con) == 0
+        for call, error in failing_calls().values():
+            with pytest.raises(error):
+                call(con)
+            assert pg_status(con) == 0
+        assert temporary_tables(con) == 0  # (this query opens a transaction without autocommit)
+    finally:
+        con.close()
+
+
+def test_the_trec_eval_verb_keeps_the_callers_transaction(pg_tables, tmp_path):
+    from sqlndcg import trec_eval
+
+    run, qrels = tmp_path / "a.run", tmp_path / "a.qrels"
+    run.write_text("".join(f"{q} Q0 {d} {i} {s} tag\n" for i, (_, q, d, s) in enumerate(RUN[:4])))
+    qrels.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in QRELS))
+    options = trec_eval.Options(qrels=str(qrels), run=str(run), measures=["official"])
+    on_duckdb = trec_eval.compute(options)
+    con = pg_connect(pg_tables, "psycopg")
+    try:
+        con.cursor().execute("INSERT INTO kept VALUES (7)")
+        assert trec_eval.compute(options, con=con) == on_duckdb
+        assert pg_status(con) == 2 and temporary_tables(con) == 0
+        assert pg_rows(con, "SELECT x FROM kept") == [(7,)]
+        con.rollback()
+        assert trec_eval.compute(options, con=con) == on_duckdb
+        assert pg_status(con) == 0
+    finally:
+        con.close()
+
+
+def test_a_connection_whose_transaction_already_failed_is_refused_by_name(pg_tables):
+    import psycopg
+
+    con = pg_connect(pg_tables, "psycopg")
+    try:
+        with pytest.raises(psycopg.Error):
+            con.execute("SELECT * FROM no_such_table")
+        with pytest.raises(sqlndcg.InputError, match=r"^the PostgreSQL connection's transaction was aborted by an "
+                                                     r"earlier error; end it \(con\.rollback\(\)\)"):
+            sqlndcg.evaluate("run_t", "qrels_t", METRICS, con=con)
+        con.rollback()
+        assert_expected(sqlndcg.evaluate("run_t", "qrels_t", METRICS, con=con, group_by="system").per_query.rows)
+    finally:
+        con.close()
