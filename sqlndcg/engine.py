@@ -76,6 +76,17 @@ def _described(eng: Engine, source: sources.Source, columns: dict[str, str]) -> 
     }
 
 
+def _guessed_from_nothing(described: dict, spec: Spec) -> None:
+    """An empty run's column types are guessed from nothing (a header-only CSV reads as text, an empty pandas object
+    column as NULL): with no value to hold, its score or rank column is taken as numbers, any other as text."""
+    order = {spec.columns.score, spec.columns.rank} - {None}
+    for c in described["columns"]:
+        if c["name"] in order and c["class"] not in ("integer", "number"):
+            c["class"] = "number"
+        elif c["class"] not in ("integer", "number", "text"):
+            c["class"] = "text"
+
+
 def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Source, check: bool,
            own_connection: bool) -> tuple[Spec, dict, tuple[dict, dict] | None]:
     """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume. With check,
@@ -86,8 +97,11 @@ def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Sour
     # An empty run under queries='judged' is evaluated: every judged query scores 0 (trec_eval -c).
     run_cols = run.describe(eng, own_connection, empty_ok=spec.queries == "judged")
     judgment_cols = judgments.describe(eng, own_connection)
+    run_described = _described(eng, run, run_cols)
+    if run.empty:
+        _guessed_from_nothing(run_described, spec)
     try:
-        facts = render.call("facts", spec.plain(), _described(eng, run, run_cols),
+        facts = render.call("facts", spec.plain(), run_described,
                             _described(eng, judgments, judgment_cols), dialect=eng.dialect)
     except InputError as exc:
         if run.empty:  # a header-only CSV (every column reads as text), a file that is not a run at all

@@ -397,7 +397,7 @@ def test_csv_file_with_a_header_and_no_rows(tmp_path):
     path = tmp_path / "header_only.csv"
     path.write_text("query_id,doc_id,score\n")
     with refused(InputError, r"^run file", r"header_only\.csv", r"no rows"):
-        sqlndcg.evaluate(str(path), JUDGMENTS)
+        sqlndcg.evaluate(str(path), JUDGMENTS, queries="both")
 
 
 def test_missing_file(tmp_path):

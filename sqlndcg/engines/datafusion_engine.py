@@ -47,17 +47,25 @@ class DataFusionEngine(Engine):
             table = frame.to_arrow_table()
         if not isinstance(table, pa.Table):
             super().register(name, frame)
-        self.con.register_record_batches(name, [table.to_batches()])
+        self.con.register_record_batches(name, [_batches(table)])
 
     def unregister(self, name):
         self.con.deregister_table(name)
 
     def materialize(self, name, sql):
         table = self.con.sql(sql).to_arrow_table()
-        self.con.register_record_batches(name.strip('"'), [table.to_batches()])
+        self.con.register_record_batches(name.strip('"'), [_batches(table)])
 
     def drop(self, name):
         try:
             self.con.deregister_table(name.strip('"'))
         except Exception:
             pass
+
+
+def _batches(table):
+    """A table's record batches, one empty batch for a table without rows (DataFusion registers no batches at all
+    as a table without a schema, and refuses it): an empty run is evaluated, every judged query scoring 0."""
+    import pyarrow as pa
+
+    return table.to_batches() or [pa.RecordBatch.from_pylist([], schema=table.schema)]
