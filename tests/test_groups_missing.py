@@ -364,3 +364,49 @@ def test_spark_equals_duckdb(spark):
         return name
 
     check_on(spark, load, "Spark", light=True)
+
+
+# --- dbt: the same macros, built for real on dbt-duckdb -------------------------------------------------------------
+
+@pytest.mark.engine
+def test_dbt_per_query_account_and_compare_equal_evaluate(tmp_path):
+    from test_dbt import REPO, _write_csv, assert_same_rows, dbt, duckdb_rows
+
+    project = tmp_path / "groups_missing"
+    (project / "seeds").mkdir(parents=True)
+    (project / "models").mkdir()
+    _write_csv(project / "seeds" / "gm_run.csv", RUN_COLUMNS, RUN)
+    _write_csv(project / "seeds" / "gm_judgments.csv", JUDGMENT_COLUMNS, JUDGMENTS)
+    text = {c: "varchar" for c in ("system", "ds", "query_id", "doc_id")}
+    (project / "dbt_project.yml").write_text(
+        "name: groups_missing\nversion: '1.0.0'\nconfig-version: 2\nprofile: groups_missing\n"
+        "models:\n  groups_missing:\n    +materialized: table\nseeds:\n  groups_missing:\n"
+        + "".join(f"    {seed}:\n      +column_types:\n"
+                  + "".join(f"        {c}: {t}\n" for c, t in {**text, extra: "double"}.items() if c in cols)
+                  for seed, cols, extra in (("gm_run", RUN_COLUMNS, "score"), ("gm_judgments", JUDGMENT_COLUMNS, "rel"))))
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
+    database = project / "gm.duckdb"
+    (project / "profiles.yml").write_text(
+        f"groups_missing:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: '{database}'\n"
+        "      threads: 1\n")
+    inputs = f"run=ref('gm_run'), judgments=ref('gm_judgments'), metrics={METRICS!r}"
+    for queries in ("judged", "both"):
+        (project / "models" / f"per_query_{queries}.sql").write_text(
+            f"{{{{ sqlndcg.per_query({inputs}, group_by=['system', 'ds'], queries='{queries}') }}}}\n")
+        (project / "models" / f"account_{queries}.sql").write_text(
+            f"{{{{ sqlndcg.account({inputs}, group_by=['system', 'ds'], queries='{queries}') }}}}\n")
+    (project / "models" / "compare_both.sql").write_text(
+        f"{{{{ sqlndcg.compare({inputs}, system='system', baseline='a', group_by=['ds'], queries='both') }}}}\n")
+    dbt(project, "deps")
+    dbt(project, "build")
+    for queries in ("judged", "both"):
+        res = sqlndcg.evaluate(*frames(), metrics=METRICS, group_by=["system", "ds"], queries=queries)
+        assert_same_rows(duckdb_rows(database, f"per_query_{queries}"), res.per_query.to_dicts(),
+                         ["system", "ds", "query_id"], f"per_query_{queries}")
+        assert_same_rows(duckdb_rows(database, f"account_{queries}"), res.account.to_dicts(), ["system", "ds"],
+                         f"account_{queries}")
+    built = {(r["ds"], r["metric"]): (r["pairs"], r["only_baseline"], r["only_system"])
+             for r in duckdb_rows(database, "compare_both")}
+    assert built == counts(sqlndcg.compare(*frames(), METRICS, system="system", baseline="a", group_by=["ds"],
+                                           queries="both"))
+    assert built[("d2", "ndcg@10")] == (0, 1, 0)
