@@ -335,3 +335,24 @@ def test_the_trec_eval_command_reads_a_file_named_with_a_leading_dash(tmp_path, 
     monkeypatch.chdir(tmp_path)
     assert main(["trec_eval", "-m", "map", "--", qrels.name, run.name]) == 0
     assert capsys.readouterr().out == f"map                   \tall\t{LITERAL['ap']:.4f}\n"
+
+
+@pytest.mark.engine
+def test_a_dbt_model_with_a_parameter_outside_its_domain_fails_to_compile_naming_it(tmp_path):
+    # the same parse_metrics, run by dbt's Jinja (an engine test: dbt-duckdb for real)
+    from test_dbt import REPO, dbt
+
+    project = tmp_path / "proj"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text("name: domains\nversion: '1.0.0'\nconfig-version: 2\nprofile: domains\n")
+    (project / "profiles.yml").write_text(f"domains:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
+                                          f"      path: '{project / 'd.duckdb'}'\n      threads: 1\n")
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
+    (project / "models" / "bad.sql").write_text(
+        "{{ sqlndcg.per_query(run=ref('run'), judgments=ref('qrels'), metrics=['rbp(p=2)']) }}\n")
+    (project / "models" / "run.sql").write_text("SELECT 'q1' AS query_id, 'a' AS doc_id, 1.0 AS score\n")
+    (project / "models" / "qrels.sql").write_text("SELECT 'q1' AS query_id, 'a' AS doc_id, 1.0 AS rel\n")
+    dbt(project, "deps")
+    done = dbt(project, "compile", "--select", "bad", check=False)
+    assert done.returncode != 0
+    assert "metric 'rbp(p=2)': parameter p=2 is outside its domain 0 < p < 1" in done.stdout, done.stdout[-3000:]
