@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import struct
+import threading
 from statistics import NormalDist
 from typing import Callable, NamedTuple, Sequence
 
@@ -193,6 +194,10 @@ def randomization_test(diffs: Sequence[float], *, permutations: int = 10000, see
         count = sum(1 for s in sums if s >= upper or s <= lower)
         return count / len(sums)
 
+    np = _numpy()
+    if np is not None and n < 1 << 40:  # the same count, faster: exact limb sums of the same sign flips
+        return (1 + _flip_count_numpy(np, ints, state, permutations, upper, lower)) / (1 + permutations)
+
     # 8 queries per random byte: for each group of 8, the 256 subset sums (of 2 d_i), looked up by the byte.
     padded = ints + [0] * (-n % 8)
     tables = []
@@ -270,69 +275,188 @@ def _numpy():
     return numpy
 
 
-_BLOCK = 1 << 21  # indices generated per NumPy block
+# --- NumPy paths: the same numbers as the pure-Python reference, to the bit -------------------------------------
+#
+# Sums of many integers are computed exactly as float64 matrix products: each integer is split into limbs of
+# _limb_bits(n) bits, so that every partial sum of n (or of n counts times) limbs is an integer below 2^52, which
+# float64 holds exactly in any order of summation (BLAS's included); the limb sums are then recombined as Python
+# integers. The random streams are SplitMix64 computed with NumPy's uint64 arithmetic, which wraps mod 2^64 as the
+# reference's masks do.
+
+_BLOCK = 1 << 16  # indices generated per NumPy block (small blocks stay in the CPU cache)
+
+
+def _splitmix64_array(np, state: int, start: int, count: int):
+    """Outputs start, ..., start+count-1 of SplitMix64 from ``seed`` as a uint64 array: :func:`_splitmix64`'s
+    numbers."""
+    z = np.arange(1, count + 1, dtype=np.uint64)
+    z += np.uint64(start & _MASK64)
+    z *= np.uint64(_GOLDEN)
+    z += np.uint64(state)
+    t = np.empty_like(z)
+    np.right_shift(z, np.uint64(30), out=t)
+    z ^= t
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    np.right_shift(z, np.uint64(27), out=t)
+    z ^= t
+    z *= np.uint64(0x94D049BB133111EB)
+    np.right_shift(z, np.uint64(31), out=t)
+    z ^= t
+    return z
 
 
 def _resample_index_blocks(np, state: int, n: int, resamples: int):
     """The indices of :func:`_resample_indices`, the same stream, as (resamples in block, n) int64 arrays.
 
-    The stream is the accepted 32-bit halves of SplitMix64 outputs 0, 1, 2, ... in order, n per resample, however
-    they are batched; NumPy's uint64 arithmetic wraps mod 2^64 as the reference's masks do."""
-    mask32 = np.uint64((1 << 32) - 1)
-    reject_below = np.uint64(((1 << 32) - n) % n)
+    The stream is the accepted 32-bit halves of SplitMix64 outputs 0, 1, 2, ... in order (low half first), n per
+    resample, however they are batched."""
+    reject_below = ((1 << 32) - n) % n
     per_block = max(1, _BLOCK // n)
     position, pending = 0, np.empty(0, dtype=np.uint64)
     done = 0
-    with np.errstate(over="ignore"):
-        while done < resamples:
-            block = min(per_block, resamples - done)
-            need = block * n
-            parts = [pending]
-            have = len(pending)
-            while have < need:
-                count = (need - have) // 2 + 16
-                k = np.arange(position + 1, position + count + 1, dtype=np.uint64)
-                z = np.uint64(state) + k * np.uint64(_GOLDEN)
-                z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-                z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                z = z ^ (z >> np.uint64(31))
-                halves = np.empty(2 * count, dtype=np.uint64)
-                halves[0::2] = z & mask32
-                halves[1::2] = z >> np.uint64(32)
-                m = halves * np.uint64(n)
-                accepted = (m >> np.uint64(32))[(m & mask32) >= reject_below]
-                parts.append(accepted)
-                have += len(accepted)
-                position += count
-            stream = np.concatenate(parts)
-            pending = stream[need:]
-            yield stream[:need].astype(np.int64).reshape(block, n)
-            done += block
+    while done < resamples:
+        block = min(per_block, resamples - done)
+        need = block * n
+        parts = [pending]
+        have = len(pending)
+        while have < need:
+            count = (need - have) // 2 + 16
+            # the little-endian uint32 view of each word is its low half, then its high half
+            halves = _splitmix64_array(np, state, position, count).astype("<u8", copy=False).view("<u4")
+            m = halves.astype(np.uint64)
+            m *= np.uint64(n)
+            # Lemire: reject when the low 32 bits of half * n fall below (2^32 - n) mod n (never when n is 2^k)
+            accepted = m[(m & np.uint64((1 << 32) - 1)) >= np.uint64(reject_below)] if reject_below else m
+            accepted >>= np.uint64(32)
+            parts.append(accepted)
+            have += len(accepted)
+            position += count
+        stream = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        pending = stream[need:]
+        yield stream[:need].astype(np.int64).reshape(block, n)
+        done += block
+
+
+# (state, n, resamples) -> the resamples' count matrices: how often each value is drawn, per resample. compare()
+# and the report bootstrap many metrics and strata of the same size with the same seed, so the same indices; the
+# count matrices (uint8: n bytes per resample) are kept, at most _COUNTS_CACHE_BYTES in all, the least recently
+# used dropped first.
+_COUNTS_CACHE: dict[tuple, list] = {}
+_COUNTS_CACHE_BYTES = 96 << 20
+_COUNTS_LOCK = threading.Lock()
+
+
+def _resample_counts(np, state: int, n: int, resamples: int) -> list:
+    """The resamples of :func:`_resample_indices` as count matrices: blocks of shape (resamples in block, n), entry
+    [r, i] the number of times resample r draws value i (so each row sums to n)."""
+    key = (state, n, resamples)
+    with _COUNTS_LOCK:
+        blocks = _COUNTS_CACHE.pop(key, None)
+        if blocks is not None:
+            _COUNTS_CACHE[key] = blocks  # most recently used last
+            return blocks
+    blocks = []
+    for indices in _resample_index_blocks(np, state, n, resamples):
+        rows = len(indices)
+        indices += (np.arange(rows, dtype=np.int64) * n)[:, None]
+        counts = np.bincount(indices.ravel(), minlength=rows * n).reshape(rows, n)
+        blocks.append(counts.astype(np.uint8 if counts.max() < 256 else np.uint32))
+    size = sum(b.nbytes for b in blocks)
+    if size <= _COUNTS_CACHE_BYTES:
+        with _COUNTS_LOCK:
+            _COUNTS_CACHE[key] = blocks
+            while sum(b.nbytes for v in _COUNTS_CACHE.values() for b in v) > _COUNTS_CACHE_BYTES:
+                del _COUNTS_CACHE[next(iter(_COUNTS_CACHE))]
+    return blocks
+
+
+def _limb_bits(n: int) -> int:
+    """Limb width such that a sum of n limbs (or of limbs times counts summing to n) stays below 2^52."""
+    return 52 - n.bit_length()
+
+
+def _limb_matrix(np, columns: list[list[int]], bits: int):
+    """The non-negative integers of each column split into ``bits``-bit limbs: an (n, total limbs) float64 matrix
+    (exact: every limb is below 2^52) and, per column, its number of limbs."""
+    mask = (1 << bits) - 1
+    arrays, widths = [], []
+    for ints in columns:
+        limbs = max(1, -(-max(ints, default=0).bit_length() // bits))
+        widths.append(limbs)
+        arrays += [np.array([(v >> (bits * j)) & mask for v in ints], dtype=np.int64) for j in range(limbs)]
+    return np.stack(arrays, axis=1).astype(np.float64), widths
+
+
+def _recombine(rows: list[list[int]], widths: list[int], bits: int) -> list[list[int]]:
+    """Per row of limb sums (columns' limbs side by side, lowest first), each column's exact integer sum."""
+    out = []
+    for row in rows:
+        sums, at = [], 0
+        for width in widths:
+            total = 0
+            for j in range(width - 1, -1, -1):
+                total = (total << bits) + row[at + j]
+            sums.append(total)
+            at += width
+        out.append(sums)
+    return out
+
+
+_ROWS_BYTES = 1 << 17  # float64 bytes of the rows multiplied at once (small: in cache, one BLAS thread, 10x faster)
+
+
+def _row_sums(np, rows, matrix):
+    """rows (small non-negative integers, any integer dtype) @ matrix, exactly, as an int64 array: the product in
+    float64 over chunks of rows small enough to stay in the CPU cache (exact: see :func:`_limb_bits`)."""
+    out = np.empty((len(rows), matrix.shape[1]), dtype=np.float64)
+    step = max(1, _ROWS_BYTES // (8 * max(1, rows.shape[1])))
+    for i in range(0, len(rows), step):
+        np.matmul(rows[i:i + step].astype(np.float64), matrix, out=out[i:i + step])
+    return out.astype(np.int64)
 
 
 def _exact_sum_replicates(np, columns: list[list[int]], state: int, resamples: int) -> list[list[int]]:
     """For each column of integers (one per value), the exact sum over every resample's indices, as the
-    pure-Python path computes it: the integers are split into 31-bit limbs whose sums over n < 2^32 values fit an
-    int64, then recombined."""
+    pure-Python path computes it: count matrix times limb matrix (:func:`_limb_bits`), recombined."""
     n = len(columns[0])
-    low = (1 << 31) - 1
-    split = []
-    for ints in columns:
-        offset = min(ints)
-        shifted = [v - offset for v in ints]
-        limbs = max(1, -(-max(shifted).bit_length() // 31))
-        split.append((n * offset, [np.array([(v >> (31 * j)) & low for v in shifted], dtype=np.int64)
-                                   for j in range(limbs)]))
+    bits = _limb_bits(n)
+    offsets = [min(ints) for ints in columns]
+    matrix, widths = _limb_matrix(np, [[v - o for v in ints] for ints, o in zip(columns, offsets)], bits)
     out: list[list[int]] = [[] for _ in columns]
-    for indices in _resample_index_blocks(np, state, n, resamples):
-        for (base, arrays), sums_out in zip(split, out):
-            sums = [a[indices].sum(axis=1).tolist() for a in arrays]
-            for r in range(len(indices)):
-                total = base
-                for j in range(len(arrays)):
-                    total += sums[j][r] << (31 * j)
-                sums_out.append(total)
+    for counts in _resample_counts(np, state, n, resamples):
+        sums = _row_sums(np, counts, matrix).tolist()
+        for row in _recombine(sums, widths, bits):
+            for c, (total, offset) in enumerate(zip(row, offsets)):
+                out[c].append(total + n * offset)
     return out
+
+
+def _flip_count_numpy(np, ints: list[int], state: int, permutations: int, upper: int, lower: int) -> int:
+    """The sampled sign assignments of :func:`randomization_test` counted with NumPy: assignment k is bytes of
+    SplitMix64 outputs k*ceil(n/64) on (little-endian), bit i of byte b saying "+" for query 8b+i, and 2T (T the
+    sum over the "+" queries) is counted when >= upper or <= lower; T exact, as limb sums (:func:`_limb_bits`) of
+    the integers shifted to be non-negative, plus the shift times the number of "+" queries."""
+    n = len(ints)
+    words = (n + 63) // 64
+    bits = _limb_bits(n)
+    offset = min(ints)
+    matrix, (width,) = _limb_matrix(np, [[v - offset for v in ints]], bits)
+    matrix = np.concatenate([matrix, np.ones((n, 1))], axis=1)  # the last column counts the "+" queries
+    per_block = max(1, min(4096, _BLOCK // max(n, 1)))
+    count = 0
+    for first in range(0, permutations, per_block):
+        block = min(per_block, permutations - first)
+        raw = _splitmix64_array(np, state, first * words, block * words).astype("<u8", copy=False)
+        flips = np.unpackbits(raw.view(np.uint8).reshape(block, 8 * words), axis=1, count=n, bitorder="little")
+        sums = _row_sums(np, flips, matrix).tolist()
+        for row in sums:
+            total = 0
+            for j in range(width - 1, -1, -1):
+                total = (total << bits) + row[j]
+            s = 2 * (total + offset * row[width])
+            if s >= upper or s <= lower:
+                count += 1
+    return count
 
 
 def _exact_mean_replicates(np, ints: list[int], scale: int, state: int, resamples: int) -> list[float]:
