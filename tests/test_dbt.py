@@ -435,11 +435,18 @@ FLAWED_MODELS = {  # model: its call (inputs as in Python's evaluate(run, judgme
     "null_doc_per_query": "sqlndcg.per_query(run=ref('run_flawed'), judgments=ref('qrels'), metrics=['ndcg@10'], group_by=['system'])",
     "null_label_per_query": "sqlndcg.per_query(run=ref('run'), judgments=ref('qrels_flawed'), metrics=['ndcg@10'], group_by=['system'])",
     "shared_rank_per_query": "sqlndcg.per_query(run=ref('run_ranked'), judgments=ref('qrels'), metrics=['ndcg@10'], ties='rank')",
+    "clean_per_query": "sqlndcg.per_query(run=ref('run'), judgments=ref('qrels'), metrics=['ndcg@10'], group_by=['system'])",
+    "repeated_weights_summary": "sqlndcg.summary(per_query=ref('clean_per_query'), metrics=['ndcg@10'], group_by=['system'], query_weights=ref('weights_repeated'))",
+    "repeated_weights_compare": "sqlndcg.compare(run=ref('run'), judgments=ref('qrels'), metrics=['ndcg@10'], system='system', baseline='a', query_weights=ref('weights_repeated'))",
 }
 FLAWED_EVALUATE = {  # model: run, judgments, settings, and the input refused
     "null_doc_per_query": ("run_flawed", "qrels", {"group_by": ["system"]}, "run relation \"guard\".\"main\".\"run_flawed\""),
     "null_label_per_query": ("run", "qrels_flawed", {"group_by": ["system"]}, "judgments relation \"guard\".\"main\".\"qrels_flawed\""),
     "shared_rank_per_query": ("run_ranked", "qrels", {"ties": "rank"}, "run relation \"guard\".\"main\".\"run_ranked\""),
+    "repeated_weights_summary": ("run", "qrels", {"group_by": ["system"], "query_weights": "weights_repeated"},
+                                 "query weights relation \"guard\".\"main\".\"weights_repeated\""),
+    "repeated_weights_compare": ("run", "qrels", {"system": "system", "baseline": "a", "query_weights": "weights_repeated"},
+                                 "query weights relation \"guard\".\"main\".\"weights_repeated\""),
 }
 GUARD_SCHEMA = """version: 2
 seeds:
@@ -478,6 +485,7 @@ def guard_project(tmp_path_factory):
     (project / "seeds" / "qrels_flawed.csv").write_text(  # a NULL label, a judgment twice
         "query_id,doc_id,rel\nq1,d1,1\nq1,d2,\nq2,d9,1\nq2,d9,3\n")
     (project / "seeds" / "run_ranked.csv").write_text("query_id,doc_id,rank\nq1,d1,1\nq1,d2,1\nq1,d3,2\n")
+    (project / "seeds" / "weights_repeated.csv").write_text("query_id,weight\nq1,1\nq1,1\nq2,1\n")
     for name, call in FLAWED_MODELS.items():
         (project / "models" / "flawed" / f"{name}.sql").write_text("{{ " + call + " }}\n")
     metrics = _jinja(GUARD_METRICS)
@@ -630,15 +638,18 @@ def test_decimal_scores_and_labels_equal_evaluate(guard_project, guard_target):
 
 
 def test_other_inputs_evaluate_refuses_fail_the_build_with_its_message(guard_project):
-    """A NULL id or label and ties='rank' with shared ranks fail the model as evaluate() refuses them: the same
-    message after the input's label (dbt names the relation)."""
+    """A NULL id or label, ties='rank' with shared ranks and a query weighted twice (which summary and compare
+    would count as two queries) fail the model as evaluate() and compare() refuse them: the same message after
+    the input's label (dbt names the relation)."""
     done = dbt(guard_project, "run", "--select", "path:models/flawed", check=False)
     assert done.returncode != 0
+    assert "OK created sql table model main.clean_per_query" in done.stdout  # good inputs still build
     lines = done.stdout.splitlines()
     with duckdb.connect(str(guard_project / "guard.duckdb"), read_only=True) as con:
         for model, (run, judgments, settings, refused_input) in FLAWED_EVALUATE.items():
+            verb = sqlndcg.compare if "system" in settings else sqlndcg.evaluate
             with pytest.raises(sqlndcg.errors.DataError) as refused:
-                sqlndcg.evaluate(run, judgments, con=con, metrics=["ndcg@10"], **settings)
+                verb(run, judgments, con=con, metrics=["ndcg@10"], **settings)
             said = str(refused.value).split(": ", 1)[1]
             start = next(i for i, line in enumerate(lines) if f"Failure in model {model} " in line)
             message = next(line for line in lines[start:] if "sqlndcg input error" in line).strip()

@@ -351,6 +351,7 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
 {%- set weights = none -%}
 {%- if query_weights is not none -%}
   {%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', query_weights), weight_column) -%}
+  {{ sqlndcg.refuse_bad_weights(weights, settings) }}
 {%- endif -%}
 {%- if statement == 'differences' -%}
   {{ return(sqlndcg.paired_differences_sql(relation, plan, system, baseline, weights)) }}

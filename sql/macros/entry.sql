@@ -13,8 +13,8 @@
   adapter.get_columns_in_relation. `run_where` / `judgments_where` are SQL predicates written by the model's
   author (as dbt-utils' `where`), for incremental models that evaluate only new partitions.
 
-  Every model computed from the inputs (per_query, summary and compare from run/judgments, account) first checks
-  them, at execution time, with the checks evaluate() runs (checks.sql, input_checks): a repeated (query, document)
+  Every model computed from the inputs (per_query, summary and compare from run/judgments, account; the
+  query_weights of summary and compare) first checks them, at execution time, with the checks evaluate() runs (checks.sql, input_checks): a repeated (query, document)
   pair, a NULL id or score, a NaN score, ties='rank' with shared ranks, ... fails the build (`dbt run` as well as
   `dbt build`, tests or no tests) with one line naming the relation, the column(s) and a few offending rows. A
   repeated pair would otherwise count twice and give NDCG or AP above 1. check_inputs=false skips these queries
@@ -88,10 +88,24 @@
     declarations), run here with run_query: one scan counts every kind of bad value, one GROUP BY finds repeated
     keys, and only on a failure are a few offending rows fetched for the message. Fails the model with one line. -#}
 {%- macro refuse_bad_input(role, spec, input, shared) -%}
-{%- set declared = sqlndcg.input_checks(role, spec, input.columns, shared) -%}
+{{ sqlndcg.refuse_declared(input, sqlndcg.input_checks(role, spec, input.columns, shared),
+                           'sqlndcg.valid_run' if role == 'run' else 'sqlndcg.valid_judgments') }}
+{%- endmacro -%}
+
+{#- A query weights input (weights_plan's result) checked as evaluate(query_weights=) checks it: a query weighted
+    twice would count twice (more queries than there are) and a negative or NaN weight has no meaning. Skipped
+    when `settings` (compare's keywords) hold check_inputs=false. -#}
+{%- macro refuse_bad_weights(weights, settings={}) -%}
+{%- if settings.get('check_inputs', true) -%}
+  {{ sqlndcg.refuse_declared(weights, sqlndcg.weights_checks(weights), 'sqlndcg.valid_query_weights') }}
+{%- endif -%}
+{%- endmacro -%}
+
+{#- `declared` as checks.sql's input_checks declares it (identity, problems, key_meaning, hint, unique_ranks);
+    `input` is {sql, label}; `test` the generic test that lists every offending row. -#}
+{%- macro refuse_declared(input, declared, test) -%}
 {%- set shown_limit = 5 -%}
-{%- set test = 'sqlndcg.valid_run' if role == 'run' else 'sqlndcg.valid_judgments' -%}
-{%- set advice = ' (the generic test ' ~ test ~ ' lists every such row: dbt test --store-failures)' -%}
+{%- set advice = '. The generic test ' ~ test ~ ' lists every such row (dbt test --store-failures).' -%}
 {%- set identity = declared.identity -%}
 {%- set quoted = [] -%}{%- for c in identity -%}{%- do quoted.append(sqlndcg.quote(c)) -%}{%- endfor -%}
 {%- if declared.problems -%}
@@ -121,7 +135,7 @@
   {%- if shared_ranks | length -%}
     {%- set shown = [] -%}{%- for r in shared_ranks -%}{%- do shown.append(sqlndcg.shown_row(declared.unique_ranks + ['copies'], r)) -%}{%- endfor -%}
     {{ sqlndcg.fail('input', input.label ~ ": ties='rank' needs distinct ranks within a query, but " ~ shared_ranks[0][-1]
-                    ~ " rank(s) are shared, e.g. " ~ (shown | join(', ')) ~ "; use ties='doc_id' or 'average' to break or average ties by score") }}
+                    ~ " rank(s) are shared, e.g. " ~ (shown | join(', ')) ~ "; use ties='doc_id' or 'average' to break or average ties by score" ~ advice) }}
   {%- endif -%}
 {%- endif -%}
 {%- endmacro -%}
@@ -153,6 +167,7 @@
 {%- set weights = none -%}
 {%- if query_weights is not none -%}
   {%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', query_weights), weight_column) -%}
+  {%- if check_inputs -%}{{ sqlndcg.refuse_bad_weights(weights) }}{%- endif -%}
 {%- endif -%}
 {{ return(sqlndcg.summary_sql(source, plan, weights)) }}
 {%- endmacro -%}
