@@ -301,16 +301,19 @@ MAX_RESULT_ROWS = 200_000_000
 
 def _refuse_huge_result(eng: Engine, plan: dict, max_rows: int | None) -> None:
     """Every judged query for every group of the run is a cross product: refused before it starts when too big."""
-    if max_rows is None or not plan["groups"] or plan["queries"] != "judged" or any(g["shared"] for g in plan["groups"]):
+    only = [g["name"] for g in plan["groups"] if not g["shared"]]
+    if max_rows is None or not only or plan["queries"] != "judged":
         return
     groups, judged = eng.fetch(render.call("sqlndcg_result_size", plan, dialect=eng.dialect))[1][0]
     if groups * judged > max_rows:
-        names = ", ".join(g["name"] for g in plan["groups"])
+        shared = [g["name"] for g in plan["groups"] if g["shared"]]
+        per = f" (per {', '.join(shared)})" if shared else ""
         raise ResourceError(
-            f"the per-query result would have {groups * judged:,} rows: {groups:,} groups ({names}) x {judged:,} "
-            f"judged queries, since queries='judged' scores every judged query in every group. Shrink it with "
-            f"queries='both' (only the queries each group answered), or give the judgments a group column so each "
-            f"group is judged on its own queries; or raise max_result_rows (now {max_rows:,})"
+            f"the per-query result would have {groups * judged:,} rows: {groups:,} groups ({', '.join(only)}) x "
+            f"{judged:,} judged queries{per}, since queries='judged' scores every judged query in every group. Shrink "
+            f"it with queries='both' (only the queries each group answered)"
+            + ("" if shared else ", or give the judgments a group column so each group is judged on its own queries")
+            + f"; or raise max_result_rows (now {max_rows:,})"
         )
 
 

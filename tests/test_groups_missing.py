@@ -18,7 +18,7 @@ import pytest
 
 import sqlndcg
 from reference_impl import reference_evaluate
-from sqlndcg.errors import InputError
+from sqlndcg.errors import InputError, ResourceError
 
 METRICS = ["ndcg@10", "ap", "p@5", "rr"]
 REFERENCE_METRICS = [("ndcg", 10, None), ("ap", None, None), ("p", 5, None), ("rr", None, None)]
@@ -410,3 +410,12 @@ def test_dbt_per_query_account_and_compare_equal_evaluate(tmp_path):
     assert built == counts(sqlndcg.compare(*frames(), METRICS, system="system", baseline="a", group_by=["ds"],
                                            queries="both"))
     assert built[("d2", "ndcg@10")] == (0, 1, 0)
+
+
+def test_the_result_size_guard_counts_every_system_on_every_judged_day():
+    # 2 systems x 7 judged (day, query) pairs: the grid is refused before it is built when larger than allowed
+    with pytest.raises(ResourceError,
+                       match=r"would have 14 rows: 2 groups \(system\) x 7 judged queries \(per ds\)"):
+        sqlndcg.evaluate(*frames(), metrics=METRICS, group_by=["system", "ds"], max_result_rows=13)
+    res = sqlndcg.evaluate(*frames(), metrics=METRICS, group_by=["system", "ds"], max_result_rows=14)
+    assert len(res.per_query) == 14

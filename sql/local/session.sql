@@ -27,11 +27,12 @@ DROP TABLE IF EXISTS {{ name }}
 {%- endmacro -%}
 
 {#- How many rows the per-query result will have when every judged query is scored for every group of the run
-    (queries='judged', no group column shared with the judgments): the product of the two counts. -#}
+    (queries='judged'): the values of the run-only group columns times the judged (shared group, query) pairs. -#}
 {%- macro sqlndcg_result_size(p) -%}
+{%- set only = p.groups | rejectattr('shared') | list -%}
 SELECT
-  (SELECT COUNT(*) FROM ({{ sqlndcg.run_groups(p) }}) AS run_groups) AS run_groups,
-  (SELECT COUNT(*) FROM (SELECT DISTINCT {{ p.judgments_query_id }} FROM {{ p.judgments }} AS judgments_input) AS judged) AS judged_queries
+  (SELECT COUNT(*) FROM ({{ sqlndcg.run_groups(p, only) }}) AS run_groups) AS run_groups,
+  (SELECT COUNT(*) FROM (SELECT DISTINCT {% for g in p.groups if g.shared %}{{ g.judgments_column }}, {% endfor %}{{ p.judgments_query_id }} FROM {{ p.judgments }} AS judgments_input) AS judged) AS judged_queries
 {%- endmacro -%}
 
 
