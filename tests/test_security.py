@@ -148,6 +148,27 @@ def test_odd_table_and_column_names_evaluate_correctly_on_every_engine(engine, o
     assert_expected(res.per_query.rows)
 
 
+@pytest.mark.parametrize("odd", ["backslash", "all"])
+def test_odd_table_and_column_names_evaluate_correctly_on_spark(spark, odd):
+    """Spark quotes with backticks (doubled inside) and reads a backslash there as itself."""
+    names = odd_names(ODD[odd])
+    run = pd.DataFrame(RUN, columns=[names["system"], names["query_id"], names["doc_id"], names["score"]])
+    qrels = pd.DataFrame(QRELS, columns=[names["query_id"], names["doc_id"], names["rel"]])
+    # createOrReplaceTempView reads its argument as SQL: the name goes in quoted
+    spark.createDataFrame(run).createOrReplaceTempView(ident(names["run"], "spark"))
+    spark.createDataFrame(qrels).createOrReplaceTempView(ident(names["judgments"], "spark"))
+    try:
+        assert spark.table(ident(names["run"], "spark")).count() == len(RUN)
+        res = sqlndcg.evaluate(names["run"], names["judgments"], METRICS, con=spark, group_by=names["system"],
+                               query_id=names["query_id"], doc_id=names["doc_id"], score=names["score"],
+                               rel=names["rel"])
+        assert list(res.per_query.columns[:2]) == [names["system"], names["query_id"]]
+        assert_expected(res.per_query.rows)
+    finally:
+        spark.catalog.dropTempView(ident(names["run"], "spark"))
+        spark.catalog.dropTempView(ident(names["judgments"], "spark"))
+
+
 def test_a_clickhouse_table_name_cannot_escape_its_quotes_to_drop_a_table():
     """With a table named `j"` present, the name `j\\" AS input_rows); DROP TABLE sentinel; --` once closed
     the quotes after `j"` (a doubled `"` after a backslash) and chdb ran the DROP: now it names one table."""
