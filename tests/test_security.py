@@ -484,3 +484,12 @@ def test_a_connection_whose_transaction_already_failed_is_refused_by_name(pg_tab
         assert_expected(sqlndcg.evaluate("run_t", "qrels_t", METRICS, con=con, group_by="system").per_query.rows)
     finally:
         con.close()
+
+
+@pytest.mark.parametrize("driver", ["psycopg", "psycopg2"])
+def test_a_closed_connection_is_refused_by_name(pg_tables, driver):
+    con = pg_connect(pg_tables, driver)
+    con.close()
+    with pytest.raises(sqlndcg.InputError, match=r"^the PostgreSQL connection is closed or broken; pass an open "
+                                                 r"connection$"):
+        sqlndcg.evaluate("run_t", "qrels_t", METRICS, con=con)

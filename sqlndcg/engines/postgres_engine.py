@@ -44,10 +44,12 @@ class PostgresEngine(DBAPIEngine):
 
     # -- the caller's transaction -----------------------------------------------------------------------------------
     def _status(self) -> int:
-        info = getattr(self.con, "info", None)
-        status = getattr(info, "transaction_status", None)
-        if status is None and hasattr(self.con, "get_transaction_status"):
-            status = self.con.get_transaction_status()
+        try:
+            status = getattr(getattr(self.con, "info", None), "transaction_status", None)
+            if status is None and hasattr(self.con, "get_transaction_status"):
+                status = self.con.get_transaction_status()
+        except self.errors:  # psycopg 2 on a closed connection
+            status = None
         return UNKNOWN if status is None else int(status)
 
     def _run(self, sql: str) -> None:
