@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/compare_speed.py                       # every step, each in its own child process
     .venv/bin/python benchmarks/compare_speed.py --steps compare2 --profile 25   # cProfile, top 25 by own time
     .venv/bin/python benchmarks/compare_speed.py --no-numpy            # the pure-Python statistics (reference)
+    .venv/bin/python benchmarks/compare_speed.py --steps report --stages   # seconds per stage of the report
 
 The data (generated in memory, fixed seed, not timed): `--queries` queries (default 2,984) x `--days` days (5, a
 `ds` column) x two systems ("base", "new"), 3 to 10 retrieved documents per ranking (about 6.5, so ~194k run
@@ -66,6 +67,41 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+def _time_stages(stages: dict) -> None:
+    """Wrap what compare() and report() call with timers (wall seconds, summed per name into ``stages``)."""
+    import functools
+
+    import importlib
+
+    from sqlndcg import paired, plots
+
+    compare_module = importlib.import_module("sqlndcg.compare")  # sqlndcg.compare is the function
+    report_module = importlib.import_module("sqlndcg.report")
+
+    def timed(module, name, label=None):
+        function = getattr(module, name)
+
+        @functools.wraps(function)
+        def wrapper(*a, **k):
+            start = time.perf_counter()
+            try:
+                return function(*a, **k)
+            finally:
+                key = label or name
+                stages[key] = stages.get(key, 0.0) + time.perf_counter() - start
+        setattr(module, name, wrapper)
+
+    timed(compare_module, "_statistics", "compare: Python statistics")
+    timed(paired, "randomization_test", "randomization tests")
+    timed(paired, "bootstrap_interval", "bootstrap intervals")
+    timed(report_module, "compare", "report: compare")
+    timed(report_module, "evaluate_systems", "report: NDCG@1..k")
+    timed(report_module, "bootstrap_summary", "report: bootstrap summary")
+    for name in ("plot_cutoffs", "plot_differences", "plot_over_time"):
+        timed(plots, name, f"report: {name}")
+    timed(report_module, "_png", "report: PNG encoding (all plots)")
+
+
 def child(args) -> None:
     if args.no_numpy:
         from sqlndcg import paired
@@ -81,6 +117,9 @@ def child(args) -> None:
         call = lambda: sqlndcg.report.report(run, qrels, metrics, **kwargs)  # noqa: E731
     else:
         call = lambda: sqlndcg.compare(run, qrels, metrics, **kwargs)  # noqa: E731
+    stages: dict[str, float] = {}
+    if args.stages:
+        _time_stages(stages)
     before = peak_mib()
     if args.profile:
         import cProfile
@@ -102,6 +141,8 @@ def child(args) -> None:
             digest = [(r["randomization_p"], r["bootstrap_low"], r["bootstrap_high"], r["t_p"]) for r in out]
         else:
             digest = len(out)
+    if stages:
+        print("  stages (s): " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()), file=sys.stderr)
     print(json.dumps({"step": args.child, "rows": len(run), "seconds": round(seconds, 3), "cpu": round(cpu, 3),
                       "peak_mib_before_call": round(before, 1), "peak_mib": round(peak_mib(), 1),
                       "digest": None if args.profile else repr(digest)}))
@@ -116,6 +157,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--no-numpy", action="store_true", help="sqlndcg.paired without NumPy (the reference)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile the call, print the top N")
+    parser.add_argument("--stages", action="store_true", help="also print the seconds of each stage (stderr)")
     parser.add_argument("--child", choices=list(STEPS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -123,11 +165,11 @@ def main() -> None:
         return
     base = [sys.executable, os.path.abspath(__file__), "--queries", str(args.queries), "--days", str(args.days),
             "--seed", str(args.seed)] + (["--no-numpy"] if args.no_numpy else []) + \
-        (["--profile", str(args.profile)] if args.profile else [])
+        (["--profile", str(args.profile)] if args.profile else []) + (["--stages"] if args.stages else [])
     for _ in range(args.repeat):
         for step in args.steps.split(","):
             done = subprocess.run(base + ["--child", step], capture_output=True, text=True)
-            if done.stderr and (args.profile or done.returncode):
+            if done.stderr and (args.profile or args.stages or done.returncode):
                 print(done.stderr, file=sys.stderr)
             done.check_returncode()
             result = json.loads(done.stdout.strip().splitlines()[-1])

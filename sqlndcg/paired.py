@@ -464,6 +464,28 @@ def _exact_mean_replicates(np, ints: list[int], scale: int, state: int, resample
     return [total / scale for total in _exact_sum_replicates(np, [ints], state, resamples)[0]]
 
 
+def _acceleration(jackknife: list[float]) -> float:
+    """BCa's acceleration from the jackknife values: sum(u^3) / (6 sum(u^2)^1.5), u = mean - value. Values whose
+    cubes or sums overflow (magnitudes near 1e100 and beyond) are divided by their largest magnitude first (the
+    ratio does not change); other values are computed as they are."""
+    n = len(jackknife)
+    try:
+        center = math.fsum(jackknife) / n
+        num = math.fsum((center - j) ** 3 for j in jackknife)
+        den = math.fsum((center - j) ** 2 for j in jackknife)
+        acceleration = num / (6.0 * den**1.5) if den > 0.0 else 0.0
+        if math.isfinite(acceleration):
+            return acceleration
+    except (OverflowError, ValueError):  # fsum: intermediate overflow, or inf - inf
+        pass
+    largest = max(abs(j) for j in jackknife)
+    scaled = [j / largest for j in jackknife]
+    center = math.fsum(scaled) / n
+    num = math.fsum((center - j) ** 3 for j in scaled)
+    den = math.fsum((center - j) ** 2 for j in scaled)
+    return num / (6.0 * den**1.5) if den > 0.0 else 0.0
+
+
 def bootstrap_interval(
     values: Sequence[float],
     *,
@@ -575,10 +597,7 @@ def bootstrap_interval(
                     jackknife = [(whole - v) / (denominator * (n - 1)) for v in ints]
                 else:
                     jackknife = [of_indices([j for j in range(n) if j != i]) for i in range(n)]
-                center = math.fsum(jackknife) / n
-                num = math.fsum((center - j) ** 3 for j in jackknife)
-                den = math.fsum((center - j) ** 2 for j in jackknife)
-                acceleration = num / (6.0 * den**1.5) if den > 0.0 else 0.0
+                acceleration = _acceleration(jackknife)
             else:
                 acceleration = 0.0
 

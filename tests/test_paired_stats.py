@@ -346,3 +346,118 @@ def test_runs_without_numpy_or_scipy():
     )
     assert out.split(" ", 2)[:2] == [repr(expected[0]), repr(expected[1])]
     assert out.strip() == " ".join(map(str, expected))
+
+
+# --- the NumPy paths give the pure-Python reference's numbers, to the bit ----------------------------------------
+
+def _hostile_values(rng, n):
+    """Differences with ties, zeros, repeated values, tiny (subnormal) and huge magnitudes, both signs."""
+    pool = [0.0, -0.0, 0.1, -0.1, 0.2, 0.3, -0.3, 1.0, -1.0, 1e-300, -5e-324, 2.0 ** -1000, 7e10, -1e300,
+            0.1 + 0.2, 1 / 3]
+    kind = rng.randrange(5)
+    if kind == 0:  # ndcg-like differences
+        return [rng.random() - rng.random() for _ in range(n)]
+    if kind == 1:  # few distinct values: heavy ties
+        return [rng.choice([0.0, 0.25, -0.25, 0.5]) for _ in range(n)]
+    if kind == 2:  # anything from the pool, and noise
+        return [rng.choice(pool + [rng.gauss(0.0, 1e-8), rng.random() - 0.5]) for _ in range(n)]
+    if kind == 3:  # one sign, a tiny effect
+        return [abs(rng.gauss(0.0, 0.1)) * rng.choice([1e-12, 1.0]) for _ in range(n)]
+    return [0.0] * n
+
+
+def _without_numpy(monkeypatch, function, *args, **kwargs):
+    with monkeypatch.context() as m:
+        m.setattr(paired, "_numpy", lambda: None)
+        return function(*args, **kwargs)
+
+
+def test_randomization_numpy_path_equals_pure_python(monkeypatch):
+    rng = random.Random(2026)
+    checked = 0
+    for n in (1, 2, 3, 7, 8, 9, 13, 14, 15, 17, 63, 64, 65, 127, 200, 333):
+        for _ in range(3):
+            diffs = _hostile_values(rng, n)
+            weights = [rng.choice([0.0, 1.0, 2.5, 1e-3, 7.0, 1e6]) for _ in range(n)] if rng.random() < 0.5 else None
+            # below the exact-enumeration threshold (2^n <= permutations) and above it, blocks of odd sizes
+            permutations = rng.choice([1, 2, 7, 100, 1000, 1025, 2 ** min(n, 11)])
+            seed = rng.choice([0, 1, 42, 2 ** 63, 2 ** 64 - 1, -1])
+            fast = paired.randomization_test(diffs, permutations=permutations, seed=seed, weights=weights)
+            slow = _without_numpy(monkeypatch, paired.randomization_test, diffs, permutations=permutations,
+                                  seed=seed, weights=weights)
+            assert fast == slow, (n, permutations, seed, diffs, weights)
+            checked += 1
+    assert checked == 48
+
+
+def test_randomization_numpy_path_counts_near_ties_as_the_reference(monkeypatch):
+    """p-values that are not 1 or tiny (a mean near 0), where the counting decides: sampled, several seeds, n not
+    a multiple of 8, huge integer values (many limbs) and a block boundary."""
+    rng = random.Random(8)
+    for n, permutations in ((21, 3000), (99, 2000), (1001, 600), (4100, 300)):
+        diffs = [rng.gauss(0.0, 0.2) for _ in range(n)]
+        diffs[0] = 2.0 ** -1060  # a subnormal: every value becomes an integer of ~1100 bits
+        for seed in (0, 5, 2 ** 64 - 1):
+            fast = paired.randomization_test(diffs, permutations=permutations, seed=seed)
+            assert 0.01 < fast < 1.0
+            assert fast == _without_numpy(monkeypatch, paired.randomization_test, diffs,
+                                          permutations=permutations, seed=seed)
+        assert _naive_randomization(diffs[:70], 700, 3) == paired.randomization_test(diffs[:70], permutations=700,
+                                                                                     seed=3)
+
+
+def test_bootstrap_numpy_path_equals_pure_python(monkeypatch):
+    rng = random.Random(77)
+    for n in (1, 2, 3, 8, 9, 15, 64, 65, 255, 256, 257, 600):
+        diffs = _hostile_values(rng, n)
+        weights = [rng.choice([0.0, 1.0, 2.5, 1e-3, 7.0]) for _ in range(n)] if rng.random() < 0.5 else None
+        if weights is not None and not any(weights):
+            weights[0] = 1.0
+        seed = rng.choice([0, 3, 2 ** 64 - 1])
+        resamples = rng.choice([1, 5, 999, 2000])
+        for method in ("percentile", "bca"):
+            kwargs = dict(resamples=resamples, seed=seed, method=method, weights=weights)
+            fast = paired.bootstrap_interval(diffs, **kwargs)
+            paired._COUNTS_CACHE.clear()
+            assert paired.bootstrap_interval(diffs, **kwargs) == fast  # computed afresh, then from the cache
+            assert paired.bootstrap_interval(diffs, **kwargs) == fast
+            assert _without_numpy(monkeypatch, paired.bootstrap_interval, diffs, **kwargs) == fast, (n, method)
+
+
+def test_numpy_streams_equal_the_reference_streams():
+    for seed in (0, 1, 2 ** 64 - 1):
+        for start in (0, 5, 2 ** 40 + 3, 2 ** 64 - 2):
+            assert paired._splitmix64_array(np, seed, start, 9).tolist() == paired._splitmix64(seed, start, 9)
+    for n in (1, 2, 3, 1000, 2 ** 16 + 1):  # n = 3 and 1000 reject some halves (Lemire), 2^k none
+        for resamples in (1, 3, 70):
+            reference = list(paired._resample_indices(4, n, resamples))
+            counts = np.concatenate(paired._resample_counts(np, 4, n, resamples))
+            assert counts.shape == (resamples, n)
+            assert counts.tolist() == [np.bincount(ix, minlength=n).tolist() for ix in reference]
+
+
+def test_exact_sums_hold_at_the_limb_bounds():
+    """Every limb at its maximum, as many values as the limb width allows: the float64 products stay exact."""
+    for n in (1, 5, 1000):
+        bits = paired._limb_bits(n)
+        top = (1 << (3 * bits)) - 1  # three full limbs
+        rows = np.full((4, n), 1, dtype=np.uint32)
+        rows[1] = 0
+        rows[2, :] = 0
+        rows[2, 0] = n  # one value drawn n times
+        matrix, widths = paired._limb_matrix(np, [[top] * n, list(range(n))], bits)
+        sums = paired._recombine(paired._row_sums(np, rows, matrix).tolist(), widths, bits)
+        assert sums[0] == [n * top, n * (n - 1) // 2]
+        assert sums[1] == [0, 0]
+        assert sums[2] == [n * top, 0]
+
+
+def test_bca_takes_huge_magnitudes():
+    """The jackknife's cubes of values near 1e300 overflowed (OverflowError); the acceleration is scale-free, so
+    it is computed on the values divided by the largest, and equals the unscaled one where that one exists."""
+    values = [1e300, -3e299, 2e299, 5e298, 0.0, 7e299]
+    low, high = paired.bootstrap_interval(values, method="bca", resamples=500)
+    assert math.isfinite(low) and math.isfinite(high) and low <= high
+    plain = [v / 1e300 for v in values]
+    assert paired._acceleration(values) == pytest.approx(paired._acceleration(plain), rel=1e-12)
+    assert paired._acceleration([1.0, 1.0]) == 0.0
