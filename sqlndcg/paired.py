@@ -337,37 +337,41 @@ def _resample_index_blocks(np, state: int, n: int, resamples: int):
         done += block
 
 
-# (state, n, resamples) -> the resamples' count matrices: how often each value is drawn, per resample. compare()
-# and the report bootstrap many metrics and strata of the same size with the same seed, so the same indices; the
-# count matrices (uint8: n bytes per resample) are kept, at most _COUNTS_CACHE_BYTES in all, the least recently
-# used dropped first.
-_COUNTS_CACHE: dict[tuple, list] = {}
+# (state, n, resamples) -> the resamples' count matrix: how often each value is drawn, per resample. compare() and
+# the report bootstrap many metrics and strata of the same size with the same seed, so with the same indices; the
+# count matrices (uint8 when every count is below 256: n bytes per resample) are kept, at most _COUNTS_CACHE_BYTES
+# in all, the least recently used dropped first.
+_COUNTS_CACHE: dict[tuple, object] = {}
 _COUNTS_CACHE_BYTES = 96 << 20
 _COUNTS_LOCK = threading.Lock()
 
 
-def _resample_counts(np, state: int, n: int, resamples: int) -> list:
-    """The resamples of :func:`_resample_indices` as count matrices: blocks of shape (resamples in block, n), entry
-    [r, i] the number of times resample r draws value i (so each row sums to n)."""
+def _resample_counts(np, state: int, n: int, resamples: int):
+    """The resamples of :func:`_resample_indices` as a (resamples, n) count matrix: entry [r, i] the number of
+    times resample r draws value i (each row sums to n). Read-only: it may be shared through the cache."""
     key = (state, n, resamples)
     with _COUNTS_LOCK:
-        blocks = _COUNTS_CACHE.pop(key, None)
-        if blocks is not None:
-            _COUNTS_CACHE[key] = blocks  # most recently used last
-            return blocks
-    blocks = []
+        counts = _COUNTS_CACHE.pop(key, None)
+        if counts is not None:
+            _COUNTS_CACHE[key] = counts  # most recently used last
+            return counts
+    counts = np.empty((resamples, n), dtype=np.uint8)
+    done = 0
     for indices in _resample_index_blocks(np, state, n, resamples):
         rows = len(indices)
         indices += (np.arange(rows, dtype=np.int64) * n)[:, None]
-        counts = np.bincount(indices.ravel(), minlength=rows * n).reshape(rows, n)
-        blocks.append(counts.astype(np.uint8 if counts.max() < 256 else np.uint32))
-    size = sum(b.nbytes for b in blocks)
-    if size <= _COUNTS_CACHE_BYTES:
+        block = np.bincount(indices.ravel(), minlength=rows * n).reshape(rows, n)
+        if counts.dtype == np.uint8 and block.max() > 255:
+            counts = counts.astype(np.uint32)
+        counts[done:done + rows] = block
+        done += rows
+    counts.setflags(write=False)
+    if counts.nbytes <= _COUNTS_CACHE_BYTES:
         with _COUNTS_LOCK:
-            _COUNTS_CACHE[key] = blocks
-            while sum(b.nbytes for v in _COUNTS_CACHE.values() for b in v) > _COUNTS_CACHE_BYTES:
+            _COUNTS_CACHE[key] = counts
+            while sum(c.nbytes for c in _COUNTS_CACHE.values()) > _COUNTS_CACHE_BYTES:
                 del _COUNTS_CACHE[next(iter(_COUNTS_CACHE))]
-    return blocks
+    return counts
 
 
 def _limb_bits(n: int) -> int:
@@ -387,18 +391,20 @@ def _limb_matrix(np, columns: list[list[int]], bits: int):
     return np.stack(arrays, axis=1).astype(np.float64), widths
 
 
-def _recombine(rows: list[list[int]], widths: list[int], bits: int) -> list[list[int]]:
-    """Per row of limb sums (columns' limbs side by side, lowest first), each column's exact integer sum."""
-    out = []
-    for row in rows:
-        sums, at = [], 0
-        for width in widths:
-            total = 0
-            for j in range(width - 1, -1, -1):
-                total = (total << bits) + row[at + j]
-            sums.append(total)
-            at += width
-        out.append(sums)
+def _recombine(sums, widths: list[int], bits: int, bases: list[int] | None = None) -> list[list[int]]:
+    """From an int64 matrix of limb sums (one row per replicate; each column's limbs side by side, lowest first),
+    each column's exact integer sums (lists, one per column), plus ``bases[c]`` when given."""
+    out, at = [], 0
+    for c, width in enumerate(widths):
+        limbs = sums[:, at:at + width].T.tolist()
+        totals = limbs[-1]
+        for lower in reversed(limbs[:-1]):
+            totals = [(t << bits) + x for t, x in zip(totals, lower)]
+        if bases is not None and bases[c]:
+            base = bases[c]
+            totals = [t + base for t in totals]
+        out.append(totals)
+        at += width
     return out
 
 
@@ -422,38 +428,49 @@ def _exact_sum_replicates(np, columns: list[list[int]], state: int, resamples: i
     bits = _limb_bits(n)
     offsets = [min(ints) for ints in columns]
     matrix, widths = _limb_matrix(np, [[v - o for v in ints] for ints, o in zip(columns, offsets)], bits)
-    out: list[list[int]] = [[] for _ in columns]
-    for counts in _resample_counts(np, state, n, resamples):
-        sums = _row_sums(np, counts, matrix).tolist()
-        for row in _recombine(sums, widths, bits):
-            for c, (total, offset) in enumerate(zip(row, offsets)):
-                out[c].append(total + n * offset)
-    return out
+    sums = _row_sums(np, _resample_counts(np, state, n, resamples), matrix)
+    return _recombine(sums, widths, bits, [n * o for o in offsets])
 
 
 def _flip_count_numpy(np, ints: list[int], state: int, permutations: int, upper: int, lower: int) -> int:
     """The sampled sign assignments of :func:`randomization_test` counted with NumPy: assignment k is bytes of
     SplitMix64 outputs k*ceil(n/64) on (little-endian), bit i of byte b saying "+" for query 8b+i, and 2T (T the
-    sum over the "+" queries) is counted when >= upper or <= lower; T exact, as limb sums (:func:`_limb_bits`) of
-    the integers shifted to be non-negative, plus the shift times the number of "+" queries."""
+    sum over the "+" queries) is counted when >= upper or <= lower. T is exact: limb sums (:func:`_limb_bits`) of
+    the integers shifted to be non-negative, plus the shift times the number of "+" queries. A float estimate of
+    2T decides the assignments far from both bounds; the others are decided on the exact integers."""
     n = len(ints)
     words = (n + 63) // 64
     bits = _limb_bits(n)
     offset = min(ints)
-    matrix, (width,) = _limb_matrix(np, [[v - offset for v in ints]], bits)
+    shifted = [v - offset for v in ints]
+    matrix, (width,) = _limb_matrix(np, [shifted], bits)
     matrix = np.concatenate([matrix, np.ones((n, 1))], axis=1)  # the last column counts the "+" queries
-    per_block = max(1, min(4096, _BLOCK // max(n, 1)))
+    # |2T| and the bounds are at most `largest`; float rounding is within 2^-50 of it, the band 2^-40 of it.
+    largest = 2 * (sum(shifted) + abs(offset) * n) + abs(upper) + abs(lower) + 1
+    estimate = largest.bit_length() < 1000
+    if estimate:
+        powers = np.array([2.0 ** (bits * j) for j in range(width)] + [float(offset)])
+        band = float(largest) * 2.0 ** -40
+        up, low = float(upper), float(lower)
+    per_block = max(1, min(permutations, (1 << 22) // n))
     count = 0
     for first in range(0, permutations, per_block):
         block = min(per_block, permutations - first)
         raw = _splitmix64_array(np, state, first * words, block * words).astype("<u8", copy=False)
         flips = np.unpackbits(raw.view(np.uint8).reshape(block, 8 * words), axis=1, count=n, bitorder="little")
-        sums = _row_sums(np, flips, matrix).tolist()
-        for row in sums:
-            total = 0
-            for j in range(width - 1, -1, -1):
-                total = (total << bits) + row[j]
-            s = 2 * (total + offset * row[width])
+        sums = _row_sums(np, flips, matrix)
+        if estimate:
+            twice = 2.0 * (sums.astype(np.float64) @ powers)
+            surely = (twice >= up + band) | (twice <= low - band)
+            count += int(np.count_nonzero(surely))
+            # the rest is surely not counted (low + band <= 2T <= up - band), but within a band of a bound
+            near = ~surely & ((np.abs(twice - up) < band) | (np.abs(twice - low) < band))
+            if not near.any():
+                continue
+            sums = sums[near]
+        (totals,) = _recombine(sums[:, :width], [width], bits)
+        for total, plus in zip(totals, sums[:, width].tolist()):
+            s = 2 * (total + offset * plus)
             if s >= upper or s <= lower:
                 count += 1
     return count

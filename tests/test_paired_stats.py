@@ -404,6 +404,14 @@ def test_randomization_numpy_path_counts_near_ties_as_the_reference(monkeypatch)
                                           permutations=permutations, seed=seed)
         assert _naive_randomization(diffs[:70], 700, 3) == paired.randomization_test(diffs[:70], permutations=700,
                                                                                      seed=3)
+    # Sums equal to the observed one (decided on the exact integers, not the float estimate), a zero total with a
+    # positive tie tolerance (every assignment counts), and both at once with huge integers.
+    for diffs in ([0.25, -0.25, 0.5, 0.75] * 6 + [0.125], [0.5, -0.5] * 10 + [5e-324, -5e-324],
+                  [0.1, 0.2, -0.3, 0.5, -0.5] * 5, [1e300, -1e300, 2.0 ** -1074] * 7):
+        for seed in (1, 2):
+            fast = paired.randomization_test(diffs, permutations=1500, seed=seed)
+            assert fast == _without_numpy(monkeypatch, paired.randomization_test, diffs, permutations=1500, seed=seed)
+            assert fast == _naive_randomization(diffs, 1500, seed)
 
 
 def test_bootstrap_numpy_path_equals_pure_python(monkeypatch):
@@ -431,7 +439,7 @@ def test_numpy_streams_equal_the_reference_streams():
     for n in (1, 2, 3, 1000, 2 ** 16 + 1):  # n = 3 and 1000 reject some halves (Lemire), 2^k none
         for resamples in (1, 3, 70):
             reference = list(paired._resample_indices(4, n, resamples))
-            counts = np.concatenate(paired._resample_counts(np, 4, n, resamples))
+            counts = paired._resample_counts(np, 4, n, resamples)
             assert counts.shape == (resamples, n)
             assert counts.tolist() == [np.bincount(ix, minlength=n).tolist() for ix in reference]
 
@@ -446,7 +454,7 @@ def test_exact_sums_hold_at_the_limb_bounds():
         rows[2, :] = 0
         rows[2, 0] = n  # one value drawn n times
         matrix, widths = paired._limb_matrix(np, [[top] * n, list(range(n))], bits)
-        sums = paired._recombine(paired._row_sums(np, rows, matrix).tolist(), widths, bits)
+        sums = [list(r) for r in zip(*paired._recombine(paired._row_sums(np, rows, matrix), widths, bits))]
         assert sums[0] == [n * top, n * (n - 1) // 2]
         assert sums[1] == [0, 0]
         assert sums[2] == [n * top, 0]
