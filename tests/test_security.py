@@ -58,12 +58,12 @@ def assert_expected(rows) -> None:
         assert all(math.isclose(a, b, rel_tol=0, abs_tol=1e-9) for a, b in zip(g[2:], w[2:])), (g, w)
 
 
-def create_tables(engine: str, con, names: dict) -> None:
+def create_tables(engine: str, con, names: dict, run=RUN, qrels=QRELS) -> None:
     """The run and the judgments as tables of the engine, named (tables and columns) as ``names`` says."""
     run_cols = [names["system"], names["query_id"], names["doc_id"], names["score"]]
     qrels_cols = [names["query_id"], names["doc_id"], names["rel"]]
-    tables = ((names["run"], run_cols, ("text", "text", "text", "float"), RUN),
-              (names["judgments"], qrels_cols, ("text", "text", "int"), QRELS))
+    tables = ((names["run"], run_cols, ("text", "text", "text", "float"), run),
+              (names["judgments"], qrels_cols, ("text", "text", "int"), qrels))
     if engine == "datafusion":  # register_record_batches reads the name as SQL (unquoted: trimmed, lower case)
         for table, cols, _, rows in tables:
             con.register_record_batches(ident(table, "postgres"), [pa.Table.from_pylist([dict(zip(cols, r)) for r in rows]).to_batches()])
@@ -493,3 +493,33 @@ def test_a_closed_connection_is_refused_by_name(pg_tables, driver):
     with pytest.raises(sqlndcg.InputError, match=r"^the PostgreSQL connection is closed or broken; pass an open "
                                                  r"connection$"):
         sqlndcg.evaluate("run_t", "qrels_t", METRICS, con=con)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# values written into SQL
+
+@pytest.mark.parametrize("engine", ["clickhouse", "sqlite"])
+def test_a_baseline_system_with_a_backslash_and_a_quote_is_one_string_literal(engine):
+    """compare() writes the baseline's name as a literal: ClickHouse reads `\\'` there as a quote that does not
+    close, so a doubled quote after a backslash once ended the literal early (a syntax error, raw from chdb)."""
+    baseline = "b\\' OR 1=1) ; DROP TABLE sentinel; --"
+    run = [("a", "q1", "d1", 1.0), ("a", "q1", "d2", 0.5), (baseline, "q1", "d2", 1.0), (baseline, "q1", "d1", 0.5),
+           ("a", "q2", "d1", 1.0), (baseline, "q2", "d1", 1.0)]
+    qrels = [("q1", "d1", 1), ("q2", "d1", 1)]
+    if engine == "clickhouse":
+        from chdb import dbapi
+
+        con = dbapi.connect()
+    else:
+        con = sqlite3.connect(":memory:")
+    names = {"run": "run", "judgments": "qrels", "system": "system", "query_id": "query_id", "doc_id": "doc_id",
+             "score": "score", "rel": "rel"}
+    create_tables(engine, con, names, run, qrels)
+    got = sqlndcg.compare("run", "qrels", ["ndcg@10"], system="system", baseline=baseline, con=con)
+    want = sqlndcg.compare(pd.DataFrame(run, columns=["system", "query_id", "doc_id", "score"]),
+                           pd.DataFrame(qrels, columns=["query_id", "doc_id", "rel"]), ["ndcg@10"], system="system",
+                           baseline=baseline)
+    rows = got.table.to_dicts()
+    assert len(rows) == 1 and rows[0]["system"] == "a" and rows[0]["baseline"] == baseline
+    assert math.isclose(rows[0]["difference"], want.table.to_dicts()[0]["difference"], abs_tol=1e-12)
+    assert math.isclose(rows[0]["difference"], 1.0 - (1 / math.log2(3) + 1) / 2, abs_tol=1e-12)

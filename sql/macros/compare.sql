@@ -37,12 +37,12 @@
   COALESCE (ClickHouse fills defaults instead of NULLs), aggregates ordered by query where the engine can.
 -#}
 
-{#- A string as an SQL literal, its quotes doubled. -#}
+{#- A string as an SQL literal, escaped as the engine reads its literals (text_literal: backslashes too). -#}
 {%- macro compare_literal(value) -%}
 {%- if value is none or value is mapping or (value is sequence and value is not string) -%}
   {{ sqlndcg.fail('setting', 'baseline= must name one system (a string or a number), got ' ~ sqlndcg.show(value)) }}
 {%- endif -%}
-{{ return("'" ~ (value | string | replace("'", "''")) ~ "'") }}
+{{ return(sqlndcg.text_literal(value | string)) }}
 {%- endmacro -%}
 
 {#- The output columns whose names are fixed; a group column may not take one of them. -#}
