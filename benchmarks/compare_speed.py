@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/compare_speed.py --steps compare2 --profile 25   # cProfile, top 25 by own time
     .venv/bin/python benchmarks/compare_speed.py --no-numpy            # the pure-Python statistics (reference)
     .venv/bin/python benchmarks/compare_speed.py --steps report --stages   # seconds per stage of the report
+    .venv/bin/python benchmarks/compare_speed.py --steps report --what-if-bars   # with the plots.py change proposed
 
 The data (generated in memory, fixed seed, not timed): `--queries` queries (default 2,984) x `--days` days (5, a
 `ds` column) x two systems ("base", "new"), 3 to 10 retrieved documents per ranking (about 6.5, so ~194k run
@@ -102,7 +103,25 @@ def _time_stages(stages: dict) -> None:
     timed(report_module, "_png", "report: PNG encoding (all plots)")
 
 
+def _bars_as_one_collection() -> None:
+    """What-if for sqlndcg/plots.py (not changed here): plot_differences draws one bar per query with ax.bar, one
+    Rectangle artist each (~30,000 for this data); the same rectangles as one PolyCollection give the same PNG
+    pixels. Replaces Axes.bar for plot_differences' call only (width, color)."""
+    import matplotlib.axes
+    from matplotlib.collections import PolyCollection
+
+    def bar(self, xs, values, color=None, width=0.8, **kwargs):
+        half = width / 2
+        verts = [((x - half, 0.0), (x - half, v), (x + half, v), (x + half, 0.0)) for x, v in zip(xs, values)]
+        self.add_collection(PolyCollection(verts, facecolors=color, edgecolors="none"))
+        self.autoscale_view()
+
+    matplotlib.axes.Axes.bar = bar
+
+
 def child(args) -> None:
+    if args.what_if_bars:
+        _bars_as_one_collection()
     if args.no_numpy:
         from sqlndcg import paired
 
@@ -157,6 +176,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--no-numpy", action="store_true", help="sqlndcg.paired without NumPy (the reference)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile the call, print the top N")
+    parser.add_argument("--what-if-bars", action="store_true",
+                        help="draw plot_differences' bars as one PolyCollection (a proposed plots.py change)")
     parser.add_argument("--stages", action="store_true", help="also print the seconds of each stage (stderr)")
     parser.add_argument("--child", choices=list(STEPS), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -165,7 +186,8 @@ def main() -> None:
         return
     base = [sys.executable, os.path.abspath(__file__), "--queries", str(args.queries), "--days", str(args.days),
             "--seed", str(args.seed)] + (["--no-numpy"] if args.no_numpy else []) + \
-        (["--profile", str(args.profile)] if args.profile else []) + (["--stages"] if args.stages else [])
+        (["--profile", str(args.profile)] if args.profile else []) + (["--stages"] if args.stages else []) + \
+        (["--what-if-bars"] if args.what_if_bars else [])
     for _ in range(args.repeat):
         for step in args.steps.split(","):
             done = subprocess.run(base + ["--child", step], capture_output=True, text=True)

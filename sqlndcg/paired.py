@@ -1,8 +1,11 @@
 """Comparing two systems query by query: paired t test, randomization test, bootstrap intervals, Holm and Bonferroni.
 
-Pure Python (no NumPy, no SciPy), so the numbers are the same bits on every machine. The randomization test and the
-bootstrap draw from SplitMix64 (a tiny, fixed, counter-based generator implemented here), never from :mod:`random`,
-so a seed reproduces a result across Python versions, platforms and thread counts.
+Pure Python (no NumPy, no SciPy needed), so the numbers are the same bits on every machine. The randomization test
+and the bootstrap draw from SplitMix64 (a tiny, fixed, counter-based generator implemented here), never from
+:mod:`random`, so a seed reproduces a result across Python versions, platforms and thread counts. When NumPy is
+installed it computes the same random streams and the same exact integer sums faster (tens of milliseconds for
+10^4 sign flips or resamples of 3,000 queries instead of seconds); the pure-Python code is the reference, and
+tests/test_paired_stats.py checks that both give the same p-values and intervals to the bit.
 
 ``python -m sqlndcg.paired --print-t975-table`` / ``--print-t975-macro`` regenerate the constants of
 :func:`sqlndcg.stats.t975` and the SQL macro ``sql/macros/sqlndcg_t_quantile.sql`` (see :func:`main`).
