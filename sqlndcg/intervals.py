@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from .metrics import parse_metric
-from .paired import bootstrap_interval
+from .paired import bootstrap_intervals
 from .results import Result, Table
 
 #: Measure kinds whose per-query value lies in [0, 1] (whatever the settings, for non-negative gains).
@@ -73,18 +73,20 @@ def bootstrap_summary(result: Result, *, method: str = "percentile", resamples: 
     values: dict[tuple, list[tuple]] = {}
     for r in result.per_query.to_dicts():
         values.setdefault(tuple(r[g] for g in groups), []).append(r)
-    rows = []
+    rows, samples = [], []
     for s in result.summary.to_dicts():
         key = tuple(s[g] for g in groups)
         ordered = sorted(values.get(key, []), key=lambda r: _query_key(r[query]))
         for m in metrics:
             xs = [float(r[m]) for r in ordered if r[m] is not None]
             if len(xs) >= 2:
-                low, high = bootstrap_interval(xs, resamples=resamples, seed=seed, method=method,
-                                               bounds=_bounds(m, xs))
-            else:
-                low = high = None
-            rows.append(key + (m, s[m], s[f"{m}_count"], s[f"{m}_ci_low"], s[f"{m}_ci_high"], low, high, method))
+                samples.append((len(rows), xs, _bounds(m, xs)))
+            rows.append(key + (m, s[m], s[f"{m}_count"], s[f"{m}_ci_low"], s[f"{m}_ci_high"], None, None, method))
+    # every interval at once (the same numbers as one bootstrap_interval each; samples of one size share resamples)
+    found = bootstrap_intervals([xs for _, xs, _ in samples], resamples=resamples, seed=seed, method=method,
+                                bounds=[lohi for _, _, lohi in samples]) if samples else []
+    for (i, _, _), (low, high) in zip(samples, found):
+        rows[i] = rows[i][:-3] + (low, high, method)
     columns = tuple(groups) + ("metric", "mean", "queries", "t_low", "t_high", "bootstrap_low", "bootstrap_high",
                                "bootstrap_method")
     return Table(columns, tuple(rows), result.settings)

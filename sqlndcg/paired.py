@@ -479,11 +479,6 @@ def _flip_count_numpy(np, ints: list[int], state: int, permutations: int, upper:
     return count
 
 
-def _exact_mean_replicates(np, ints: list[int], scale: int, state: int, resamples: int) -> list[float]:
-    """sum(ints[i] for i in resample) / scale for every resample, exactly as the pure-Python path computes it."""
-    return [total / scale for total in _exact_sum_replicates(np, [ints], state, resamples)[0]]
-
-
 def _acceleration(jackknife: list[float]) -> float:
     """BCa's acceleration from the jackknife values: sum(u^3) / (6 sum(u^2)^1.5), u = mean - value. Values whose
     cubes or sums overflow (magnitudes near 1e100 and beyond) are divided by their largest magnitude first (the
@@ -537,101 +532,161 @@ def bootstrap_interval(
     >>> bootstrap_interval([0.0, 1.0, 5.0], weights=[1.0, 1.0, 0.0])[1] <= 1.0
     True
     """
-    data = _finite_floats("values", values)
-    if not data:
-        raise ValueError("bootstrap_interval needs at least one value")
-    if weights is not None:
-        if statistic != "mean":
-            raise ValueError("weights apply to the mean only (statistic='mean')")
-        data, weights = _positive_weights(data, weights)
+    return bootstrap_intervals([values], statistic=statistic, level=level, resamples=resamples, seed=seed,
+                               method=method, bounds=[bounds], weights=[weights])[0]
+
+
+def bootstrap_intervals(
+    samples: Sequence[Sequence[float]],
+    *,
+    statistic: str | Callable[[list[float]], float] = "mean",
+    level: float = 0.95,
+    resamples: int = 10000,
+    seed: int = 0,
+    method: str = "percentile",
+    bounds: Sequence[tuple[float, float] | None] | None = None,
+    weights: Sequence[Sequence[float] | None] | None = None,
+) -> list[tuple[float, float]]:
+    """:func:`bootstrap_interval` of each sample, with the same settings: the same intervals, to the bit, as one
+    call per sample. ``bounds`` and ``weights``, when given, hold one entry (or None) per sample. Faster for many
+    samples of the same size (strata, metrics): with NumPy, their resampled sums come out of one pass over the
+    shared resamples.
+
+    >>> bootstrap_intervals([[1.0, 1.0], [0.5, 0.5, 0.5]])
+    [(1.0, 1.0), (0.5, 0.5)]
+    """
+    samples = list(samples)
+    bounds = [None] * len(samples) if bounds is None else list(bounds)
+    weights = [None] * len(samples) if weights is None else list(weights)
+    if not len(bounds) == len(weights) == len(samples):
+        raise ValueError(f"bounds and weights need one entry per sample ({len(samples)} samples)")
+    checked = []
+    for values, w in zip(samples, weights):
+        data = _finite_floats("values", values)
         if not data:
-            raise ValueError("bootstrap_interval needs at least one value of positive weight")
+            raise ValueError("bootstrap_interval needs at least one value")
+        if w is not None:
+            if statistic != "mean":
+                raise ValueError("weights apply to the mean only (statistic='mean')")
+            data, w = _positive_weights(data, w)
+            if not data:
+                raise ValueError("bootstrap_interval needs at least one value of positive weight")
+        checked.append((data, w))
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be between 0 and 1, not {level!r}")
     if method not in ("percentile", "bca"):
         raise ValueError(f"method must be 'percentile' or 'bca', not {method!r}")
     resamples = _check_count("resamples", resamples)
     state = _check_seed(seed)
-    n = len(data)
+    cases = [_BootstrapCase(data, w, statistic) for data, w in checked]
 
-    if statistic == "mean" and weights is not None:
-        # sum(w x) / sum(w) = (E * sum P) / (D * sum W), with w x = P / D and w = W / E exactly.
-        products, d_scale = _exact_products(data, weights)
-        whole_weights, e_scale = _exact_integers(weights)
-        p_of, w_of = products.__getitem__, whole_weights.__getitem__
+    replicates: list[list[float] | None] = [None] * len(cases)
+    np = _numpy() if statistic == "mean" else None
+    if np is not None:  # the same numbers, faster: samples of one size share their resamples' count matrix
+        by_size: dict[int, list[int]] = {}
+        for i, case in enumerate(cases):
+            if case.n < 1 << 31:
+                by_size.setdefault(case.n, []).append(i)
+        for n, members in by_size.items():
+            columns = [column for i in members for column in cases[i].columns]
+            sums = _exact_sum_replicates(np, columns, state, resamples)
+            at = 0
+            for i in members:
+                width = len(cases[i].columns)
+                replicates[i] = sorted(cases[i].from_sums(*sums[at:at + width]))
+                at += width
+    out = []
+    for case, found, lohi in zip(cases, replicates, bounds):
+        if found is None:
+            found = sorted(case.of_indices(ix) for ix in _resample_indices(state, case.n, resamples))
+        out.append(case.interval(found, level, method, resamples, lohi))
+    return out
 
-        def weighted(sum_p: int, sum_w: int) -> float:
-            return (e_scale * sum_p) / (d_scale * sum_w)
 
-        def of_indices(indices):
-            return weighted(sum(map(p_of, indices)), sum(map(w_of, indices)))
+class _BootstrapCase:
+    """One sample of :func:`bootstrap_intervals`, checked: its statistic on the whole sample, on the values at given
+    indices (the pure-Python path), from exact sums over resamples (the NumPy path, statistic "mean": ``columns``
+    are the integers summed), on the jackknife samples, and the interval from the sorted replicates."""
 
-        estimate = weighted(sum(products), sum(whole_weights))
-    elif statistic == "mean":
-        ints, denominator = _exact_integers(data)
-        scale = denominator * n
-        lookup = ints.__getitem__
-
-        def of_indices(indices):
-            return sum(map(lookup, indices)) / scale
-
-        estimate = sum(ints) / scale
-    else:
-        if statistic == "median":
-            function = _median
-        elif callable(statistic):
-            function = statistic
+    def __init__(self, data: list[float], weights: list[float] | None, statistic) -> None:
+        self.n = n = len(data)
+        self.statistic, self.weighted = statistic, weights is not None
+        self.columns: list[list[int]] = []
+        if statistic == "mean" and weights is not None:
+            # sum(w x) / sum(w) = (E * sum P) / (D * sum W), with w x = P / D and w = W / E exactly.
+            products, d_scale = _exact_products(data, weights)
+            whole_weights, e_scale = _exact_integers(weights)
+            self.columns = [products, whole_weights]
+            self.d_scale, self.e_scale = d_scale, e_scale
+            self.estimate = self._weighted(sum(products), sum(whole_weights))
+        elif statistic == "mean":
+            ints, denominator = _exact_integers(data)
+            self.columns = [ints]
+            self.denominator, self.scale = denominator, denominator * n
+            self.estimate = sum(ints) / self.scale
         else:
-            raise ValueError(f"statistic must be 'mean', 'median' or a function, not {statistic!r}")
-        pick = data.__getitem__
-
-        def of_indices(indices):
-            return float(function(list(map(pick, indices))))
-
-        estimate = float(function(list(data)))
-
-    np = _numpy() if statistic == "mean" and n < 1 << 31 else None
-    if np is not None and weights is not None:
-        sums_p, sums_w = _exact_sum_replicates(np, [products, whole_weights], state, resamples)
-        replicates = sorted(weighted(a, b) for a, b in zip(sums_p, sums_w))
-    elif np is not None:  # the same numbers, faster: the replicates of 10^4 resamples of 10^3 queries in ~1 s
-        replicates = sorted(_exact_mean_replicates(np, ints, scale, state, resamples))
-    else:
-        replicates = sorted(of_indices(ix) for ix in _resample_indices(state, n, resamples))
-    alpha = (1.0 - level) / 2.0
-    q_low, q_high = alpha, 1.0 - alpha
-
-    if method == "bca":
-        below = sum(1 for r in replicates if r < estimate)
-        at_most = sum(1 for r in replicates if r <= estimate)
-        share = (below + at_most) / (2.0 * resamples)
-        if 0.0 < share < 1.0:
-            normal = NormalDist()
-            z0 = normal.inv_cdf(share)
-            if n > 1:
-                if statistic == "mean" and weights is not None:
-                    all_p, all_w = sum(products), sum(whole_weights)
-                    jackknife = [weighted(all_p - pi, all_w - wi) for pi, wi in zip(products, whole_weights)]
-                elif statistic == "mean":
-                    whole = sum(ints)
-                    jackknife = [(whole - v) / (denominator * (n - 1)) for v in ints]
-                else:
-                    jackknife = [of_indices([j for j in range(n) if j != i]) for i in range(n)]
-                acceleration = _acceleration(jackknife)
+            if statistic == "median":
+                function = _median
+            elif callable(statistic):
+                function = statistic
             else:
-                acceleration = 0.0
+                raise ValueError(f"statistic must be 'mean', 'median' or a function, not {statistic!r}")
+            self.data, self.function = data, function
+            self.estimate = float(function(list(data)))
 
-            def adjusted(q):
-                zq = normal.inv_cdf(q)
-                return normal.cdf(z0 + (z0 + zq) / (1.0 - acceleration * (z0 + zq)))
+    def _weighted(self, sum_p: int, sum_w: int) -> float:
+        return (self.e_scale * sum_p) / (self.d_scale * sum_w)
 
-            q_low, q_high = adjusted(q_low), adjusted(q_high)
+    def of_indices(self, indices) -> float:
+        if self.statistic == "mean" and self.weighted:
+            products, whole_weights = self.columns
+            return self._weighted(sum(map(products.__getitem__, indices)),
+                                  sum(map(whole_weights.__getitem__, indices)))
+        if self.statistic == "mean":
+            return sum(map(self.columns[0].__getitem__, indices)) / self.scale
+        return float(self.function(list(map(self.data.__getitem__, indices))))
 
-    low, high = _quantile(replicates, q_low), _quantile(replicates, q_high)
-    if bounds is not None:
-        lo, hi = bounds
-        low, high = min(max(low, lo), hi), max(min(high, hi), lo)
-    return low, high
+    def from_sums(self, *sums: list[int]) -> list[float]:
+        if self.weighted:
+            return [self._weighted(a, b) for a, b in zip(*sums)]
+        scale = self.scale
+        return [total / scale for total in sums[0]]
+
+    def jackknife(self) -> list[float]:
+        n = self.n
+        if self.statistic == "mean" and self.weighted:
+            products, whole_weights = self.columns
+            all_p, all_w = sum(products), sum(whole_weights)
+            return [self._weighted(all_p - pi, all_w - wi) for pi, wi in zip(products, whole_weights)]
+        if self.statistic == "mean":
+            whole = sum(self.columns[0])
+            return [(whole - v) / (self.denominator * (n - 1)) for v in self.columns[0]]
+        return [self.of_indices([j for j in range(n) if j != i]) for i in range(n)]
+
+    def interval(self, replicates: list[float], level: float, method: str, resamples: int, bounds):
+        alpha = (1.0 - level) / 2.0
+        q_low, q_high = alpha, 1.0 - alpha
+        estimate = self.estimate
+        if method == "bca":
+            below = sum(1 for r in replicates if r < estimate)
+            at_most = sum(1 for r in replicates if r <= estimate)
+            share = (below + at_most) / (2.0 * resamples)
+            if 0.0 < share < 1.0:
+                normal = NormalDist()
+                z0 = normal.inv_cdf(share)
+                acceleration = _acceleration(self.jackknife()) if self.n > 1 else 0.0
+
+                def adjusted(q):
+                    zq = normal.inv_cdf(q)
+                    return normal.cdf(z0 + (z0 + zq) / (1.0 - acceleration * (z0 + zq)))
+
+                q_low, q_high = adjusted(q_low), adjusted(q_high)
+
+        low, high = _quantile(replicates, q_low), _quantile(replicates, q_high)
+        if bounds is not None:
+            lo, hi = bounds
+            low, high = min(max(low, lo), hi), max(min(high, hi), lo)
+        return low, high
 
 
 # --- Multiple comparisons ----------------------------------------------------------------------------------------

@@ -469,3 +469,26 @@ def test_bca_takes_huge_magnitudes():
     plain = [v / 1e300 for v in values]
     assert paired._acceleration(values) == pytest.approx(paired._acceleration(plain), rel=1e-12)
     assert paired._acceleration([1.0, 1.0]) == 0.0
+
+
+def test_bootstrap_intervals_equal_one_call_per_sample(monkeypatch):
+    """The batch (samples of one size share their resamples) gives each sample's bootstrap_interval, to the bit,
+    with and without NumPy."""
+    rng = random.Random(31)
+    samples = [_hostile_values(rng, n) for n in (40, 40, 7, 40, 1, 7, 300)]
+    weights = [None, [rng.choice([0.0, 1.0, 3.0]) for _ in range(40)], None, None, None, [2.0] * 7, None]
+    weights[1][0] = 1.0
+    bounds = [(-1.0, 1.0), None, (0.0, 0.1), None, None, (-1.0, 1.0), (-2.0, 2.0)]
+    for method in ("percentile", "bca"):
+        kwargs = dict(resamples=1500, seed=9, method=method)
+        batch = paired.bootstrap_intervals(samples, bounds=bounds, weights=weights, **kwargs)
+        single = [paired.bootstrap_interval(x, bounds=b, weights=w, **kwargs)
+                  for x, b, w in zip(samples, bounds, weights)]
+        assert batch == single
+        assert _without_numpy(monkeypatch, paired.bootstrap_intervals, samples, bounds=bounds, weights=weights,
+                              **kwargs) == batch
+    median = paired.bootstrap_intervals(samples[:3], statistic="median", resamples=300)
+    assert median == [paired.bootstrap_interval(x, statistic="median", resamples=300) for x in samples[:3]]
+    assert paired.bootstrap_intervals([]) == []
+    with pytest.raises(ValueError, match="one entry per sample"):
+        paired.bootstrap_intervals(samples, bounds=[None])
