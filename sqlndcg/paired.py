@@ -178,29 +178,60 @@ def randomization_test(diffs: Sequence[float], *, permutations: int = 10000, see
     >>> randomization_test([0.1, 0.2, -0.3], weights=[1.0, 1.0, 0.0])  # exact: 4 assignments, ++ and -- reach |0.3|
     0.5
     """
-    values = _finite_floats("diffs", diffs)
+    return randomization_tests([diffs], permutations=permutations, seed=seed, weights=[weights])[0]
+
+
+def randomization_tests(samples: Sequence[Sequence[float]], *, permutations: int = 10000, seed: int = 0,
+                        weights: Sequence[Sequence[float] | None] | None = None) -> list[float]:
+    """:func:`randomization_test` of each sample of differences, with the same settings: the same p-values, to the
+    bit, as one call per sample. ``weights``, when given, holds one entry (or None) per sample. Faster for many
+    samples of the same size (strata, metrics): with NumPy, their sign-flipped sums come out of one pass over the
+    shared sign assignments.
+
+    >>> randomization_tests([[0.1, 0.2, 0.3], [0.1, -0.1]])
+    [0.25, 1.0]
+    """
+    samples = [_finite_floats("diffs", diffs) for diffs in samples]
     permutations = _check_count("permutations", permutations)
     state = _check_seed(seed)
-    if weights is not None:
-        values, weights = _positive_weights(values, weights)
-    n = len(values)
-    ints, _ = _exact_integers(values) if weights is None else _exact_products(values, weights)
-    total = sum(ints)
-    tolerance = sum(abs(v) for v in ints) >> _TIE_SHIFT
-    # S = sum of signed d_i = 2 T - total, T the sum over the "+" queries; count |S| >= |total| - tolerance.
-    reach = abs(total) - tolerance
-    upper, lower = total + reach, total - reach  # count 2T >= upper or 2T <= lower
-    if n < 64 and (1 << n) <= permutations:
-        sums = [0]
-        for v in ints:
-            sums += [s + 2 * v for s in sums]
-        count = sum(1 for s in sums if s >= upper or s <= lower)
-        return count / len(sums)
+    weights = [None] * len(samples) if weights is None else list(weights)
+    if len(weights) != len(samples):
+        raise ValueError(f"weights need one entry per sample ({len(samples)} samples)")
+    out: list[float | None] = [None] * len(samples)
+    sampled: dict[int, list[tuple[int, list[int], int, int]]] = {}
+    for i, (values, w) in enumerate(zip(samples, weights)):
+        if w is not None:
+            values, w = _positive_weights(values, w)
+        n = len(values)
+        ints, _ = _exact_integers(values) if w is None else _exact_products(values, w)
+        total = sum(ints)
+        tolerance = sum(abs(v) for v in ints) >> _TIE_SHIFT
+        # S = sum of signed d_i = 2 T - total, T the sum over the "+" queries; count |S| >= |total| - tolerance.
+        reach = abs(total) - tolerance
+        upper, lower = total + reach, total - reach  # count 2T >= upper or 2T <= lower
+        if n < 64 and (1 << n) <= permutations:
+            sums = [0]
+            for v in ints:
+                sums += [s + 2 * v for s in sums]
+            count = sum(1 for s in sums if s >= upper or s <= lower)
+            out[i] = count / len(sums)
+        else:
+            sampled.setdefault(n, []).append((i, ints, upper, lower))
 
     np = _numpy()
-    if np is not None and n < 1 << 40:  # the same count, faster: exact limb sums of the same sign flips
-        return (1 + _flip_count_numpy(np, ints, state, permutations, upper, lower)) / (1 + permutations)
+    for n, cases in sampled.items():
+        if np is not None and n < 1 << 40:  # the same counts, faster: exact limb sums of the same sign flips
+            counts = _flip_counts_numpy(np, [c[1:] for c in cases], state, permutations)
+        else:
+            counts = [_flip_count(ints, state, permutations, upper, lower) for _, ints, upper, lower in cases]
+        for (i, _, _, _), count in zip(cases, counts):
+            out[i] = (1 + count) / (1 + permutations)
+    return out
 
+
+def _flip_count(ints: list[int], state: int, permutations: int, upper: int, lower: int) -> int:
+    """The sampled sign assignments of :func:`randomization_test` whose 2T is >= upper or <= lower (the reference)."""
+    n = len(ints)
     # 8 queries per random byte: for each group of 8, the 256 subset sums (of 2 d_i), looked up by the byte.
     padded = ints + [0] * (-n % 8)
     tables = []
@@ -222,7 +253,7 @@ def randomization_test(diffs: Sequence[float], *, permutations: int = 10000, see
             s = sum(map(lookup, tables, blob[k:k + n_bytes]))
             if s >= upper or s <= lower:
                 count += 1
-    return (1 + count) / (1 + permutations)
+    return count
 
 
 # --- Bootstrap intervals -----------------------------------------------------------------------------------------
@@ -435,48 +466,55 @@ def _exact_sum_replicates(np, columns: list[list[int]], state: int, resamples: i
     return _recombine(sums, widths, bits, [n * o for o in offsets])
 
 
-def _flip_count_numpy(np, ints: list[int], state: int, permutations: int, upper: int, lower: int) -> int:
-    """The sampled sign assignments of :func:`randomization_test` counted with NumPy: assignment k is bytes of
+def _flip_counts_numpy(np, cases: list[tuple[list[int], int, int]], state: int, permutations: int) -> list[int]:
+    """:func:`_flip_count` of each (ints, upper, lower), all of one size n, with NumPy: assignment k is bytes of
     SplitMix64 outputs k*ceil(n/64) on (little-endian), bit i of byte b saying "+" for query 8b+i, and 2T (T the
     sum over the "+" queries) is counted when >= upper or <= lower. T is exact: limb sums (:func:`_limb_bits`) of
     the integers shifted to be non-negative, plus the shift times the number of "+" queries. A float estimate of
     2T decides the assignments far from both bounds; the others are decided on the exact integers."""
-    n = len(ints)
+    n = len(cases[0][0])
     words = (n + 63) // 64
     bits = _limb_bits(n)
-    offset = min(ints)
-    shifted = [v - offset for v in ints]
-    matrix, (width,) = _limb_matrix(np, [shifted], bits)
+    offsets = [min(ints) for ints, _, _ in cases]
+    shifted = [[v - o for v in ints] for (ints, _, _), o in zip(cases, offsets)]
+    matrix, widths = _limb_matrix(np, shifted, bits)
     matrix = np.concatenate([matrix, np.ones((n, 1))], axis=1)  # the last column counts the "+" queries
-    # |2T| and the bounds are at most `largest`; float rounding is within 2^-50 of it, the band 2^-40 of it.
-    largest = 2 * (sum(shifted) + abs(offset) * n) + abs(upper) + abs(lower) + 1
-    estimate = largest.bit_length() < 1000
-    if estimate:
-        powers = np.array([2.0 ** (bits * j) for j in range(width)] + [float(offset)])
-        band = float(largest) * 2.0 ** -40
-        up, low = float(upper), float(lower)
+    plans, at = [], 0
+    for (_, upper, lower), offset, values, width in zip(cases, offsets, shifted, widths):
+        columns = list(range(at, at + width)) + [matrix.shape[1] - 1]
+        at += width
+        # |2T| and the bounds are at most `largest`; float rounding is within 2^-50 of it, the band 2^-40 of it.
+        largest = 2 * (sum(values) + abs(offset) * n) + abs(upper) + abs(lower) + 1
+        estimate = None
+        if largest.bit_length() < 1000:
+            powers = np.array([2.0 ** (bits * j) for j in range(width)] + [float(offset)])
+            estimate = (powers, float(largest) * 2.0 ** -40, float(upper), float(lower))
+        plans.append((columns, width, offset, upper, lower, estimate))
     per_block = max(1, min(permutations, (1 << 22) // n))
-    count = 0
+    counts = [0] * len(cases)
     for first in range(0, permutations, per_block):
         block = min(per_block, permutations - first)
         raw = _splitmix64_array(np, state, first * words, block * words).astype("<u8", copy=False)
         flips = np.unpackbits(raw.view(np.uint8).reshape(block, 8 * words), axis=1, count=n, bitorder="little")
-        sums = _row_sums(np, flips, matrix)
-        if estimate:
-            twice = 2.0 * (sums.astype(np.float64) @ powers)
-            surely = (twice >= up + band) | (twice <= low - band)
-            count += int(np.count_nonzero(surely))
-            # the rest is surely not counted (low + band <= 2T <= up - band), but within a band of a bound
-            near = ~surely & ((np.abs(twice - up) < band) | (np.abs(twice - low) < band))
-            if not near.any():
-                continue
-            sums = sums[near]
-        (totals,) = _recombine(sums[:, :width], [width], bits)
-        for total, plus in zip(totals, sums[:, width].tolist()):
-            s = 2 * (total + offset * plus)
-            if s >= upper or s <= lower:
-                count += 1
-    return count
+        all_sums = _row_sums(np, flips, matrix)
+        for c, (columns, width, offset, upper, lower, estimate) in enumerate(plans):
+            sums = all_sums[:, columns]
+            if estimate is not None:
+                powers, band, up, low = estimate
+                twice = 2.0 * (sums.astype(np.float64) @ powers)
+                surely = (twice >= up + band) | (twice <= low - band)
+                counts[c] += int(np.count_nonzero(surely))
+                # the rest is surely not counted (low + band <= 2T <= up - band), but within a band of a bound
+                near = ~surely & ((np.abs(twice - up) < band) | (np.abs(twice - low) < band))
+                if not near.any():
+                    continue
+                sums = sums[near]
+            (totals,) = _recombine(sums[:, :width], [width], bits)
+            for total, plus in zip(totals, sums[:, width].tolist()):
+                s = 2 * (total + offset * plus)
+                if s >= upper or s <= lower:
+                    counts[c] += 1
+    return counts
 
 
 def _acceleration(jackknife: list[float]) -> float:

@@ -492,3 +492,22 @@ def test_bootstrap_intervals_equal_one_call_per_sample(monkeypatch):
     assert paired.bootstrap_intervals([]) == []
     with pytest.raises(ValueError, match="one entry per sample"):
         paired.bootstrap_intervals(samples, bounds=[None])
+
+
+def test_randomization_tests_equal_one_call_per_sample(monkeypatch):
+    rng = random.Random(41)
+    samples = [_hostile_values(rng, n) for n in (40, 40, 7, 40, 1, 0, 13, 14, 300, 300)]
+    samples[1] = [rng.gauss(0.0, 0.2) for _ in range(40)]  # a p-value away from 0 and 1
+    samples[9][0] = 2.0 ** -1070  # huge integers beside ordinary ones, one pass
+    weights = [None, [rng.choice([0.0, 1.0, 3.0]) for _ in range(40)], None, None, None, [], [2.0] * 13, None,
+               None, None]
+    for permutations in (1, 999, 5000):
+        batch = paired.randomization_tests(samples, permutations=permutations, seed=3, weights=weights)
+        single = [paired.randomization_test(x, permutations=permutations, seed=3, weights=w)
+                  for x, w in zip(samples, weights)]
+        assert batch == single
+        assert _without_numpy(monkeypatch, paired.randomization_tests, samples, permutations=permutations, seed=3,
+                              weights=weights) == batch
+    assert paired.randomization_tests([]) == []
+    with pytest.raises(ValueError, match="one entry per sample"):
+        paired.randomization_tests(samples, weights=[None])
