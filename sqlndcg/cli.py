@@ -91,7 +91,8 @@ def _parser() -> argparse.ArgumentParser:
                                 "in byte order; integer: numeric tie order)")
     t = sub.add_parser("trec_eval", help="trec_eval's command line and output, computed in SQL",
                        description="trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE[.PARAMS]]... "
-                                   "[--database URL] QRELS RUN")
+                                   "[--trec-eval-version 10|9] [--database URL] QRELS RUN: prints what trec_eval "
+                                   "10.0 prints; --trec-eval-version 9 prints what trec_eval 9.x (pytrec_eval) does")
     t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
     t.add_argument("-q", dest="per_query", action="store_true", help="print every query's values, then the summary")
     t.add_argument("-c", dest="complete", action="store_true",
@@ -103,6 +104,10 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("-N", dest="collection_size", type=int, default=0, help="documents in the collection (utility)")
     t.add_argument("-m", dest="measures", action="append", default=[],
                    help="measure, family.params or nickname (official, all_trec, set); repeatable")
+    t.add_argument("--trec-eval-version", dest="trec_eval_version", default="10", metavar="{10,9}",
+                   help="the trec_eval to reproduce: 10 (10.0, the default) or 9 (9.x, which pytrec_eval wraps: "
+                   "iprec_at_recall and 11pt_avg reach floor(x * R + 0.9) relevant documents instead of round(x * R), "
+                   "-q -c prints no lines for judged queries the run lacks, all_trec without rbp, rbp_resid, unj)")
     t.add_argument("--database", help="compute in this database: a DuckDB file, sqlite:///file.db or "
                    "postgresql://user@host/db (the files are read by DuckDB, then loaded into temporary tables there)")
     t.add_argument("qrels", help="qrels file ('query iteration doc label'); .gz is read too")
@@ -213,7 +218,8 @@ def _main(args) -> int:
         options = trec_eval.Options(
             qrels=args.qrels, run=args.run, measures=args.measures, per_query=args.per_query,
             complete=args.complete, no_summary=args.no_summary, level=args.level, depth=args.depth,
-            judged_only=args.judged_only, collection_size=args.collection_size, database=args.database)
+            judged_only=args.judged_only, collection_size=args.collection_size, database=args.database,
+            version=args.trec_eval_version)
         return trec_eval.run(options)
     # `sql` without a database takes table names on trust (no connection); evaluate always runs in one.
     con = _connect(args) if args.command == "evaluate" or args.database else None

@@ -1,6 +1,10 @@
-"""preset="trec_eval" equals pytrec_eval (trec_eval's own C code) per query, to 1e-9, on awkward random data."""
+"""preset="trec_eval-9" equals pytrec_eval (trec_eval 9.x's own C code) per query, to 1e-9, on awkward random data;
+preset="trec_eval" (10.0) differs from it only in iprec_at_recall and 11pt_avg, where 10.0 reaches lround(x * R)
+relevant documents instead of floor(x * R + 0.9)."""
 
+import math
 import random
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -21,8 +25,14 @@ MEASURES = {
     "ap@10": "map_cut_10",
     "ap": "map",
     "rr": "recip_rank",
+    "iprec_at_recall(recall=0.1)": "iprec_at_recall_0.10",
+    "iprec_at_recall(recall=0.7)": "iprec_at_recall_0.70",
+    "11pt_avg": "11pt_avg",
 }
-PYTREC_MEASURES = {"ndcg_cut.5,10", "ndcg", "P.5,10", "map_cut.5,10", "map", "recip_rank"}
+PYTREC_MEASURES = {"ndcg_cut.5,10", "ndcg", "P.5,10", "map_cut.5,10", "map", "recip_rank", "iprec_at_recall.0.1,0.7",
+                   "11pt_avg"}
+#: the measures whose relevant documents to reach differ between trec_eval 10.0 and 9.x
+REACHING = ("iprec_at_recall(recall=0.1)", "iprec_at_recall(recall=0.7)", "11pt_avg")
 
 
 def _doc_name(n, id_style):
@@ -80,10 +90,10 @@ def pytrec_scores(run_rows, judgment_rows):
     return evaluator.evaluate(run)
 
 
-def sqlndcg_rows(run_rows, judgment_rows, tuples_to_frame, **settings):
+def sqlndcg_rows(run_rows, judgment_rows, tuples_to_frame, preset="trec_eval-9", **settings):
     run = tuples_to_frame(run_rows, ["query_id", "doc_id", "score"])
     judgments = tuples_to_frame(judgment_rows, ["query_id", "doc_id", "rel"])
-    res = sqlndcg.evaluate(run, judgments, list(MEASURES), preset="trec_eval", **settings)
+    res = sqlndcg.evaluate(run, judgments, list(MEASURES), preset=preset, **settings)
     rows = res.per_query.to_dicts()
     by_query = {r["query_id"]: r for r in rows}
     assert len(by_query) == len(rows), "one row per query"
@@ -141,3 +151,33 @@ def test_tie_break_is_doc_id_descending_as_strings(tuples_to_frame):
     assert got["rr"] == pytest.approx(1 / 3, abs=TOL)
     for column, measure in MEASURES.items():
         assert got[column] == pytest.approx(want[measure], abs=TOL), column
+
+
+def test_the_trec_eval_preset_is_10_and_differs_from_9_only_where_the_reach_does(tuples_to_frame):
+    """preset="trec_eval" (10.0) equals "trec_eval-9" (pytrec_eval) in every measure but iprec_at_recall and
+    11pt_avg, and in those exactly for the queries whose R makes lround(x * R) and floor(x * R + 0.9) differ (at
+    0.1 or 0.7 for iprec; at any of 0, .1, ..., 1 for 11pt_avg), and it differs somewhere."""
+    differing = 0
+    for seed, id_style in CASES:
+        run_rows, judgment_rows, _, _ = make_data(seed, id_style)
+        nine = sqlndcg_rows(run_rows, judgment_rows, tuples_to_frame)
+        ten = sqlndcg_rows(run_rows, judgment_rows, tuples_to_frame, preset="trec_eval")
+        assert set(ten) == set(nine)
+        relevant = {}
+        for q, _, rel in judgment_rows:
+            relevant[q] = relevant.get(q, 0) + (rel >= 1)
+        for q in ten:
+            r = relevant[q]
+
+            def reach_differs(xs):
+                return any(math.floor(x * r + 0.9) != int(Decimal(x * r).quantize(1, ROUND_HALF_UP)) for x in xs)
+
+            for column in MEASURES:
+                if column not in REACHING:
+                    assert ten[q][column] == nine[q][column], (q, column)
+            for column, xs in (("iprec_at_recall(recall=0.1)", [0.1]), ("iprec_at_recall(recall=0.7)", [0.7]),
+                               ("11pt_avg", [i / 10 for i in range(11)])):
+                if ten[q][column] != nine[q][column]:
+                    assert reach_differs(xs), (q, column, r)
+                    differing += 1
+    assert differing > 10

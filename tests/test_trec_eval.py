@@ -1,7 +1,10 @@
-"""`sqlndcg trec_eval` is trec_eval: the installed command, run on files written here, prints what pytrec_eval
-(trec_eval's own C code) computes, per query and in the `all` line, for every measure pytrec_eval supports,
-with -c, -l 2, -M and -J; on data with score ties, unjudged and unretrieved documents, graded, fractional and
-negative labels, queries without relevant documents and judged queries missing from the run."""
+"""`sqlndcg trec_eval --trec-eval-version 9` is trec_eval 9.x: the installed command, run on files written here,
+prints what pytrec_eval (trec_eval 9.x's own C code) computes, per query and in the `all` line, for every measure
+pytrec_eval supports, with -c, -l 2, -M and -J; on data with score ties, unjudged and unretrieved documents, graded,
+fractional and negative labels, queries without relevant documents and judged queries missing from the run.
+The default, trec_eval 10.0, is checked against trec_eval 10.0 itself (test_trec_eval_10.py, its shipped tests;
+test_trec_eval_binary.py, the binary built from its source); here, what differs between the two versions, the
+command's errors, and the other engines."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 #: The installed entry point (pyproject's [project.scripts]), next to the interpreter running the tests.
 SQLNDCG = shutil.which("sqlndcg", path=os.path.dirname(sys.executable)) or shutil.which("sqlndcg")
 PRINTED = 0.00005 + 1e-9  # values are printed with 4 decimals
+NINE = ("--trec-eval-version", "9")  # trec_eval 9.x, which pytrec_eval wraps
 
 
 def sqlndcg(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -91,7 +95,9 @@ def reference(qrels, run, *, complete=False, level=1, depth=None, judged_only=Fa
     return values, sorted(q for q in run if q in qrels)
 
 
-def check(out: str, values: dict, printed_queries: list[str]) -> int:
+def check(out: str, values: dict, printed_queries: list[str], num_rel_all: int | None = None) -> int:
+    """`num_rel_all`: trec_eval's `all` line of num_rel where it is not the sum of the per-query lines (-c: every
+    judged label > 0, whatever -l; m_num_rel.c), which pytrec_eval's own summing does not know."""
     got = parse(out)
     checked = 0
     measures = sorted({m for q in values for m in values[q]} - {"runid", "relstring", "num_q"})
@@ -107,6 +113,8 @@ def check(out: str, values: dict, printed_queries: list[str]) -> int:
     assert {q for (_, q) in got} - {"all"} == set(printed_queries)
     for m in measures:
         ref = pytrec_eval.compute_aggregated_measure(m, [values[q][m] for q in values])
+        if m == "num_rel" and num_rel_all is not None:
+            ref = num_rel_all
         assert abs(float(got[(m, "all")]) - ref) <= PRINTED * max(1, abs(ref)), (m, got[(m, "all")], ref)
         checked += 1
     assert int(got[("num_q", "all")]) == len(values)
@@ -130,9 +138,11 @@ def files(tmp_path_factory):
 ], ids=["plain", "c", "l2", "c-l2", "M4", "J", "c-M6-J"])
 def test_all_trec_equals_pytrec_eval_per_query_and_in_the_all_line(files, flags, options):
     qrels_path, run_path, qrels, run = files
-    done = sqlndcg("trec_eval", "-q", "-m", "all_trec", *flags, qrels_path, run_path)
+    done = sqlndcg("trec_eval", *NINE, "-q", "-m", "all_trec", *flags, qrels_path, run_path)
     assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b""  # 9.x evaluates the queries in both without a word
     values, printed = reference(qrels, run, **options)
+    labels_above_0 = sum(label > 0 for judged in qrels.values() for label in judged.values())
     if options.get("judged_only"):
         # a query whose retrieved documents are all unjudged retrieves nothing under -J: trec_eval's
         # iprec_at_recall and 11pt_avg divide 0 by 0 there (NaN); sqlndcg prints 0
@@ -140,7 +150,8 @@ def test_all_trec_equals_pytrec_eval_per_query_and_in_the_all_line(files, flags,
             for m, v in values[q].items():
                 if isinstance(v, float) and math.isnan(v):
                     values[q][m] = 0.0
-    assert check(done.stdout.decode(), values, printed) > 1000
+    assert check(done.stdout.decode(), values, printed,
+                 labels_above_0 if options.get("complete") else None) > 1000
 
 
 def test_output_format_is_trec_evals(files):
@@ -160,14 +171,16 @@ def test_output_format_is_trec_evals(files):
 
 def test_measure_parameters_follow_trec_evals_spelling(files):
     qrels_path, run_path, qrels, run = files
-    out = parse(sqlndcg("trec_eval", "-q", "-m", "P.3,7", "-m", "iprec_at_recall.0.25", "-m", "Rprec_mult.0.5",
-                        "-m", "ndcg_cut.3", "-m", "success.2", qrels_path, run_path).stdout.decode())
+    out = parse(sqlndcg("trec_eval", *NINE, "-q", "-m", "P.3,7", "-m", "iprec_at_recall.0.25", "-m", "Rprec_mult.0.5",
+                        "-m", "ndcg_cut.3", "-m", "success.2", "-m", "11pt_avg.0.25,0.5", qrels_path,
+                        run_path).stdout.decode())
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"P.3,7", "iprec_at_recall.0.25", "Rprec_mult.0.5",
-                                                       "ndcg_cut.3", "success.2"})
+                                                       "ndcg_cut.3", "success.2", "11pt_avg.0.25,0.5"})
     values = evaluator.evaluate({q: d for q, d in run.items() if q in qrels})
     for q, measures in values.items():
         for m, v in measures.items():
-            assert abs(float(out[(m, q)]) - v) <= PRINTED, (m, q)
+            name = "11pt_avg_0.25,0.5" if m == "11pt_avg" else m  # pytrec_eval drops the parameters from the name
+            assert abs(float(out[(name, q)]) - v) <= PRINTED, (m, q)
     assert ("P_3", "all") in out and ("P_5", "all") not in out
 
 
@@ -182,7 +195,8 @@ def test_stdin_gzip_comments_and_trailing_fields(files, tmp_path):
 def test_labels_are_read_as_their_integer_part(tmp_path):
     (tmp_path / "q").write_text("1 0 a 1.5\n1 0 b 0.5\n1 0 c 2.9\n")
     (tmp_path / "r").write_text("1 Q0 b 1 3 x\n1 Q0 a 2 2 x\n1 Q0 c 3 1 x\n")
-    got = parse(sqlndcg("trec_eval", "-m", "ndcg_cut.5", "-m", "num_rel", tmp_path / "q", tmp_path / "r").stdout.decode())
+    got = parse(sqlndcg("trec_eval", *NINE, "-m", "ndcg_cut.5", "-m", "num_rel", tmp_path / "q",
+                        tmp_path / "r").stdout.decode())
     evaluator = pytrec_eval.RelevanceEvaluator({"1": {"a": 1, "b": 0, "c": 2}}, {"ndcg_cut.5", "num_rel"})
     ref = evaluator.evaluate({"1": {"a": 2.0, "b": 3.0, "c": 1.0}})["1"]
     assert float(got[("ndcg_cut_5", "all")]) == pytest.approx(ref["ndcg_cut_5"], abs=PRINTED)
@@ -274,10 +288,11 @@ def test_set_F_weight_is_trec_evals_x_not_squared(tmp_path):
     assert f(1) == Fr(4, 7)            # 2 (1/3) / (1/2 + 2/3) = (2/3) / (7/6)
     assert f(2) == Fr(3, 5)            # 3 (1/3) / (1 + 2/3) = 1 / (5/3)
     assert f(0) == P                   # x = 0 weighs precision only
-    done = sqlndcg("trec_eval", "-q", "-m", "set_F.0.5", "-m", "set_F", "-m", "set_F.2", "-m", "set_F.0",
-                   tmp_path / "q", tmp_path / "r")
-    assert done.returncode == 0, done.stderr.decode()
-    got = parse(done.stdout.decode())
+    got = {}
+    for spec in ("set_F.0.5", "set_F", "set_F.2", "set_F.0"):  # one -m each: trec_eval takes a family's first only
+        done = sqlndcg("trec_eval", "-q", "-m", spec, tmp_path / "q", tmp_path / "r")
+        assert done.returncode == 0, done.stderr.decode()
+        got.update(parse(done.stdout.decode()))
     for name, x in (("set_F_0.5", Fr(1, 2)), ("set_F", 1), ("set_F_2", 2), ("set_F_0", 0)):
         want = {"q1": f(x), "q2": Fr(0), "q3": Fr(1)}
         for q, v in want.items():
@@ -316,9 +331,11 @@ def test_ndcg_gain_map_follows_trec_evals_m_ndcg(tmp_path):
     }
     # plain ndcg (gain = grade) orders the ideal by grade instead: d3 (3), d2, d5 (2 each), d1 (1)
     plain_q1 = (1 / log2(2) + 3 / log2(4) + 2 / log2(5)) / (3 / log2(2) + 2 / log2(3) + 2 / log2(4) + 1 / log2(5))
-    done = sqlndcg("trec_eval", "-q", "-m", "ndcg.1=3,2=9", "-m", "ndcg", tmp_path / "q", tmp_path / "r")
-    assert done.returncode == 0, done.stderr.decode()
-    got = parse(done.stdout.decode())
+    got = {}
+    for spec in ("ndcg.1=3,2=9", "ndcg"):  # one -m each: trec_eval takes a family's first only
+        done = sqlndcg("trec_eval", "-q", "-m", spec, tmp_path / "q", tmp_path / "r")
+        assert done.returncode == 0, done.stderr.decode()
+        got.update(parse(done.stdout.decode()))
     for q, v in want.items():
         assert abs(float(got[("ndcg_1=3,2=9", q)]) - v) <= PRINTED, (q, got[("ndcg_1=3,2=9", q)], v)
     assert abs(float(got[("ndcg_1=3,2=9", "all")]) - sum(want.values()) / 3) <= PRINTED
@@ -344,22 +361,131 @@ def test_gain_maps_and_weights_sqlndcg_does_not_take_are_refused(tmp_path, spec,
 
 
 # ------------------------------------------------------------------------------------------------------------
+# trec_eval 10.0 (the default) and 9.x (--trec-eval-version 9): what differs, worked out by hand
+
+# Two queries: q5 has R = 5 relevant documents at positions 1, 3, 6, 10, 15 of its run (precision there 1, 2/3,
+# 1/2, 2/5, 1/3), q3 has R = 3 at positions 1, 3, 7 (1, 2/3, 3/7). The precision falls from one relevant document to
+# the next, so iprec reaching c relevant documents is exactly the precision at the c-th.
+PLACES = {"q5": (1, 3, 6, 10, 15), "q3": (1, 3, 7)}
+ROUNDING_QRELS = "".join(f"{q} 0 r{i} 1\n" for q, at in PLACES.items() for i in range(1, len(at) + 1))
+ROUNDING_RUN = "".join(f"{q} Q0 {f'r{at.index(p) + 1}' if p in at else f'n{p}'} {p} {100 - p} s\n"
+                       for q, at in PLACES.items() for p in range(1, at[-1] + 1))
+IPREC_AT_C = {"q5": {1: "1.0000", 2: "0.6667", 3: "0.5000", 4: "0.4000", 5: "0.3333"},
+              "q3": {1: "1.0000", 2: "0.6667", 3: "0.4286"}}
+# (query, level x): (x * R in doubles, c = its lround as 10.0, c = floor(x * R + 0.9) as 9.x)
+REACH = {("q5", "0.10"): (0.5, 1, 1),   # half-way: away from zero (half to even would give 0)
+         ("q5", "0.25"): (1.25, 1, 2),
+         ("q5", "0.30"): (1.5, 2, 2),
+         ("q5", "0.45"): (2.25, 2, 3),
+         ("q5", "0.50"): (2.5, 3, 3),   # half-way: 3 (half to even: 2)
+         ("q5", "0.65"): (3.25, 3, 4),
+         ("q5", "0.70"): (3.5, 4, 4),
+         ("q3", "0.40"): (1.2000000000000002, 1, 2),
+         ("q3", "0.50"): (1.5, 2, 2),
+         # 0.7 * 3 is 2.0999999999999996 in doubles, + 0.9 is 2.9999999999999996: 9.x reaches 2, not 3
+         ("q3", "0.70"): (2.0999999999999996, 2, 2)}
+
+
+@pytest.mark.parametrize("version, column", [([], 1), (list(NINE), 2)], ids=["10.0", "9"])
+def test_iprec_at_recall_reaches_lround_in_10_and_floor_plus_point_9_in_9(tmp_path, version, column):
+    (tmp_path / "q").write_text(ROUNDING_QRELS)
+    (tmp_path / "r").write_text(ROUNDING_RUN)
+    for (q, x), (product, _, _) in REACH.items():
+        assert float(x) * len(PLACES[q]) == product
+    levels = sorted({x for _, x in REACH})
+    done = sqlndcg("trec_eval", *version, "-q", "-m", "iprec_at_recall." + ",".join(levels), "-m", "11pt_avg",
+                   tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 0, done.stderr.decode()
+    got = parse(done.stdout.decode())
+    for (q, x), reach in REACH.items():
+        assert got[(f"iprec_at_recall_{x}", q)] == IPREC_AT_C[q][reach[column]], (q, x)
+    # q5's 11pt_avg at 0, .1, ..., 1 (x * 5 = 0, .5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5): either version reaches
+    # c = 0 (every position: the best precision, 1), 1, 1, 2, 2, 3, 3, 4, 4, 5, 5
+    want = sum({1: 1, 2: 2 / 3, 3: 1 / 2, 4: 2 / 5, 5: 1 / 3}[c] for c in [1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]) / 11
+    assert got[("11pt_avg", "q5")] == f"{want:.4f}"
+
+
+def test_11pt_avg_takes_recall_levels_as_parameters(tmp_path):
+    """trec_eval 10.0's `-m 11pt_avg..25,.5,.75` (out.test.meas_params): the mean of iprec at the levels given,
+    printed as 11pt_avg_.25,.5,.75; levels out of ascending order are refused (m_11pt_avg.c assumes that order
+    and gives other numbers without it)."""
+    (tmp_path / "q").write_text(ROUNDING_QRELS)
+    (tmp_path / "r").write_text(ROUNDING_RUN)
+    done = sqlndcg("trec_eval", "-q", "-m", "11pt_avg..25,.5,.5,.65", tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 0, done.stderr.decode()
+    # q3 (x * 3 = .75, 1.5, 1.5, 1.95): c = 1, 2, 2, 2: (1 + 2/3 + 2/3 + 2/3) / 4 = 0.75
+    # q5 (x * 5 = 1.25, 2.5, 2.5, 3.25): c = 1, 3, 3, 3: (1 + 1/2 + 1/2 + 1/2) / 4 = 0.625
+    assert done.stdout.decode().splitlines() == ["11pt_avg_.25,.5,.5,.65\tq3\t0.7500",
+                                                 "11pt_avg_.25,.5,.5,.65\tq5\t0.6250",
+                                                 "11pt_avg_.25,.5,.5,.65\tall\t0.6875"]
+    refused = sqlndcg("trec_eval", "-m", "11pt_avg..5,.25", tmp_path / "q", tmp_path / "r")
+    assert refused.returncode == 2 and b"give the recall levels in ascending order" in refused.stderr
+
+
+def test_a_family_takes_the_parameters_of_its_first_m_as_trec_eval_does(tmp_path):
+    """trec_eval's meas_init.c reads the first `-m family.params` of a family; a nickname names the family without
+    parameters. Cutoffs are read by atol (23.4 is 23) and sorted; a cutoff or level given twice is refused, as
+    trec_eval refuses it."""
+    (tmp_path / "q").write_text(ROUNDING_QRELS)
+    (tmp_path / "r").write_text(ROUNDING_RUN)
+    done = sqlndcg("trec_eval", "-m", "official", "-m", "P.10,3", "-m", "P.5", "-m", "ndcg_cut.23.4",
+                   tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 0, done.stderr.decode()
+    names = [line.split("\t")[0].strip() for line in done.stdout.decode().splitlines()]
+    assert [n for n in names if n.startswith(("P_", "ndcg_cut_"))] == ["P_3", "P_10", "ndcg_cut_23"]
+    for spec in ("P.5,5", "ndcg_cut.23,23.4", "iprec_at_recall..5,0.5", "P.0"):
+        refused = sqlndcg("trec_eval", "-m", spec, tmp_path / "q", tmp_path / "r")
+        assert refused.returncode == 2 and refused.stderr.count(b"\n") == 1, spec
+
+
+def test_relstring_alone_prints_its_per_query_lines(files):
+    """relstring has no `all` line: alone it prints the per-query strings with -q and nothing without."""
+    qrels_path, run_path, _, _ = files
+    done = sqlndcg("trec_eval", "-q", "-c", "-m", "relstring.4", qrels_path, run_path)
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().splitlines()
+    assert len(lines) == 27 and all(re.fullmatch(r"relstring_4 +\t\d+\t'[-.0-9>]{0,4}'", line) for line in lines)
+    # with -c, a judged query the run lacks is trec_eval's one unjudged document: '-' (only plain `relstring`
+    # is cleared to '' by name in trec_eval.c)
+    assert "relstring_4           \t303\t'-'" in lines
+    quiet = sqlndcg("trec_eval", "-m", "relstring", qrels_path, run_path)
+    assert quiet.returncode == 0 and quiet.stdout == b""
+
+
+@pytest.mark.parametrize("given, major", [("10", "10"), ("10.0", "10"), ("9", "9"), ("9.0.8", "9")])
+def test_the_trec_eval_version_is_10_or_9(given, major):
+    from sqlndcg import trec_eval
+
+    assert trec_eval.version(given) == major
+
+
+def test_another_trec_eval_version_is_refused(files):
+    qrels_path, run_path, _, _ = files
+    done = sqlndcg("trec_eval", "--trec-eval-version", "8", qrels_path, run_path)
+    err = done.stderr.decode()
+    assert done.returncode == 2 and err.count("\n") == 1
+    assert err.startswith("sqlndcg: error: trec_eval version '8': sqlndcg reproduces trec_eval 10"), err
+
+
+# ------------------------------------------------------------------------------------------------------------
 # other engines: --database; the files are read by DuckDB, the measures computed there
 
 ENGINE_MEASURES = ["-m", "all_trec", "-m", "ndcg.1=3,2=9", "-m", "set_F.0.5"]
 
 
-def duckdb_output(files, *flags) -> bytes:
+def duckdb_output(files, *flags) -> subprocess.CompletedProcess:
     qrels_path, run_path, _, _ = files
     done = sqlndcg("trec_eval", "-q", *ENGINE_MEASURES, *flags, qrels_path, run_path)
     assert done.returncode == 0, done.stderr.decode()
-    return done.stdout
+    return done
 
 
-def assert_same_output(got: subprocess.CompletedProcess, want: bytes, label: str) -> None:
+def assert_same_output(got: subprocess.CompletedProcess, want: subprocess.CompletedProcess, label: str) -> None:
+    """The same lines, and the same words on stderr (without -c: the note naming the judged queries the run
+    lacks)."""
     assert got.returncode == 0, got.stderr.decode()
-    assert got.stderr == b""
-    got_lines, want_lines = got.stdout.decode().splitlines(), want.decode().splitlines()
+    assert got.stderr == want.stderr
+    got_lines, want_lines = got.stdout.decode().splitlines(), want.stdout.decode().splitlines()
     assert len(got_lines) == len(want_lines) > 2000, label
     for g, w in zip(got_lines, want_lines):
         assert g == w, f"{label}: {g!r} != DuckDB {w!r}"
@@ -410,12 +536,13 @@ def test_compute_on_a_connection_the_caller_keeps(files):
     statements = []
     con.set_trace_callback(statements.append)
     options = trec_eval.Options(qrels=str(qrels_path), run=str(run_path), measures=["official"], per_query=True)
-    _, per_query, summary = trec_eval.compute(options, con)
+    out = trec_eval.compute(options, con)
     # the measures ran on SQLite, over the rows loaded there
     assert any(s.lstrip().upper().startswith("WITH") and 'FROM "sqlndcg_trec_eval_run"' in s for s in statements)
     assert con.execute("SELECT COUNT(*) FROM sqlite_temp_master").fetchone()[0] == 0
     want = sqlndcg("trec_eval", "-q", qrels_path, run_path).stdout.decode()
-    assert trec_eval.format_lines(per_query) + trec_eval.format_lines(summary) == want
+    assert trec_eval.format_lines(out.per_query) + trec_eval.format_lines(out.summary) == want
+    assert out.missing == ["303", "310", "317", "324"]  # judged queries the run lacks
 
 
 @pytest.mark.parametrize("database, message", [
@@ -477,10 +604,20 @@ def test_the_progress_bar_follows_the_terminal(files, monkeypatch):
 
 
 def test_piped_output_is_only_trec_eval_lines(files):
+    """stdout has only trec_eval's lines; stderr only the note on the judged queries the run lacks, which trec_eval
+    10.0 would stop at without -c (and nothing with -c, or as 9.x, which evaluated the queries in both silently)."""
     qrels_path, run_path, _, _ = files
-    done = sqlndcg("trec_eval", "-q", "-m", "all_trec", qrels_path, run_path)
-    assert done.returncode == 0 and done.stderr == b""
-    assert all(re.fullmatch(r"\S+ *\t\S+\t\S.*", line) for line in done.stdout.decode().splitlines())
+    for flags, note in (([], True), (["-c"], False), (list(NINE), False)):
+        done = sqlndcg("trec_eval", *flags, "-q", "-m", "all_trec", qrels_path, run_path)
+        assert done.returncode == 0
+        assert all(re.fullmatch(r"\S+ *\t\S+\t\S.*", line) for line in done.stdout.decode().splitlines())
+        if note:
+            assert done.stderr.decode() == (
+                "sqlndcg: note: the run has no results for 4 judged queries ('303', '310', '317', ...): trec_eval "
+                "10.0 stops there (exit 4); evaluated over the queries in both, as trec_eval 9 did; -c counts the "
+                "missing ones as 0\n")
+        else:
+            assert done.stderr == b"", flags
 
 
 def run_in_a_terminal(*args, timeout: float = 300) -> tuple[int, str]:

@@ -109,6 +109,17 @@ SELECT len(fields) AS field_count FROM {{ sqlndcg_trec_eval_fields(path) }} AS t
  FROM {{ sqlndcg_trec_eval_fields(path) }} AS run_lines)
 {%- endmacro -%}
 
+{#- trec_eval -c: a judged query the run lacks is evaluated on one unjudged document, as trec_eval.c's bogus
+    ranking ("ceci_nest_pas_un_docno", score 1); line number 0 keeps it out of the run id. -#}
+{%- macro sqlndcg_trec_eval_complete_run(run, qrels) -%}
+(SELECT query_id, doc_id, score, tag, line_number FROM {{ run }} AS run_rows
+ UNION ALL
+ SELECT DISTINCT query_id, 'ceci_nest_pas_un_docno' AS doc_id, CAST(1 AS DOUBLE) AS score, NULL AS tag,
+        0 AS line_number
+ FROM {{ qrels }} AS q
+ WHERE NOT EXISTS (SELECT 1 FROM {{ run }} AS r WHERE r.query_id = q.query_id))
+{%- endmacro -%}
+
 {%- macro sqlndcg_trec_eval_qrels(path) -%}
 (SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[4] AS DOUBLE) AS rel
  FROM {{ sqlndcg_trec_eval_fields(path) }} AS qrels_lines)
@@ -165,7 +176,7 @@ GROUP BY query_id
 
 
 {#- trec_eval's files as the views te_qrels and te_run (a DuckDB session's own), and what the command reads of
-    them besides the measures: row counts, the labels a gain map must cover, the queries the run answered. -#}
+    them besides the measures: row counts, the labels a gain map must cover, the queries of each file. -#}
 {%- macro sqlndcg_trec_eval_view(name, reader) -%}
 CREATE OR REPLACE TEMPORARY VIEW {{ name }} AS SELECT * FROM {{ reader }} AS trec_rows
 {%- endmacro -%}
@@ -178,6 +189,7 @@ SELECT (SELECT COUNT(*) FROM {{ qrels }}) AS qrels_rows, (SELECT COUNT(*) FROM {
 SELECT DISTINCT rel FROM {{ qrels }} WHERE rel > 0
 {%- endmacro -%}
 
-{%- macro sqlndcg_trec_eval_run_queries(run) -%}
-SELECT DISTINCT query_id FROM {{ run }}
+{#- The queries of one file's view: the judged ones (te_qrels), or those the run answered (te_run). -#}
+{%- macro sqlndcg_trec_eval_queries(view) -%}
+SELECT DISTINCT query_id FROM {{ view }}
 {%- endmacro -%}

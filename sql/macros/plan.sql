@@ -191,6 +191,7 @@
   'labels': spec.get('labels', 'as_given'),
   'depth': spec.get('depth'),
   'judged_only': spec.get('judged_only', false),
+  'iprec_reach': spec.get('iprec_reach', 'round'),
   'prune_k': (positive_k | max) if prune else none,
   'metrics': metrics,
   'query_output': sqlndcg.quote(cols.query_id),

@@ -1,7 +1,8 @@
 {#-
   iprec_at_recall(recall=x): interpolated precision at recall level x, the points of the recall-precision graph.
-    c = floor(x * R + 0.9)  (relevant documents to reach; trec_eval 9's rounding, which pytrec_eval has; trec_eval
-                             after 9.0.8 rounds half away from zero instead)
+    c = lround(x * R)       (relevant documents to reach: x * R in doubles, rounded half away from zero; trec_eval
+                             10.0, iprec_reach='round'), or floor(x * R + 0.9) (trec_eval 9.x and pytrec_eval,
+                             iprec_reach='floor_plus_0.9')
     iprec(x) = max over positions i with hits(i) >= c of hits(i) / i          0 when no position qualifies
   11pt_avg: the mean of iprec at x = 0.0, 0.1, ..., 1.0.
   trec_eval: iprec_at_recall.x (defaults 0,.1,...,1; printed iprec_at_recall_0.10), 11pt_avg. ir_measures: IPrec@x.
@@ -14,12 +15,23 @@
                          'values': [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], 'format': '%.2f'},
            'ir_measures': 'IPrec@x'}) }}
 {%- endmacro -%}
-{%- macro iprec_expression(x, t) -%}
-{%- set c = sqlndcg.whole(sqlndcg.number(x) ~ ' * _r_t' ~ t ~ ' + ' ~ sqlndcg.number(0.9)) -%}
+{#- The relevant documents to reach, c, from x * R computed in doubles as trec_eval's C does. lround(v) is
+    whole(v) + 1 when v's fraction, v - whole(v) (exact in doubles), is at least 0.5: exact at half-way values on
+    every engine, where ROUND of a double rounds half to even on some (PostgreSQL, ClickHouse) and whole(v + 0.5) is
+    off for v = 0.49999999999999994 (so is SQLite's ROUND). A negative x gives c <= 0 either way, which every
+    position reaches. -#}
+{%- macro iprec_reach(x, t, reach) -%}
+{%- set v = sqlndcg.number(x) ~ ' * _r_t' ~ t -%}
+{%- if reach == 'floor_plus_0.9' -%}{{ return(sqlndcg.whole(v ~ ' + ' ~ sqlndcg.number(0.9))) }}{%- endif -%}
+{{ return('(' ~ sqlndcg.whole(v) ~ ' + CASE WHEN ' ~ v ~ ' - ' ~ sqlndcg.whole(v) ~ ' >= ' ~ sqlndcg.number(0.5)
+          ~ ' THEN 1 ELSE 0 END)') }}
+{%- endmacro -%}
+{%- macro iprec_expression(x, t, reach) -%}
+{%- set c = sqlndcg.iprec_reach(x, t, reach) -%}
 {{ return('MAX(CASE WHEN _hits_run_t' ~ t ~ ' >= ' ~ c ~ ' THEN ' ~ sqlndcg.as_double('_hits_run_t' ~ t) ~ ' / _pos ELSE 0 END)') }}
 {%- endmacro -%}
 {%- macro default__aggregates_iprec_at_recall(m, p) -%}
-{{ return([['max', sqlndcg.iprec_expression(m.params.recall, m.threshold_index)]]) }}
+{{ return([['max', sqlndcg.iprec_expression(m.params.recall, m.threshold_index, p.iprec_reach)]]) }}
 {%- endmacro -%}
 {%- macro default__value_iprec_at_recall(m, p, a) -%}{{ return('COALESCE(' ~ a.own ~ 'max, 0)') }}{%- endmacro -%}
 
@@ -30,7 +42,7 @@
 {%- endmacro -%}
 {%- macro default__aggregates_11pt_avg(m, p) -%}
 {%- set out = [] -%}
-{%- for i in range(11) -%}{%- do out.append(['max' ~ i, sqlndcg.iprec_expression(i / 10, m.threshold_index)]) -%}{%- endfor -%}
+{%- for i in range(11) -%}{%- do out.append(['max' ~ i, sqlndcg.iprec_expression(i / 10, m.threshold_index, p.iprec_reach)]) -%}{%- endfor -%}
 {{ return(out) }}
 {%- endmacro -%}
 {%- macro default__value_11pt_avg(m, p, a) -%}
