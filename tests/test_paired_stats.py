@@ -511,3 +511,17 @@ def test_randomization_tests_equal_one_call_per_sample(monkeypatch):
     assert paired.randomization_tests([]) == []
     with pytest.raises(ValueError, match="one entry per sample"):
         paired.randomization_tests(samples, weights=[None])
+
+
+def test_count_matrix_widens_past_255(monkeypatch):
+    """A value drawn more than 255 times in one resample (possible from n = 256 on, if unlikely) widens the count
+    matrix from uint8 rather than wrapping."""
+    n = 300
+    blocks = [np.zeros((2, n), dtype=np.int64), np.tile(np.arange(n, dtype=np.int64), (3, 1))]
+    monkeypatch.setattr(paired, "_resample_index_blocks", lambda np_, state, n_, resamples: iter(blocks))
+    paired._COUNTS_CACHE.clear()
+    counts = paired._resample_counts(np, 123, n, 5)
+    paired._COUNTS_CACHE.clear()
+    assert counts.dtype == np.uint32
+    assert counts[:2, 0].tolist() == [300, 300] and counts[:2, 1:].sum() == 0
+    assert (counts[2:] == 1).all()
