@@ -18,6 +18,8 @@ documents a little higher. The steps, each a fresh child process so that its pea
 Printed per step: seconds of the call (wall clock; the data generation excluded), its CPU seconds (all threads of
 the process, DuckDB's included: on a busy machine the steadier figure) and the process's peak resident
 memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``, which includes the interpreter, imports and the data).
+``digest``: a CRC-32 of every row's (randomization p, bootstrap interval, t p) for compare, of the page's length for
+the report; equal digests across versions, or with ``--no-numpy``, mean the same numbers to the bit.
 ``--no-numpy`` hides NumPy from sqlndcg.paired only (pandas still needs it), to time the pure-Python reference.
 """
 
@@ -196,8 +198,8 @@ def main() -> None:
             done.check_returncode()
             result = json.loads(done.stdout.strip().splitlines()[-1])
             digest = result.pop("digest")
-            print(f"{step:9s} {result['seconds']:8.2f} s (CPU {result['cpu']:.2f} s)  peak {result['peak_mib']:7.1f} MiB  "
-                  f"(before the call {result['peak_mib_before_call']:.1f} MiB; {result['rows']} run rows)"
+            print(f"{step:9s} {result['seconds']:8.2f} s (CPU {result['cpu']:.2f} s)  "
+                  f"peak {result['peak_mib']:7.1f} MiB  (before the call {result['peak_mib_before_call']:.1f} MiB; {result['rows']} run rows)"
                   + (f"  digest {zlib.crc32(digest.encode()):08x}" if digest else ""), flush=True)
 
 
