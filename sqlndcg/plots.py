@@ -201,6 +201,17 @@ def plot_cutoffs(result, kind: str = "ndcg", file=None, *, system: str | None = 
     return _finish(fig, file)
 
 
+def _bars(ax, xs, values, colors, width: float) -> None:
+    """Bars from 0 to each value as one collection: thousands of queries draw as one artist, not one Rectangle
+    each (the same pixels, a fraction of the time and memory)."""
+    from matplotlib.collections import PolyCollection
+
+    half = width / 2
+    verts = [((x - half, 0.0), (x - half, v), (x + half, v), (x + half, 0.0)) for x, v in zip(xs, values)]
+    ax.add_collection(PolyCollection(verts, facecolors=colors, edgecolors="none"))
+    ax.autoscale_view()
+
+
 def plot_differences(comparison, file=None, *, metrics=None, title: str | None = None):
     """Per-query differences (system - baseline) of a :class:`~sqlndcg.compare.Comparison`: one panel per
     (stratum, system) and metric, queries sorted by their difference as bars (green: the system wins, red: it
@@ -235,7 +246,7 @@ def plot_differences(comparison, file=None, *, metrics=None, title: str | None =
                 tie = abs(v) <= 1e-12 * (r + 1e-300) or v == 0.0
                 colors.append(_TIE if tie else (_WIN if v > 0 else _LOSS))
             xs = list(range(1, len(values) + 1))
-            ax.bar(xs, values, color=colors, width=0.85)
+            _bars(ax, xs, values, colors, width=0.85)
             ax.axhline(0.0, color="black", linewidth=0.8)
             if st["difference"] is not None:
                 ax.axhline(st["difference"], color=_BAND, linestyle="--", linewidth=1.2,
