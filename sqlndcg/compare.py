@@ -23,7 +23,7 @@ from . import engine, paired, render, sources, stats
 from .engines import Engine, for_connection
 from .errors import InputError, SettingError, SqlndcgError
 from .intervals import metric_range
-from .results import Result, Table
+from .results import FormattedSQL, Result, Table
 from .spec import make_spec
 
 CORRECTIONS = ("holm", "bonferroni", "none")
@@ -49,7 +49,12 @@ class Comparison:
     summary: Table
     account: Table
     settings: dict
-    sql: str = field(repr=False)
+    statement: object = field(repr=False)  # the paired statement: text, or FormattedSQL formatted on first use
+
+    @property
+    def sql(self) -> str:
+        """The paired statement, formatted to read."""
+        return str(self.statement)
 
     def __iter__(self):
         return iter(self.table.to_dicts())
@@ -394,7 +399,7 @@ def compare(
     differences = Table(tuple(diff_columns), tuple(tuple(r) for r in diff_rows), spec_settings)
     table = _statistics(table_columns, table_rows, differences, result.account, strata, system, baseline,
                         compare_settings, spec_settings, weighted=weights is not None)
-    shown = render.pretty(paired_sql, eng.dialect) if eng.dialect != "datafusion" else paired_sql
+    shown = FormattedSQL(paired_sql, eng.dialect)  # formatted when someone reads it
     return Comparison(table, differences, result.per_query, result.summary, result.account,
                       {**spec_settings, **compare_settings}, shown)
 
@@ -442,7 +447,7 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
         missing[tuple(str(a[g]) for g in strata) + (str(a[system]),)] = a["judged_queries_missing_from_run"]
 
     records = [dict(zip(columns, r)) for r in rows]
-    t_ps, perm_ps = [], []
+    samples = []  # per record: (differences, weights, how many take part)
     for rec in records:
         key = tuple(str(rec[g]) for g in strata) + (str(rec[system]), rec["metric"])
         found = sorted(by_test.get(key, []), key=lambda item: item[0])
@@ -450,19 +455,25 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
         weights = [w for _, _, w in found] if weighted else None
         n = rec["pairs"]
         assert n == len(diffs), f"{key}: {n} pairs in SQL, {len(diffs)} differences fetched"
+        samples.append((diffs, weights, n if weights is None else sum(1 for w in weights if w is not None and w > 0)))
+    # Every test in one call each: samples of one size share their sign flips and resamples (the same bits as one
+    # call per test).
+    tested = [i for i, (_, _, counted) in enumerate(samples) if counted >= 1]
+    perm = dict(zip(tested, paired.randomization_tests(
+        [samples[i][0] for i in tested], permutations=s["permutations"], seed=s["seed"],
+        weights=[samples[i][1] for i in tested])))
+    resampled = [i for i, (_, _, counted) in enumerate(samples) if counted >= 2]
+    boot = dict(zip(resampled, paired.bootstrap_intervals(
+        [samples[i][0] for i in resampled], resamples=s["resamples"], seed=s["seed"], method=s["bootstrap"],
+        bounds=[_difference_bounds(records[i]["metric"]) for i in resampled],
+        weights=[samples[i][1] for i in resampled])))
+    t_ps, perm_ps = [], []
+    for i, rec in enumerate(records):
         if rec["effective_pairs"] is not None:
             rec["effective_pairs"] = int(rec["effective_pairs"])
-        counted = n if weights is None else sum(1 for w in weights if w is not None and w > 0)
         rec["t_p"] = _t_p(rec["difference"], rec["difference_std"], rec["effective_pairs"])
-        rec["randomization_p"] = (paired.randomization_test(diffs, permutations=s["permutations"], seed=s["seed"],
-                                                            weights=weights)
-                                  if counted >= 1 else math.nan)
-        if counted >= 2:
-            rec["bootstrap_low"], rec["bootstrap_high"] = paired.bootstrap_interval(
-                diffs, resamples=s["resamples"], seed=s["seed"], method=s["bootstrap"],
-                bounds=_difference_bounds(rec["metric"]), weights=weights)
-        else:
-            rec["bootstrap_low"] = rec["bootstrap_high"] = None
+        rec["randomization_p"] = perm.get(i, math.nan)
+        rec["bootstrap_low"], rec["bootstrap_high"] = boot.get(i, (None, None))
         stratum = tuple(str(rec[g]) for g in strata)
         rec["missing_from_run"] = missing.get(stratum + (str(rec[system]),))
         rec["baseline_missing_from_run"] = missing.get(stratum + (str(baseline),))
