@@ -198,9 +198,9 @@ def _group_by(settings: dict, system: str) -> list[str]:
 @contextmanager
 def _systems_input(eng: Engine, runs, system: str, run_format, own_connection: bool):
     """The run to evaluate: one input as it is, or a dict of runs as one temporary table with a system column
-    holding each run's name. Yields (run, label of the union or None)."""
+    holding each run's name. Yields (run, label of the union or None, the union's SQL or None)."""
     if not isinstance(runs, Mapping):
-        yield runs, None
+        yield runs, None, None
         return
     if len(runs) < 2:
         raise SettingError(f"compare needs at least two runs to compare, got {len(runs)}")
@@ -234,7 +234,7 @@ def _systems_input(eng: Engine, runs, system: str, run_format, own_connection: b
         except eng.errors as exc:
             raise InputError(f"the runs of {', '.join(map(repr, names))} cannot be put together in one table "
                              f"(do their columns have the same types?): {eng.describe_error(exc)}") from None
-        yield table, f"the runs of systems {', '.join(map(repr, names))}"
+        yield table, f"the runs of systems {', '.join(map(repr, names))}", union
     finally:
         if materialized:
             eng.drop(quoted)
@@ -362,12 +362,13 @@ def compare(
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
     eng = for_connection(con, dialect)
     try:
-        with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label):
+        with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label, union_sql):
             try:
                 prepared = engine.prepare(eng, spec, run, judgments, run_format=None if union_label else run_format,
                                           judgments_format=judgments_format, own_connection=con is None,
                                           query_weights=query_weights, weight_column=weight_column)
                 render.call("compare_parts", prepared.plan, system, prepared.weights_plan, dialect=eng.dialect)
+                shown = _standalone_sql(eng, prepared, union_sql, system, baseline)
                 keeping = _KeepPerQuery(eng)
                 try:
                     # evaluate() refuses a scored query without a weight (every system's, so every compared one)
@@ -399,9 +400,17 @@ def compare(
     differences = Table(tuple(diff_columns), tuple(tuple(r) for r in diff_rows), spec_settings)
     table = _statistics(table_columns, table_rows, differences, result.account, strata, system, baseline,
                         compare_settings, spec_settings, weighted=weights is not None)
-    shown = FormattedSQL(paired_sql, eng.dialect)  # formatted when someone reads it
     return Comparison(table, differences, result.per_query, result.summary, result.account,
                       {**spec_settings, **compare_settings}, shown)
+
+
+def _standalone_sql(eng: Engine, prepared, union_sql: str | None, system: str, baseline):
+    """The paired statement as one statement over the inputs themselves (the per-query statement inlined, the runs'
+    union too), so it runs as shown wherever the inputs are: files are read by path. Formatted when read."""
+    plan = prepared.plan if union_sql is None else {**prepared.plan, "run": f"({union_sql})", "run_rereadable": False}
+    per_query = render.call("per_query_sql", plan, False, dialect=eng.dialect)
+    return FormattedSQL(render.call("paired_sql", f"({per_query})", prepared.plan, system, str(baseline),
+                                    prepared.weights_plan, dialect=eng.dialect), eng.dialect)
 
 
 @contextmanager
@@ -517,7 +526,7 @@ def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
     eng = for_connection(con, dialect)
     try:
-        with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label):
+        with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label, _):
             try:
                 prepared = engine.prepare(eng, spec, run, judgments, run_format=None if union_label else run_format,
                                           judgments_format=judgments_format, own_connection=con is None,

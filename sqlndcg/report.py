@@ -120,7 +120,10 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
 
     parts.append("<h2>What went in</h2>")
     parts.append("<pre>" + html.escape(comparison.result.account_text()) + "</pre>")
-    parts.append('<h2>SQL</h2><details><summary>The paired statement</summary><pre>'
+    parts.append('<h2>SQL</h2><p class="note">One statement computes the comparison table above (before its p-values '
+                 "and bootstrap intervals) from the inputs themselves: run it where they are (files are read by "
+                 "their paths). Inputs given as data frames appear under the names sqlndcg registered them by, for "
+                 "the call only.</p><details><summary>The paired statement</summary><pre>"
                  + html.escape(comparison.sql) + "</pre></details>")
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -199,6 +199,30 @@ def test_report_holds_the_summary_the_comparison_and_the_plots(tmp_path, daily):
     assert "judged queries" in page  # the account
 
 
+def test_the_report_sql_runs_as_shown(tmp_path, daily):
+    """The report's statement reads the inputs themselves (no temporary table of the call): pasted into a new
+    DuckDB session it gives the comparison's pairs and differences."""
+    import html as html_module
+
+    import duckdb
+
+    runs, qrels = daily
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    qrels.to_csv(tmp_path / "qrels.csv", index=False)
+    page = report(str(tmp_path / "runs.csv"), str(tmp_path / "qrels.csv"), ["ndcg@5", "ap"], baseline="bm25",
+                  group_by="ds", max_k=3, permutations=100, resamples=100)
+    (sql,) = re.findall(r"<summary>The paired statement</summary><pre>(.*?)</pre>", page, re.S)
+    cur = duckdb.connect().execute(html_module.unescape(sql))
+    names = [d[0] for d in cur.description]
+    got = {(r["ds"], r["metric"]): r for r in (dict(zip(names, row)) for row in cur.fetchall())}
+    c = compare(str(tmp_path / "runs.csv"), str(tmp_path / "qrels.csv"), ["ndcg@5", "ap"], baseline="bm25",
+                group_by="ds", permutations=100, resamples=100)
+    assert len(got) == len(c.table) == 2 * len(DAYS)
+    for row in c:
+        shown = got[(row["ds"], row["metric"])]
+        assert shown["pairs"] == row["pairs"] and shown["difference"] == pytest.approx(row["difference"], abs=1e-12)
+
+
 def test_render_html_escapes_names():
     runs, qrels = synthetic(queries=4, systems=("<b>base</b>", "new & better"))
     page = render_html(compare(runs, qrels, ["ndcg@5"], baseline="<b>base</b>", permutations=50, resamples=50))
