@@ -1,14 +1,14 @@
 WITH run_rows AS (
   SELECT
     `system` AS _g0,
-    `query_id` AS _q,
-    `doc_id` AS _d,
+    CAST(`query_id` AS STRING) AS _q,
+    CAST(`doc_id` AS STRING) AS _d,
     `score` AS _key
   FROM `runs` AS run_input
 ), judgment_rows AS (
   SELECT
-    `query_id` AS _q,
-    `doc_id` AS _d,
+    CAST(`query_id` AS STRING) AS _q,
+    CAST(`doc_id` AS STRING) AS _d,
     CAST(`rel` AS DOUBLE) AS _rel
   FROM `qrels` AS judgments_input
 ), labels AS (
@@ -76,7 +76,7 @@ WITH run_rows AS (
     _q,
     _d,
     _key,
-    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC, _d DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC, CAST(_d AS BINARY) DESC) AS _pos
   FROM candidates
 ), top_ranked AS (
   SELECT

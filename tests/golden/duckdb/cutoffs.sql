@@ -1,14 +1,14 @@
 WITH run_rows AS (
   SELECT
     "system" AS _g0,
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    CAST("query_id" AS TEXT) COLLATE "binary" AS _q,
+    CAST("doc_id" AS TEXT) COLLATE "binary" AS _d,
     "score" AS _key
   FROM "runs" AS run_input
 ), judgment_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    CAST("query_id" AS TEXT) COLLATE "binary" AS _q,
+    CAST("doc_id" AS TEXT) COLLATE "binary" AS _d,
     CAST("rel" AS DOUBLE) AS _rel
   FROM "qrels" AS judgments_input
 ), labels AS (

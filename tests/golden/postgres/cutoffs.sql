@@ -1,14 +1,14 @@
 WITH run_rows AS (
   SELECT
     "system" AS _g0,
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    CAST("query_id" AS VARCHAR) COLLATE "C" AS _q,
+    CAST("doc_id" AS VARCHAR) COLLATE "C" AS _d,
     "score" AS _key
   FROM "runs" AS run_input
 ), judgment_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    CAST("query_id" AS VARCHAR) COLLATE "C" AS _q,
+    CAST("doc_id" AS VARCHAR) COLLATE "C" AS _d,
     CAST("rel" AS DOUBLE PRECISION) AS _rel
   FROM "qrels" AS judgments_input
 ), labels AS (
@@ -80,7 +80,7 @@ WITH run_rows AS (
     _q,
     _d,
     _key,
-    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC NULLS LAST, _d DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC NULLS LAST, _d COLLATE "C" DESC) AS _pos
   FROM candidates
 ), top_ranked AS (
   SELECT

@@ -1,13 +1,13 @@
 WITH run_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    COLLATE(CAST("query_id" AS VARCHAR), 'utf8') AS _q,
+    COLLATE(CAST("doc_id" AS VARCHAR), 'utf8') AS _d,
     "score" AS _key
   FROM "runs" AS run_input
 ), judgment_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    COLLATE(CAST("query_id" AS VARCHAR), 'utf8') AS _q,
+    COLLATE(CAST("doc_id" AS VARCHAR), 'utf8') AS _d,
     CAST("rel" AS DOUBLE) AS _rel
   FROM "qrels" AS judgments_input
 ), labels AS (
@@ -68,7 +68,7 @@ WITH run_rows AS (
     _rel_t0,
     _pool,
     _judged,
-    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC NULLS LAST, _d DESC) AS _pos,
+    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC NULLS LAST, COLLATE(_d, 'utf8') DESC) AS _pos,
     RANK() OVER (PARTITION BY _q ORDER BY _key DESC NULLS LAST) AS _tie_start
   FROM labelled
 ), top_ranked AS (

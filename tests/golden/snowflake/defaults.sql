@@ -1,14 +1,14 @@
 WITH run_rows AS (
   SELECT
     "system" AS _g0,
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    COLLATE(CAST("query_id" AS VARCHAR), 'utf8') AS _q,
+    COLLATE(CAST("doc_id" AS VARCHAR), 'utf8') AS _d,
     "score" AS _key
   FROM "runs" AS run_input
 ), judgment_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    COLLATE(CAST("query_id" AS VARCHAR), 'utf8') AS _q,
+    COLLATE(CAST("doc_id" AS VARCHAR), 'utf8') AS _d,
     CAST("rel" AS DOUBLE) AS _rel
   FROM "qrels" AS judgments_input
 ), labels AS (
@@ -68,10 +68,10 @@ WITH run_rows AS (
     _judged,
     SUM(_rel_t0) OVER (
       PARTITION BY _g0, _q
-      ORDER BY _key DESC NULLS LAST, _d DESC
+      ORDER BY _key DESC NULLS LAST, COLLATE(_d, 'utf8') DESC
       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS _seen_t0,
-    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC NULLS LAST, _d DESC) AS _pos
+    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC NULLS LAST, COLLATE(_d, 'utf8') DESC) AS _pos
   FROM labelled
 ), top_ranked AS (
   SELECT

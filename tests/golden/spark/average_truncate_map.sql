@@ -1,13 +1,13 @@
 WITH run_rows AS (
   SELECT
-    `query_id` AS _q,
-    `doc_id` AS _d,
+    CAST(`query_id` AS STRING) AS _q,
+    CAST(`doc_id` AS STRING) AS _d,
     `score` AS _key
   FROM `runs` AS run_input
 ), judgment_rows AS (
   SELECT
-    `query_id` AS _q,
-    `doc_id` AS _d,
+    CAST(`query_id` AS STRING) AS _q,
+    CAST(`doc_id` AS STRING) AS _d,
     CAST(`rel` AS DOUBLE) AS _rel
   FROM `qrels` AS judgments_input
 ), labels AS (
@@ -68,7 +68,7 @@ WITH run_rows AS (
     _rel_t0,
     _pool,
     _judged,
-    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC, _d DESC) AS _pos,
+    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _key DESC, CAST(_d AS BINARY) DESC) AS _pos,
     RANK() OVER (PARTITION BY _q ORDER BY _key DESC) AS _tie_start
   FROM labelled
 ), top_ranked AS (

@@ -1,13 +1,13 @@
 WITH run_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    CAST("query_id" AS TEXT) COLLATE BINARY AS _q,
+    CAST("doc_id" AS TEXT) COLLATE BINARY AS _d,
     "score" AS _key
   FROM "runs" AS run_input
 ), judgment_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    CAST("query_id" AS TEXT) COLLATE BINARY AS _q,
+    CAST("doc_id" AS TEXT) COLLATE BINARY AS _d,
     CAST("rel" AS REAL) AS _rel
   FROM "qrels" AS judgments_input
 ), labels AS (

@@ -1,13 +1,13 @@
 WITH run_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    CAST("query_id" AS VARCHAR) AS _q,
+    CAST("doc_id" AS VARCHAR) AS _d,
     "score" AS _key
   FROM "runs" AS run_input
 ), judgment_rows AS (
   SELECT
-    "query_id" AS _q,
-    "doc_id" AS _d,
+    CAST("query_id" AS VARCHAR) AS _q,
+    CAST("doc_id" AS VARCHAR) AS _d,
     (
       CASE
         WHEN CAST("rel" AS DOUBLE) >= 0

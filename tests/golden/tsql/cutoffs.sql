@@ -1,14 +1,14 @@
 WITH run_rows AS (
   SELECT
     [system] AS _g0,
-    [query_id] AS _q,
-    [doc_id] AS _d,
+    CAST([query_id] AS NVARCHAR(4000)) COLLATE Latin1_General_100_BIN2_UTF8 AS _q,
+    CAST([doc_id] AS NVARCHAR(4000)) COLLATE Latin1_General_100_BIN2_UTF8 AS _d,
     [score] AS _key
   FROM [runs] AS run_input
 ), judgment_rows AS (
   SELECT
-    [query_id] AS _q,
-    [doc_id] AS _d,
+    CAST([query_id] AS NVARCHAR(4000)) COLLATE Latin1_General_100_BIN2_UTF8 AS _q,
+    CAST([doc_id] AS NVARCHAR(4000)) COLLATE Latin1_General_100_BIN2_UTF8 AS _d,
     CAST([rel] AS FLOAT) AS _rel
   FROM [qrels] AS judgments_input
 ), labels AS (
@@ -76,7 +76,10 @@ WITH run_rows AS (
     _q AS _q,
     _d AS _d,
     _key AS _key,
-    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC, _d DESC) AS _pos
+    ROW_NUMBER() OVER (
+      PARTITION BY _g0, _q
+      ORDER BY _key DESC, _d COLLATE Latin1_General_100_BIN2_UTF8 DESC
+    ) AS _pos
   FROM candidates
 ), top_ranked AS (
   SELECT
