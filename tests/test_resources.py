@@ -129,3 +129,45 @@ def test_a_refused_limit_leaves_no_spill_directory_behind(tmp_path, monkeypatch)
     with pytest.raises(sqlndcg.SettingError, match=r"^memory_limit='lots': DuckDB refuses it \(Parser Error: Memory "):
         sqlndcg.evaluate("run", "qrels", memory_limit="lots")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_spill_directories_of_killed_processes_are_removed_on_the_next_start(tmp_path):
+    """A process killed before it could clean up (SIGKILL, SIGTERM, a closed terminal) leaves its private spill
+    directory behind; the next sqlndcg connection removes those of processes that are gone, never a live one's."""
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    # A process that opens a connection (making its spill directory), says so, then waits to be killed.
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from sqlndcg import engines; eng = engines.for_connection(None); "
+        "print(eng.limits['temp_directory'], flush=True); time.sleep(600)")], env=env, stdout=subprocess.PIPE,
+        text=True)
+    killed = child.stdout.readline().strip()
+    live = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from sqlndcg import engines; eng = engines.for_connection(None); "
+        "print(eng.limits['temp_directory'], flush=True); time.sleep(600)")], env=env, stdout=subprocess.PIPE,
+        text=True)
+    alive = live.stdout.readline().strip()
+    try:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        assert os.path.isdir(killed) and os.path.isdir(alive) and os.path.dirname(killed) == str(tmp_path)
+        started = subprocess.run([sys.executable, "-c", (
+            "from sqlndcg import engines; eng = engines.for_connection(None); eng.close()")], env=env, timeout=120)
+        assert started.returncode == 0
+        assert not os.path.exists(killed)  # the killed process's directory is gone
+        assert os.path.isdir(alive)        # the live one's is kept
+    finally:
+        live.kill()
+        live.wait(timeout=30)
+
+
+def test_a_temp_directory_not_made_yet_is_made_by_duckdb(tmp_path):
+    """temp_directory= names a directory that need not exist yet (it raised FileNotFoundError sizing the spill)."""
+    run, qrels = inputs()
+    target = tmp_path / "not" / "yet"
+    got = sqlndcg.evaluate(run, qrels, ["ndcg@3"], memory_limit="1GB", temp_directory=str(target))
+    want = sqlndcg.evaluate(run, qrels, ["ndcg@3"])
+    assert got.summary.to_dicts()[0]["ndcg@3"] == want.summary.to_dicts()[0]["ndcg@3"]

@@ -8,6 +8,7 @@ disk is reported as that, with the settings to change.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 
@@ -19,9 +20,49 @@ from .base import Engine, MissingRelation
 
 
 def bounded_spill(directory: str) -> str:
-    """A spill size limit for ``directory``: four fifths of its disk's free space (the disk keeps room)."""
-    free = shutil.disk_usage(directory).free
+    """A spill size limit for ``directory``: four fifths of its disk's free space (the disk keeps room). A directory
+    not made yet (DuckDB makes it when it first spills) is measured on its nearest existing parent."""
+    existing = os.path.abspath(directory)
+    while not os.path.isdir(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    free = shutil.disk_usage(existing).free
     return f"{max(1, int(free * 0.8) // 2**20)}MiB"
+
+
+#: A private spill directory is named after the process that made it, so a later start can tell it is stale.
+_SPILL_PREFIX = "sqlndcg-spill-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # another user's process, or no way to ask: keep its directory
+    return True
+
+
+def remove_stale_spills(parent: str | None = None) -> list[str]:
+    """Remove the private spill directories of sqlndcg processes that are gone (killed by SIGKILL, SIGTERM or a
+    closed terminal before they could clean up). Returns what was removed."""
+    parent = parent or tempfile.gettempdir()
+    removed = []
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return removed
+    for name in entries:
+        if not name.startswith(_SPILL_PREFIX):
+            continue
+        pid_text = name[len(_SPILL_PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+            continue
+        path = os.path.join(parent, name)
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.exists(path):
+            removed.append(path)
+    return removed
 
 
 def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, max_temp_size=None):
@@ -31,7 +72,8 @@ def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, ma
     DuckDB refuses is a SettingError naming it, and leaves no directory behind."""
     made = None
     if private and temp_directory is None:
-        made = temp_directory = tempfile.mkdtemp(prefix="sqlndcg-spill-")
+        remove_stale_spills()
+        made = temp_directory = tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-")
     if private and max_temp_size is None:
         max_temp_size = bounded_spill(temp_directory)
     limits = {}
