@@ -237,7 +237,7 @@ def _family_lines(family: str, params: str | None, collection_size: int) -> list
     return [Line(family, family, _metric(kind))]
 
 
-def select(specs: list[str], collection_size: int = 0, version: str = "10") -> list[Line]:
+def select(specs: list[str], collection_size: int = 0, major: str = "10") -> list[Line]:
     """The lines trec_eval prints for its ``-m`` arguments (``official`` when there are none), as trec_eval.c and
     meas_init.c decide: every family named (directly or by a nickname) is printed once, in measures.c's order,
     with the parameters of the first ``-m family.params`` that names it (``-m P.5 -m P.10`` prints P_5 only)."""
@@ -250,7 +250,7 @@ def select(specs: list[str], collection_size: int = 0, version: str = "10") -> l
         if name in NICKNAMES:
             if dot:
                 raise MetricError(f"trec_eval measure {spec!r}: {name} is a nickname; it takes no parameters")
-            marked.update(f for f in NICKNAMES[name] if version == "10" or name != "all_trec" or f not in NEW_IN_10)
+            marked.update(f for f in NICKNAMES[name] if major == "10" or name != "all_trec" or f not in NEW_IN_10)
             continue
         if name not in FAMILIES:
             known = ", ".join(list(NICKNAMES) + list(FAMILIES))
