@@ -52,8 +52,16 @@ def add_setting_flags(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(flag, dest=name, help=helptext)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with sqlndcg's way of failing: one line naming the flag, what it allows and where to read more,
+    exit status 2, never the whole usage (the verbs' parsers are of this class too)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sqlndcg", description="Ranking metrics computed in SQL (DuckDB).")
+    parser = _Parser(prog="sqlndcg", description="Ranking metrics computed in SQL (DuckDB).")
     parser.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -114,6 +122,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("run", help="run file ('query Q0 doc rank score tag'), or - for standard input")
     cli_judgments.add_commands(sub)
     cli_compare.add_commands(sub)
+    for verb in sub.choices.values():
+        verb.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
     return parser
 
 
@@ -243,6 +253,9 @@ def main(argv=None) -> int:
     debug = getattr(args, "debug", False)
     try:
         return _main(args)
+    except KeyboardInterrupt:  # Ctrl-C: what the shell expects (128 + SIGINT), one line, no traceback
+        print("sqlndcg: interrupted", file=sys.stderr)
+        return 130
     except SqlndcgError as exc:
         if debug:
             raise

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .errors import SettingError
+import argparse
+
 from .spec import SETTINGS
 
 
@@ -13,7 +14,9 @@ def gain_flag(text: str):
     try:
         return {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
     except ValueError:
-        raise SettingError(f"--gain {text!r}: use exponential, linear, or a map like 1:1,2:3,3:7") from None
+        # argparse shows an ArgumentTypeError's text as it is (other errors as "invalid gain_flag value")
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: use exponential, linear, or a map of grade to "
+                                         "gain like 1:1,2:3,3:7") from None
 
 
 def add_memory_flags(parser) -> None:
