@@ -15,8 +15,8 @@ import time
 import duckdb
 
 import sqlndcg
-from sqlndcg import engine
-from sqlndcg.spec import make_spec
+from sqlndcg.verbs import evaluation as engine
+from sqlndcg.core.spec import make_spec
 
 
 def generate(con, rows: int, docs: int, seed: int = 1) -> None:

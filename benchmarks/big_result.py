@@ -46,7 +46,7 @@ def main() -> None:
     import duckdb
 
     import sqlndcg
-    from sqlndcg.engines.duckdb_engine import set_limits
+    from sqlndcg.run.engines.duckdb_engine import set_limits
 
     con = duckdb.connect()
     # The limits sqlndcg sets on a connection of its own: spilling into a private, bounded directory (removed

@@ -447,15 +447,15 @@ def tool_sqlndcg_stages(args, metrics):
     calls: dict[str, int] = {}
     each: dict[str, list[float]] = {}
     wrapped = [
-        ("sqlndcg.engine", "prepare", "prepare (resolve, describe, checks, render)"),
-        ("sqlndcg.checks", "check_trec_lines", "  checks: TREC line check"),
-        ("sqlndcg.checks", "check_run", "  checks: run rows (NULL, non-finite)"),
-        ("sqlndcg.checks", "check_judgments", "  checks: judgment rows (NULL, non-finite, range)"),
-        ("sqlndcg.engine", "_checked_account", "  account + repeated (query, doc) pairs, one pass"),
-        ("sqlndcg.engine", "execute", "execute (per-query table, summary)"),
-        ("sqlndcg.engine", "_fetch", "  _fetch (per-query rows, summary as Arrow)"),
-        ("sqlndcg.engine", "_refuse_bad_numbers", "  non-finite / empty scan"),
-        ("sqlndcg.engine", "_summary", "  summary"),
+        ("sqlndcg.verbs.evaluation", "prepare", "prepare (resolve, describe, checks, render)"),
+        ("sqlndcg.run.checks", "check_trec_lines", "  checks: TREC line check"),
+        ("sqlndcg.run.checks", "check_run", "  checks: run rows (NULL, non-finite)"),
+        ("sqlndcg.run.checks", "check_judgments", "  checks: judgment rows (NULL, non-finite, range)"),
+        ("sqlndcg.verbs.evaluation", "_checked_account", "  account + repeated (query, doc) pairs, one pass"),
+        ("sqlndcg.verbs.evaluation", "execute", "execute (per-query table, summary)"),
+        ("sqlndcg.verbs.evaluation", "_fetch", "  _fetch (per-query rows, summary as Arrow)"),
+        ("sqlndcg.verbs.evaluation", "_refuse_bad_numbers", "  non-finite / empty scan"),
+        ("sqlndcg.verbs.evaluation", "_summary", "  summary"),
     ]
 
     def wrap(fn, label):

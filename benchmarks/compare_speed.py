@@ -1,4 +1,4 @@
-"""Time and peak memory of `sqlndcg.compare` and `sqlndcg.report.report` on a daily comparison of two systems.
+"""Time and peak memory of `sqlndcg.compare` and `sqlndcg.verbs.report.report` on a daily comparison of two systems.
 
     .venv/bin/python benchmarks/compare_speed.py                       # every step, each in its own child process
     .venv/bin/python benchmarks/compare_speed.py --steps compare2 --profile 25   # cProfile, top 25 by own time
@@ -13,7 +13,7 @@ documents a little higher. The steps, each a fresh child process so that its pea
 
 * compare2: ``compare(run, judgments, ["ndcg@10", "ap"], group_by=["ds"], baseline="base")``
 * compare4: the same with ``["ndcg@10", "ap", "p@10", "rr@10"]``
-* report:   ``sqlndcg.report.report(...)`` with the 2 metrics (also NDCG@1..10 per system and the plots)
+* report:   ``sqlndcg.verbs.report.report(...)`` with the 2 metrics (also NDCG@1..10 per system and the plots)
 
 Printed per step: seconds of the call (wall clock; the data generation excluded), its CPU seconds (all threads of
 the process, DuckDB's included: on a busy machine the steadier figure) and the process's peak resident
@@ -76,10 +76,11 @@ def _time_stages(stages: dict) -> None:
 
     import importlib
 
-    from sqlndcg import paired, plots
+    from sqlndcg.stats import paired
+    from sqlndcg.present import plots
 
-    compare_module = importlib.import_module("sqlndcg.compare")  # sqlndcg.compare is the function
-    report_module = importlib.import_module("sqlndcg.report")
+    compare_module = importlib.import_module("sqlndcg.verbs.compare")  # sqlndcg.compare is the function
+    report_module = importlib.import_module("sqlndcg.verbs.report")
 
     def timed(module, name, label=None):
         function = getattr(module, name)
@@ -125,17 +126,17 @@ def child(args) -> None:
     if args.what_if_bars:
         _bars_as_one_collection()
     if args.no_numpy:
-        from sqlndcg import paired
+        from sqlndcg.stats import paired
 
         paired._numpy = lambda: None
     import sqlndcg
-    import sqlndcg.report
+    import sqlndcg.verbs.report
 
     run, qrels = make_data(args.queries, args.days, args.seed)
     metrics = STEPS[args.child]
     kwargs = dict(group_by=["ds"], baseline="base", system="system")
     if args.child == "report":
-        call = lambda: sqlndcg.report.report(run, qrels, metrics, **kwargs)  # noqa: E731
+        call = lambda: sqlndcg.verbs.report.report(run, qrels, metrics, **kwargs)  # noqa: E731
     else:
         call = lambda: sqlndcg.compare(run, qrels, metrics, **kwargs)  # noqa: E731
     stages: dict[str, float] = {}

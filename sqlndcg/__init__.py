@@ -2,26 +2,69 @@
 
 One set of Jinja SQL templates (shipped as ``sqlndcg/sql``) is the single source of truth; it runs in DuckDB
 here, is transpiled by sqlglot for warehouses, and is loaded by dbt.
+
+The layers, each importing only those below it::
+
+    cli/      the command line: one parser per verb, one table writer
+    verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions
+    stats/    paired tests, bootstrap intervals, the t distribution (pure Python; NumPy only speeds them up)
+    present/  results (tables, the SQL that ran) and plots
+    run/      the session with an engine: connections, inputs (sources), input checks, engines/
+    core/     metric names, settings (the spec) and the template renderer over sql/
+    errors    the exceptions every layer raises
+
+The public names below are imported on first use, so ``import sqlndcg`` (and ``sqlndcg --help``) stays quick.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
-from .api import evaluate, to_sql
-from .compare import Comparison, compare
-from .intervals import bootstrap_summary
-from .agreement import Agreement, aggregate_labels, agreement
-from .labels import labels_from_events
-from .positions import Positions, positions
 from .errors import DataError, EmptyQueryError, InputError, MetricError, ResourceError, SettingError, SqlndcgError
-from .metrics import KINDS, Metric, parse_metric, parse_metrics
-from .results import Result, Table
-from .spec import PRESETS
 
 __version__ = "0.1.0"
 
 _EXAMPLES = Path(__file__).resolve().parent / "examples"
+
+#: public name -> (module, attribute; None for the module itself)
+_LAZY = {
+    "evaluate": ("sqlndcg.verbs.evaluate", "evaluate"),
+    "to_sql": ("sqlndcg.verbs.evaluate", "to_sql"),
+    "compare": ("sqlndcg.verbs.compare", "compare"),
+    "Comparison": ("sqlndcg.verbs.compare", "Comparison"),
+    "report": ("sqlndcg.verbs.report", "report"),
+    "bootstrap_summary": ("sqlndcg.stats.intervals", "bootstrap_summary"),
+    "agreement": ("sqlndcg.verbs.agreement", "agreement"),
+    "aggregate_labels": ("sqlndcg.verbs.agreement", "aggregate_labels"),
+    "Agreement": ("sqlndcg.verbs.agreement", "Agreement"),
+    "labels_from_events": ("sqlndcg.verbs.labels", "labels_from_events"),
+    "positions": ("sqlndcg.verbs.positions", "positions"),
+    "Positions": ("sqlndcg.verbs.positions", "Positions"),
+    "KINDS": ("sqlndcg.core.metrics", "KINDS"),
+    "Metric": ("sqlndcg.core.metrics", "Metric"),
+    "parse_metric": ("sqlndcg.core.metrics", "parse_metric"),
+    "parse_metrics": ("sqlndcg.core.metrics", "parse_metrics"),
+    "Result": ("sqlndcg.present.results", "Result"),
+    "Table": ("sqlndcg.present.results", "Table"),
+    "PRESETS": ("sqlndcg.core.spec", "PRESETS"),
+    "plots": ("sqlndcg.present.plots", None),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'sqlndcg' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = importlib.import_module(module)
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def example(name: str) -> str:
@@ -33,7 +76,7 @@ def example(name: str) -> str:
 
 
 __all__ = [
-    "compare", "Comparison", "bootstrap_summary",
+    "compare", "Comparison", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",

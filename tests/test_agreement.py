@@ -19,7 +19,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 
 import sqlndcg
 from sqlndcg import DataError, InputError, SettingError
-from sqlndcg import render
+from sqlndcg.core import render
 
 TOL = 1e-9
 
@@ -268,7 +268,7 @@ def test_the_sql_renders_for_every_target_engine():
 
 def test_the_dbt_entry_macros_render_from_a_relation(monkeypatch):
     """agreement(judgments=ref(...)) and aggregate_labels(...) as dbt calls them: columns from the adapter."""
-    from sqlndcg.render import _Adapter
+    from sqlndcg.core.render import _Adapter
 
     class Column:
         def __init__(self, name, kind):

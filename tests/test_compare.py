@@ -22,11 +22,11 @@ import pandas as pd
 import pytest
 
 import sqlndcg
-from sqlndcg import paired
-from sqlndcg.cli_compare import main as cli_main
-from sqlndcg.compare import compare, evaluate_systems
+from sqlndcg.stats import paired
+from sqlndcg.cli.compare import main as cli_main
+from sqlndcg.verbs.compare import compare, evaluate_systems
 from sqlndcg.errors import InputError, SettingError
-from sqlndcg.intervals import bootstrap_summary, metric_range, with_bootstrap
+from sqlndcg.stats.intervals import bootstrap_summary, metric_range, with_bootstrap
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

@@ -12,7 +12,7 @@ import pytest
 
 import sqlndcg
 from sqlndcg.cli import main
-from sqlndcg.metrics import MEASURES
+from sqlndcg.core.metrics import MEASURES
 
 # ----------------------------------------------------------------------------------------------------------------
 # NaN and infinite ranks

@@ -247,7 +247,7 @@ def test_frames_on_sqlite_equal_duckdb_and_leave_no_table():
 
 def test_a_frame_is_copied_into_the_engine_once_per_evaluation(monkeypatch):
     """The checks and the evaluation share one registration: each frame is loaded into SQLite once."""
-    from sqlndcg.engines.sqlite_engine import SQLiteEngine
+    from sqlndcg.run.engines.sqlite_engine import SQLiteEngine
 
     loaded = []
     register = SQLiteEngine.register
@@ -295,7 +295,7 @@ def test_register_makes_a_typed_temporary_table_in_batches_and_unregister_drops_
     import duckdb
     import pyarrow as pa
 
-    from sqlndcg.engines import dbapi, for_connection
+    from sqlndcg.run.engines import dbapi, for_connection
 
     monkeypatch.setattr(dbapi, "BATCH_ROWS", 7)  # 100 rows: 15 batches, from a table and from a stream
     con, leftover = _connection(engine, request)

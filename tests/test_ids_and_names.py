@@ -183,7 +183,7 @@ def test_a_column_name_with_a_nul_byte_is_refused():
 
 def test_the_declared_account_columns_are_the_account():
     """spec.sql refuses group columns named like the account's columns: the declaration is the account's own."""
-    from sqlndcg import render
+    from sqlndcg.core import render
 
     res = sqlndcg.evaluate(pa.table({"system": ["s1", "s2"], **RUN}), pa.table(QRELS), ["ndcg@10"], group_by="system")
     assert res.account.to_arrow().column_names == ["system"] + render.call("account_columns")

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import sqlndcg
-from sqlndcg import DataError, InputError, SettingError, render
+from sqlndcg import DataError, InputError, SettingError
+from sqlndcg.core import render
 
 RULES = {"click": 1, "add_to_cart": 2, "purchase": 3}
 
@@ -202,7 +203,7 @@ class Relation:
 def test_the_dbt_macro_renders_from_relations_and_equals_python(monkeypatch):
     import duckdb
 
-    from sqlndcg.render import _Adapter
+    from sqlndcg.core.render import _Adapter
 
     monkeypatch.setattr(_Adapter, "get_columns_in_relation", lambda self, relation: relation.columns, raising=False)
     con = duckdb.connect()
@@ -235,7 +236,7 @@ EXAMPLES = Path(sqlndcg.__file__).resolve().parent / "examples"
 def cli(*argv: str) -> int:
     import argparse
 
-    from sqlndcg import cli_judgments
+    from sqlndcg.cli import judgments as cli_judgments
 
     parser = argparse.ArgumentParser(prog="sqlndcg")
     cli_judgments.add_commands(parser.add_subparsers(dest="command", required=True))

@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 import sqlndcg
-from sqlndcg import api, cli
-from sqlndcg.metrics import MEASURES
-from sqlndcg.spec import SETTINGS
+from sqlndcg import cli
+from sqlndcg.verbs import evaluate as api
+from sqlndcg.core.metrics import MEASURES
+from sqlndcg.core.spec import SETTINGS
 
 MEASURE_DIR = Path(__file__).resolve().parent.parent / "sql" / "macros" / "measures"
 

@@ -8,7 +8,7 @@ import jinja2
 import jinja2.nodes
 import pytest
 
-from sqlndcg import render
+from sqlndcg.core import render
 
 MACROS = sorted((render.SQL_DIR / "macros").rglob("*.sql"))
 PACKAGE_MACROS = set()

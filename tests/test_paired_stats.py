@@ -14,7 +14,8 @@ from fractions import Fraction
 
 import pytest
 
-from sqlndcg import paired, stats
+from sqlndcg.stats import paired
+from sqlndcg.stats import distributions as stats
 
 np = pytest.importorskip("numpy")
 scipy_stats = pytest.importorskip("scipy.stats")

@@ -124,9 +124,9 @@ def test_a_bucket_holds_its_rows_of_an_input_cheap_to_read_again(tmp_path):
     the same bits either way."""
     import duckdb
 
-    from sqlndcg import engine
-    from sqlndcg.spec import make_spec
-    from sqlndcg.engines import for_connection
+    from sqlndcg.verbs import evaluation as engine
+    from sqlndcg.core.spec import make_spec
+    from sqlndcg.run.engines import for_connection
 
     run, qrels = frames(True)
     run.to_parquet(tmp_path / "run.parquet")

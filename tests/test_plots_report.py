@@ -14,11 +14,11 @@ import pytest
 pytest.importorskip("matplotlib")
 
 import sqlndcg
-from sqlndcg import plots
-from sqlndcg.cli_compare import main as cli_main
-from sqlndcg.compare import compare, evaluate_systems
+from sqlndcg.present import plots
+from sqlndcg.cli.compare import main as cli_main
+from sqlndcg.verbs.compare import compare, evaluate_systems
 from sqlndcg.errors import SettingError
-from sqlndcg.report import render_html, report
+from sqlndcg.verbs.report import render_html, report
 from test_compare import stacked, synthetic
 
 RUN, QRELS = sqlndcg.example("run"), sqlndcg.example("qrels")
@@ -100,7 +100,7 @@ def test_ndcg_at_k_plot_draws_one_line_per_system_and_a_panel_per_day(daily):
 
 def _regrouped(result, groups):
     """A result whose summary is grouped by columns none of which is called system (renamed from system)."""
-    from sqlndcg.results import Result, Table
+    from sqlndcg.present.results import Result, Table
 
     summary = result.summary.to_arrow()
     summary = summary.rename_columns(["segment" if c == "system" else c for c in summary.column_names])

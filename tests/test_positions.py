@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 import sqlndcg
-from sqlndcg import InputError, MetricError, SettingError, render
-from sqlndcg.positions import MissingDependency
+from sqlndcg import InputError, MetricError, SettingError
+from sqlndcg.core import render
+from sqlndcg.verbs.positions import MissingDependency
 
 NAMES = ["dóc", "DOC", "Doc", "doc", "a", "B", "b", "Z", "ä", "e1", "e10", "e2"]
 
@@ -144,7 +145,7 @@ def test_bad_settings_and_inputs_are_refused():
 def test_the_dbt_entry_macro_renders_from_relations(monkeypatch):
     import duckdb
 
-    from sqlndcg.render import _Adapter
+    from sqlndcg.core.render import _Adapter
 
     class Column:
         def __init__(self, name, kind):

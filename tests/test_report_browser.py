@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 import sqlndcg
-from sqlndcg.report import report
+from sqlndcg.verbs.report import report
 from test_compare import stacked, synthetic
 
 pytestmark = pytest.mark.engine

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import sqlndcg
-from sqlndcg import engines
+from sqlndcg.run import engines
 
 N = 600_000
 
@@ -73,7 +73,7 @@ def test_the_command_line_spills_into_a_directory_of_its_own_too(tmp_path):
     import sys
     from pathlib import Path
 
-    from sqlndcg.connect import open_database
+    from sqlndcg.run.connect import open_database
 
     cli = str(Path(sys.executable).with_name("sqlndcg"))
     run, qrels = inputs()

@@ -206,7 +206,7 @@ DIALECTS = ["duckdb", "sqlite", "postgres", "redshift", "snowflake", "bigquery",
 def test_odd_names_round_trip_through_to_sql_in_every_dialect(dialect):
     """The SQL names exactly the tables and columns given: parsed back in the dialect, every identifier is one
     of the original names (a backslash read as an escape, `a\\b` as `a<backspace>`, once changed them)."""
-    from sqlndcg import render
+    from sqlndcg.core import render
 
     reader = render.sqlglot_dialect(dialect)
     for odd in ODD.values():
@@ -224,7 +224,7 @@ def test_odd_names_round_trip_through_to_sql_in_every_dialect(dialect):
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_the_quote_macro_writes_what_the_dialect_reads_back(dialect):
-    from sqlndcg import render
+    from sqlndcg.core import render
 
     for name in ["a\\b", "a\\", "\\", 'a\\"b', "a`b", "\\`", 'a"b', "a]b", "a'b", "a\nb", "a\rb", "a\tb", "é€😀",
                  'x"; DROP TABLE t; --', "a\\nb"]:
@@ -254,8 +254,8 @@ DATABASES = {
 
 @pytest.mark.parametrize("case", list(DATABASES))
 def test_a_connection_string_error_never_shows_the_password_python_api(case):
-    from sqlndcg import trec_eval
-    from sqlndcg.connect import open_database
+    from sqlndcg.verbs import trec_eval
+    from sqlndcg.run.connect import open_database
 
     with pytest.raises(sqlndcg.InputError) as raised:
         open_database(DATABASES[case])
@@ -269,7 +269,7 @@ def test_a_connection_string_error_never_shows_the_password_python_api(case):
 
 
 def test_a_url_password_is_redacted_as_user_stars():
-    from sqlndcg.connect import open_database, redact
+    from sqlndcg.run.connect import open_database, redact
 
     assert redact("postgresql://user:pw@host/db") == "postgresql://user:***@host/db"
     assert redact("host=h password='a b' user=u") == "host=h password=*** user=u"
@@ -450,7 +450,7 @@ def test_a_call_on_a_connection_without_a_transaction_leaves_none_open(pg_tables
 
 
 def test_the_trec_eval_verb_keeps_the_callers_transaction(pg_tables, tmp_path):
-    from sqlndcg import trec_eval
+    from sqlndcg.verbs import trec_eval
 
     run, qrels = tmp_path / "a.run", tmp_path / "a.qrels"
     run.write_text("".join(f"{q} Q0 {d} {i} {s} tag\n" for i, (_, q, d, s) in enumerate(RUN[:4])))

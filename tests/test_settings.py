@@ -13,7 +13,7 @@ import pytest
 import scipy.stats
 
 import sqlndcg
-from sqlndcg import stats
+from sqlndcg.stats import distributions as stats
 
 
 def D(i: int) -> float:

@@ -12,7 +12,8 @@ import jinja2
 import pytest
 import sqlglot
 
-from sqlndcg import paired, stats
+from sqlndcg.stats import paired
+from sqlndcg.stats import distributions as stats
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

@@ -11,7 +11,7 @@ import pytest
 import sqlglot
 
 import sqlndcg
-import sqlndcg.render
+import sqlndcg.core.render
 import golden_sql
 
 DIALECTS = golden_sql.DIALECTS
@@ -43,7 +43,7 @@ def _data(seed: int):
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_transpiles_and_parses_back(dialect):
     sql = sqlndcg.to_sql("runs", "qrels", METRICS + BINARY, dialect=dialect, group_by="system")
-    parsed = sqlglot.parse_one(sql, read=sqlndcg.render.sqlglot_dialect(dialect))
+    parsed = sqlglot.parse_one(sql, read=sqlndcg.core.render.sqlglot_dialect(dialect))
     # the statement reads both inputs and writes every metric column, in that dialect's quoting
     tables = {t.name for t in parsed.find_all(sqlglot.exp.Table)}
     assert {"runs", "qrels"} <= tables

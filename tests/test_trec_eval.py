@@ -454,7 +454,7 @@ def test_relstring_alone_prints_its_per_query_lines(files):
 
 @pytest.mark.parametrize("given, major", [("10", "10"), ("10.0", "10"), ("9", "9"), ("9.0.8", "9")])
 def test_the_trec_eval_version_is_10_or_9(given, major):
-    from sqlndcg import trec_eval
+    from sqlndcg.verbs import trec_eval
 
     assert trec_eval.version(given) == major
 
@@ -529,7 +529,7 @@ def test_compute_on_a_connection_the_caller_keeps(files):
     """The library form: compute(options, con) on a SQLite connection leaves no table behind on it."""
     import sqlite3
 
-    from sqlndcg import trec_eval
+    from sqlndcg.verbs import trec_eval
 
     qrels_path, run_path, _, _ = files
     con = sqlite3.connect(":memory:")
@@ -576,7 +576,8 @@ def test_database_with_a_table_name_instead_of_a_file_says_how_to_evaluate_table
 def test_the_progress_bar_follows_the_terminal(files, monkeypatch):
     """trec_eval's DuckDB connection has DuckDB's progress bar on exactly when stdout and stderr are terminals
     (DuckDB's own default is on, and it draws on stdout: a piped trec_eval would carry it in its output)."""
-    from sqlndcg import connect, trec_eval
+    from sqlndcg.run import connect
+    from sqlndcg.verbs import trec_eval
 
     qrels_path, run_path, _, _ = files
     seen = []

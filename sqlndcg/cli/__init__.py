@@ -1,0 +1,284 @@
+"""Command line: ``sqlndcg evaluate``, ``sqlndcg sql`` (mirroring :func:`evaluate` and :func:`to_sql`) and
+``sqlndcg trec_eval`` (trec_eval's own command line, computed in SQL).
+
+The settings flags are generated from the one declaration of the settings (``settings_declared()`` in
+``sql/macros/spec.sql``): a setting added there is a flag here, with its help and allowed values.
+Every error is one line on standard error and exit status 2 (``--debug`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+
+from .. import __version__
+from ..verbs import evaluate as api
+from . import compare as cli_compare
+from . import judgments as cli_judgments
+from ..run.connect import open_database
+from .common import add_memory_flags, gain_flag
+from ..errors import SettingError, SqlndcgError
+from ..core.spec import PRESETS, SETTINGS
+
+FORMATS = ("table", "tsv", "csv", "json", "parquet")
+FILE_FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels")
+
+
+def flag_of(name: str, about: dict) -> str:
+    """The command-line flag of a declared setting: ``--short-lists``; column settings end in ``-column``."""
+    return "--" + name.replace("_", "-") + ("-column" if about.get("column") else "")
+
+
+def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per declared setting, generated from the declaration."""
+    for name, about in SETTINGS.items():
+        flag, helptext = flag_of(name, about), about.get("help", "")
+        if name == "preset":
+            parser.add_argument(flag, dest=name, choices=sorted(PRESETS), help=helptext)
+        elif about.get("map"):
+            parser.add_argument(flag, dest=name, type=gain_flag, help=helptext + " (map: 1:1,2:3,3:7)")
+        elif "values" in about:
+            parser.add_argument(flag, dest=name, choices=about["values"], help=helptext)
+        elif about.get("number"):
+            parser.add_argument(flag, dest=name, type=float, help=helptext)
+        elif about.get("integer"):
+            parser.add_argument(flag, dest=name, type=int, help=helptext)
+        elif about.get("flag"):
+            parser.add_argument(flag, dest=name, action="store_true", default=None, help=helptext)
+        elif about.get("columns"):
+            parser.add_argument(flag, dest=name, action="append", default=[], help=helptext + " (repeatable)")
+        elif about.get("column"):
+            parser.add_argument(flag, dest=name, help=helptext)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with sqlndcg's way of failing: one line naming the flag, what it allows and where to read more,
+    exit status 2, never the whole usage (the verbs' parsers are of this class too)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sqlndcg", description="Ranking metrics computed in SQL (DuckDB).")
+    parser.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, helptext in (("evaluate", "compute metrics and print them"), ("sql", "print the SQL instead")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
+        p.add_argument("--run", required=True, action="append" if name == "evaluate" else "store",
+                       help="run: Parquet, CSV, TSV or TREC run file (or a table with --database)"
+                       + ("; repeat for several runs, one block each" if name == "evaluate" else ""))
+        p.add_argument("--judgments", "--qrels", required=True, help="judgments: Parquet, CSV, TSV or TREC qrels file")
+        p.add_argument("-m", "--metric", action="append", dest="metrics",
+                       help="metric, repeatable or comma-separated: ndcg@10, p@5, map, mrr@10, P(rel=2)@5, rbp(p=0.95) ...")
+        add_setting_flags(p)
+        p.add_argument("--run-format", choices=FILE_FORMATS, help="read the run in this format whatever its suffix")
+        p.add_argument("--judgments-format", choices=FILE_FORMATS, help="read the judgments in this format")
+        p.add_argument("--database", help="where the tables named by --run/--judgments live: a DuckDB file, "
+                       "sqlite:///file.db or postgresql://user@host/db")
+        add_memory_flags(p)
+        if name == "evaluate":
+            p.add_argument("--per-query", action="store_true", help="print one row per query too (csv/tsv/parquet: only those)")
+            p.add_argument("--format", choices=FORMATS + ("text",), default="table",
+                           help="table (default), tsv, csv, json (summary, per-query rows, settings and account), parquet")
+            p.add_argument("--output", "-o", help="write to this file instead of standard output")
+            p.add_argument("--bootstrap", choices=("percentile", "bca"),
+                           help="add a seeded bootstrap interval beside the t interval")
+            p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+            p.add_argument("--query-weights", help="query id, weight (and group columns): a weighted summary")
+            p.add_argument("--weight-column", help="the weight column of --query-weights (default: weight)")
+            p.add_argument("--partitions", type=int, help="evaluate the queries in N disjoint buckets, one pass "
+                           "each (same numbers; for inputs larger than memory)")
+        else:
+            p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
+            p.add_argument("--id-type", choices=("text", "integer"),
+                           help="without --database, what the id columns hold (default text: ids compared as text "
+                                "in byte order; integer: numeric tie order)")
+    t = sub.add_parser("trec_eval", help="trec_eval's command line and output, computed in SQL",
+                       description="trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE[.PARAMS]]... "
+                                   "[--trec-eval-version 10|9] [--database URL] QRELS RUN: prints what trec_eval "
+                                   "10.0 prints; --trec-eval-version 9 prints what trec_eval 9.x (pytrec_eval) does")
+    t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
+    t.add_argument("-q", dest="per_query", action="store_true", help="print every query's values, then the summary")
+    t.add_argument("-c", dest="complete", action="store_true",
+                   help="average over every judged query (a query missing from the run scores 0)")
+    t.add_argument("-n", dest="no_summary", action="store_true", help="no summary (the 'all' lines)")
+    t.add_argument("-l", dest="level", type=int, default=1, help="the relevance level: labels >= it are relevant")
+    t.add_argument("-M", dest="depth", type=int, help="evaluate only the top N documents of each query")
+    t.add_argument("-J", dest="judged_only", action="store_true", help="drop unjudged documents before ranking")
+    t.add_argument("-N", dest="collection_size", type=int, default=0, help="documents in the collection (utility)")
+    t.add_argument("-m", dest="measures", action="append", default=[],
+                   help="measure, family.params or nickname (official, all_trec, set); repeatable")
+    t.add_argument("--trec-eval-version", dest="trec_eval_version", default="10", metavar="{10,9}",
+                   help="the trec_eval to reproduce: 10 (10.0, the default) or 9 (9.x, which pytrec_eval wraps: "
+                   "iprec_at_recall and 11pt_avg reach floor(x * R + 0.9) relevant documents instead of round(x * R), "
+                   "-q -c prints no lines for judged queries the run lacks, all_trec without rbp, rbp_resid, unj)")
+    t.add_argument("--database", help="compute in this database: a DuckDB file, sqlite:///file.db or "
+                   "postgresql://user@host/db (the files are read by DuckDB, then loaded into temporary tables there)")
+    t.add_argument("qrels", help="qrels file ('query iteration doc label'); .gz is read too")
+    t.add_argument("run", help="run file ('query Q0 doc rank score tag'), or - for standard input")
+    cli_judgments.add_commands(sub)
+    cli_compare.add_commands(sub)
+    for verb in sub.choices.values():
+        verb.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
+    return parser
+
+
+def _settings(args) -> dict:
+    out = {"metrics": [m for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
+           "run_format": args.run_format, "judgments_format": args.judgments_format}
+    for name, about in SETTINGS.items():
+        value = getattr(args, name, None)
+        if value is None or (about.get("columns") and not value):
+            continue
+        out[name] = value
+    for name in ("bootstrap", "seed", "query_weights", "weight_column", "partitions"):
+        if getattr(args, name, None) is not None:
+            out[name] = getattr(args, name)
+    return out
+
+
+def _write_table(table, fmt: str, out) -> None:
+    if fmt == "csv" or fmt == "tsv":
+        writer = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+        writer.writerow(table.columns)
+        writer.writerows(["" if v is None else v for v in row] for row in table.rows)
+    else:
+        out.write(table.to_text(max_rows=10**9) + "\n")
+
+
+def _named(results: list[tuple[str, object]], attribute: str):
+    """One table of several runs' rows, with a leading `run` column (or the table itself for one run)."""
+    from ..present.results import Table
+
+    if len(results) == 1:
+        return getattr(results[0][1], attribute)
+    tables = [(name, getattr(res, attribute)) for name, res in results]
+    columns = ("run",) + tables[0][1].columns
+    rows = tuple((name,) + tuple(row) for name, table in tables for row in table.rows)
+    return Table(columns, rows, tables[0][1].settings)
+
+
+def _run_name(run: str, taken: set) -> str:
+    name = os.path.basename(run) if os.path.exists(run) else run
+    base, i = name, 2
+    while name in taken:
+        name, i = f"{base}#{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def _emit(args, results) -> None:
+    fmt = "table" if args.format == "text" else args.format
+    if fmt == "parquet":
+        if not args.output:
+            raise SettingError("--format parquet writes a file: give --output FILE")
+        import pyarrow.parquet as pq
+
+        pq.write_table(_named(results, "per_query" if args.per_query else "summary").to_arrow(), args.output)
+        return
+    buffer = io.StringIO()
+    if fmt == "json":
+        json.dump({"runs": [
+            {"run": name, **res.to_dict()} for name, res in results
+        ]} if len(results) > 1 else results[0][1].to_dict(), buffer, indent=2, default=str)
+        buffer.write("\n")
+    elif fmt == "table":
+        for i, (name, res) in enumerate(results):
+            if len(results) > 1:
+                buffer.write(("\n" if i else "") + f"== run {name} ==\n")
+            buffer.write(str(res) + "\n")
+            if args.per_query:
+                buffer.write("\n")
+                _write_table(res.per_query, "table", buffer)
+    else:
+        _write_table(_named(results, "per_query" if args.per_query else "summary"), fmt, buffer)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as out:
+            out.write(buffer.getvalue())
+    else:
+        sys.stdout.write(buffer.getvalue())
+
+
+def _connect(args):
+    return open_database(getattr(args, "database", None), memory_limit=getattr(args, "memory_limit", None),
+                         temp_directory=getattr(args, "temp_directory", None))
+
+
+def _explain_file(exc: SqlndcgError, args) -> str:
+    """A file that could not be read: say which formats exist and how to choose one."""
+    text = str(exc)
+    if " file " in text and ("cannot be read" in text or "has no " in text or "its columns are" in text):
+        text += (f" (formats: {', '.join(FILE_FORMATS)}; the suffix decides, .txt and others are sniffed as TREC, "
+                 "then TSV/CSV; choose one with --run-format / --judgments-format)")
+    return text
+
+
+def _main(args) -> int:
+    if getattr(args, "judgments_command", None):
+        return cli_judgments.run(args)
+    if getattr(args, "compare_command", None):
+        return cli_compare.run(args)
+    if args.command == "trec_eval":
+        from ..verbs import trec_eval
+
+        options = trec_eval.Options(
+            qrels=args.qrels, run=args.run, measures=args.measures, per_query=args.per_query,
+            complete=args.complete, no_summary=args.no_summary, level=args.level, depth=args.depth,
+            judged_only=args.judged_only, collection_size=args.collection_size, database=args.database,
+            version=args.trec_eval_version)
+        return trec_eval.run(options)
+    # `sql` without a database takes table names on trust (no connection); evaluate always runs in one.
+    con = _connect(args) if args.command == "evaluate" or args.database else None
+    try:
+        settings = _settings(args)
+        if args.command == "sql":
+            print(api.to_sql(args.run, args.judgments, dialect=args.dialect, con=con, id_type=args.id_type,
+                             **settings))
+            return 0
+        taken: set = set()
+        results = [(_run_name(run, taken), api.evaluate(run, args.judgments, con=con, **settings)) for run in args.run]
+        _emit(args, results)
+        return 0
+    finally:
+        if con is not None:
+            con.close()
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    debug = getattr(args, "debug", False)
+    try:
+        return _main(args)
+    except KeyboardInterrupt:  # Ctrl-C: what the shell expects (128 + SIGINT), one line, no traceback
+        print("sqlndcg: interrupted", file=sys.stderr)
+        return 130
+    except SqlndcgError as exc:
+        if debug:
+            raise
+        print(f"sqlndcg: error: {_explain_file(exc, args)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say
+        sys.stdout = open(os.devnull, "w")
+        return 0
+    except (OSError, ImportError) as exc:
+        if debug:
+            raise
+        print(f"sqlndcg: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # anything else is a bug, still one line unless --debug
+        if debug:
+            raise
+        print(f"sqlndcg: error: unexpected {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
+              "(run with --debug for the traceback)", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""Command line for comparisons: ``sqlndcg compare`` and ``sqlndcg report``, mirroring :func:`sqlndcg.compare`
+and :func:`sqlndcg.report.report`.
+
+``add_commands(subparsers)`` adds the verbs to the main parser; ``run(args)`` runs the chosen one and returns the
+exit status (2 with one ``sqlndcg: error: ...`` line on a mistake). The evaluation settings' flags are generated
+from the settings' declaration (``sqlndcg.spec.SETTINGS``), so they follow it.
+
+    sqlndcg compare --run bm25=bm25.run --run rerank=rerank.run --qrels q.qrels -m ndcg@10,map --plot diff.png
+    sqlndcg compare --run runs.parquet --system system --baseline bm25 --judgments qrels.parquet -m ndcg@10
+    sqlndcg compare --run runs.parquet --baseline bm25 --judgments qrels.parquet --query-weights traffic.csv
+    sqlndcg report --run runs.run --system tag --baseline bm25 --qrels q.qrels -m ndcg@5,map --output report.html
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+
+from ..verbs.compare import BOOTSTRAPS, CORRECTIONS
+from .common import gain_flag
+from ..errors import SettingError
+from ..core.spec import SETTINGS
+
+COMMANDS = ("compare", "report")
+
+
+def _setting_flags(p) -> None:
+    """One flag per declared setting: choices for enumerated ones, --<name>-column for column names."""
+    for name, about in SETTINGS.items():
+        flag = "--" + name.replace("_", "-")
+        helptext = about.get("help", "")
+        if name == "group_by":
+            p.add_argument("--group-by", action="append", default=[], dest="group_by",
+                           help="a stratum column, repeatable (e.g. ds): queries are paired within each")
+        elif about.get("column"):
+            p.add_argument(f"{flag}-column", dest=name, help=helptext)
+        elif about.get("map"):
+            p.add_argument(flag, dest=name, type=gain_flag, help=helptext)
+        elif "values" in about:
+            p.add_argument(flag, dest=name, choices=about["values"], help=helptext)
+        elif about.get("number"):
+            p.add_argument(flag, dest=name, type=float, help=helptext)
+        elif about.get("integer"):
+            p.add_argument(flag, dest=name, type=int, help=helptext)
+        elif about.get("flag"):
+            p.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=helptext)
+
+
+def _inputs(p) -> None:
+    p.add_argument("--run", action="append", required=True, metavar="[NAME=]RUN",
+                   help="a run, repeatable: NAME=FILE (or NAME=TABLE with --database) per system, or one run "
+                        "holding every system in the --system column")
+    p.add_argument("--judgments", "--qrels", required=True, help="judgments: Parquet, CSV, TSV or TREC qrels file")
+    p.add_argument("-m", "--metric", action="append", dest="metrics",
+                   help="metric, repeatable or comma-separated: ndcg@10, p@5, map, mrr@10 ...")
+    p.add_argument("--baseline", help="the system the others are compared with (default: the first --run NAME=)")
+    p.add_argument("--system", default="system", help="the column that tells the systems apart (default: system)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="multiple-comparison correction over every reported test (default: holm)")
+    p.add_argument("--permutations", type=int, default=10000,
+                   help="random sign flips of the randomization test (exact enumeration when 2^queries <= this)")
+    p.add_argument("--bootstrap", choices=BOOTSTRAPS, default="percentile", help="bootstrap interval method")
+    p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomization test and the bootstrap")
+    p.add_argument("--query-weights", metavar="FILE",
+                   help="query id, weight (and stratum columns): weighted means, interval and tests")
+    p.add_argument("--weight-column", default="weight", help="the weight column of --query-weights (default: weight)")
+    p.add_argument("--run-format", choices=("parquet", "csv", "tsv", "trec_run"))
+    p.add_argument("--judgments-format", choices=("parquet", "csv", "tsv", "trec_qrels"))
+    p.add_argument("--database", help="a DuckDB database file holding the tables named by --run/--judgments")
+    p.add_argument("--max-k", type=int, default=10, help="NDCG@1..max-k in the cutoff plot (default 10)")
+    p.add_argument("--time", help="the group column plotted on the x axis over time (default: the --group-by column holding dates)")
+    _setting_flags(p)
+
+
+def add_commands(subparsers) -> None:
+    """Add ``compare`` and ``report`` to the ``sqlndcg`` parser's subparsers."""
+    p = subparsers.add_parser("compare", help="compare systems with a baseline: paired tests, intervals, plots")
+    _inputs(p)
+    p.add_argument("--format", choices=("text", "csv", "json"), default="text")
+    p.add_argument("--differences", action="store_true", help="print the per-query differences instead")
+    p.add_argument("--plot", metavar="FILE", help="per-query differences against the baseline, .png or .svg")
+    p.add_argument("--plot-cutoffs", metavar="FILE", help="NDCG@k against k = 1..--max-k per system, .png or .svg")
+    p.add_argument("--plot-time", metavar="FILE", help="every metric over --time (needs --group-by), one line per system, .png or .svg")
+    p.set_defaults(compare_command="compare")
+
+    p = subparsers.add_parser("report", help="write a self-contained HTML report: summary, comparison, plots")
+    _inputs(p)
+    p.add_argument("--output", "-o", required=True, metavar="FILE", help="the HTML file to write")
+    p.add_argument("--title", help="the report's title")
+    p.set_defaults(compare_command="report")
+
+
+def _runs(values: list[str], database: bool):
+    """``[NAME=]RUN`` values -> a dict of runs, or the one run as it is."""
+    named = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if sep and name and "/" not in name and os.sep not in name and not os.path.exists(value):
+            if name in named:
+                raise SettingError(f"--run {value!r}: the name {name!r} is given twice")
+            named[name] = path
+        elif len(values) == 1:
+            return value
+        else:
+            raise SettingError(f"--run {value!r}: with several runs, name each one: --run NAME=FILE")
+    return named
+
+
+def _settings(args) -> dict:
+    out = {name: getattr(args, name) for name in SETTINGS if getattr(args, name, None) not in (None, [])}
+    out.update(metrics=[m.strip() for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
+               system=args.system, run_format=args.run_format, judgments_format=args.judgments_format)
+    if args.query_weights is not None:
+        out.update(query_weights=args.query_weights, weight_column=args.weight_column)
+    return out
+
+
+def _compare_settings(args) -> dict:
+    return dict(baseline=args.baseline, correction=args.correction, permutations=args.permutations,
+                seed=args.seed, bootstrap=args.bootstrap, resamples=args.resamples)
+
+
+def _write(table, fmt: str, out) -> None:
+    if fmt == "csv":
+        writer = csv.writer(out)
+        writer.writerow(table.columns)
+        writer.writerows(table.rows)
+    elif fmt == "json":
+        json.dump(table.to_dicts(), out, indent=2, default=str)
+        out.write("\n")
+    else:
+        out.write(table.to_text(max_rows=10**9) + "\n")
+
+
+def _run(args, con) -> None:
+    from ..present import plots
+    from ..verbs.compare import compare, evaluate_systems
+    from ..verbs.report import report
+
+    runs = _runs(args.run, bool(args.database))
+    settings = _settings(args)
+    metrics = settings.pop("metrics")
+    if args.compare_command == "report":
+        report(runs, args.judgments, metrics, file=args.output, max_k=args.max_k, time=args.time, title=args.title,
+               con=con, **settings, **_compare_settings(args))
+        print(f"wrote {args.output}")
+        return
+    comparison = compare(runs, args.judgments, metrics, con=con, **settings, **_compare_settings(args))
+    table = comparison.differences if args.differences else comparison.table
+    if args.format == "text" and not args.differences:
+        print(comparison)
+    else:
+        _write(table, args.format, sys.stdout)
+    if args.plot:
+        plots.plot_differences(comparison, args.plot)
+    if args.plot_cutoffs:
+        curve = evaluate_systems(runs, args.judgments, [f"ndcg@{k}" for k in range(1, args.max_k + 1)], con=con,
+                                 **settings)
+        plots.plot_cutoffs(curve, file=args.plot_cutoffs, system=comparison.settings["system"])
+    if args.plot_time:
+        if not args.group_by:
+            raise SettingError("--plot-time needs results over time: a --group-by column such as ds (and --time ds "
+                               "unless it holds dates)")
+        plots.plot_over_time(comparison.result, None, args.plot_time, time=args.time,
+                             system=comparison.settings["system"])
+
+
+def run(args) -> int:
+    """Run the verb ``add_commands`` added; 0 on success, 2 (with one error line on stderr) on a mistake."""
+    from ..run.connect import run_verb
+
+    return run_verb(_run, args)
+
+
+def main(argv=None) -> int:
+    """``python -m sqlndcg.cli_compare compare|report ...``: these verbs alone, until the main CLI includes them."""
+    parser = argparse.ArgumentParser(prog="sqlndcg", description="Compare systems (sqlndcg).")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

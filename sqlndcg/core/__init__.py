@@ -1,0 +1,1 @@
+"""Metric names, settings (the spec) and the renderer of the SQL templates: the layer everything else stands on."""

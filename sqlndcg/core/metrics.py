@@ -1,0 +1,97 @@
+"""Metric names people type (``nDCG@10``, ``P(rel=2)@5``, ``MAP``, ``rbp(p=0.95)``) in their canonical form.
+
+The measures live in the SQL package, one file per family (``sql/macros/measures/``: the definition on top, its
+SQL below, registered once in ``registry.sql``); the parser is ``sql/macros/spec.sql``. dbt models and Python read
+names the same way; this module gives them Python types. The canonical name doubles as the result column name, so
+``"NDCG@10"`` and ``"ndcg@10"`` give the same column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import render
+
+#: Every measure family's declaration (help, aliases, parameters, trec_eval and ir_measures names, summary rule).
+MEASURES: dict[str, dict] = render.call("measures")
+
+#: Per-query metric kinds, with what each means (shown in errors and docs).
+KINDS: dict[str, str] = {kind: about["help"] for kind, about in MEASURES.items()}
+
+#: Kinds that treat labels as binary, so they take a per-metric threshold: ``P(rel=2)@5``.
+BINARY_KINDS = frozenset(k for k, about in render.call("metric_kinds").items() if about["binary"])
+
+#: Kinds whose value is a sum of per-position contributions; only these are defined under ``ties="average"``.
+ADDITIVE_KINDS = frozenset(k for k, about in render.call("metric_kinds").items() if about["additive"])
+
+#: Kinds that ``empty`` can leave NULL (nothing to find).
+EMPTYABLE_KINDS = frozenset(k for k, about in render.call("metric_kinds").items() if about["emptyable"])
+
+#: The largest cutoff: a 32-bit integer is the widest every SQL engine compares without surprises.
+MAX_K = render.call("max_k")
+
+
+@dataclass(frozen=True, order=True)
+class Metric:
+    """One per-query metric: a kind, a cutoff (``None`` = full depth) and, for binary kinds, a threshold."""
+
+    kind: str
+    k: int | None = None
+    rel: float | None = None  # per-metric relevance threshold; None means the evaluation's ``threshold``
+    params: tuple[tuple[str, float], ...] = ()  # the measure's own parameters: (("p", 0.95),) for rbp(p=0.95)
+
+    @property
+    def name(self) -> str:
+        """Canonical name, also the result column: ``ndcg@10``, ``ap``, ``p(rel=2)@5``."""
+        return render.call("parse_metric", self.plain())["name"]
+
+    def plain(self) -> dict:
+        """The metric as the templates take it (they validate every field)."""
+        return {"kind": self.kind, "k": self.k, "rel": self.rel, "params": dict(self.params)}
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def from_plain(cls, data: dict) -> "Metric":
+        return cls(data["kind"], data["k"], data["rel"], tuple(sorted((data.get("params") or {}).items())))
+
+
+def plain(names) -> object:
+    """Names as the templates take them: strings stay, :class:`Metric` objects become mappings."""
+    if isinstance(names, Metric):
+        return names.plain()
+    if isinstance(names, (list, tuple)):
+        return [n.plain() if isinstance(n, Metric) else n for n in names]
+    return names
+
+
+def parse_metric(text: str | Metric) -> Metric:
+    """Parse one metric name; raise :class:`MetricError` naming what is allowed."""
+    return Metric.from_plain(render.call("parse_metric", plain(text)))
+
+
+def parse_metrics(names) -> tuple[Metric, ...]:
+    """Parse a list of names (or one comma-separated string), keeping the first of any repeats, in order."""
+    return tuple(Metric.from_plain(m) for m in render.call("parse_metrics", plain(names)))
+
+
+#: Measure kinds whose per-query value lies in [0, 1] (whatever the settings, for non-negative gains).
+UNIT_KINDS = frozenset({
+    "ndcg", "p", "r", "ap", "rr", "hit", "judged", "rprec", "bpref", "bing", "relative_p", "iprec_at_recall",
+    "11pt_avg", "set_p", "set_recall", "set_relative_p", "set_map", "set_f",
+})
+
+
+def metric_range(metric: str) -> tuple[float, float] | None:
+    """(0.0, 1.0) for a metric whose per-query values lie in [0, 1] (ndcg, p, r, ap, rr, hit, ...); None when
+    the metric has no fixed range (cg, dcg, idcg, ...).
+
+    >>> metric_range("ndcg@10"), metric_range("MRR@10"), metric_range("dcg@5")
+    ((0.0, 1.0), (0.0, 1.0), None)
+    """
+    try:
+        kind = parse_metric(metric).kind
+    except Exception:  # a name the parser no longer knows: no range is claimed
+        return None
+    return (0.0, 1.0) if kind in UNIT_KINDS else None

@@ -1,0 +1,276 @@
+"""Render the Jinja templates in ``sql/`` into SQL text, exactly as dbt renders them.
+
+``sql/macros/`` is the dbt package's macro path: every macro there is written for dbt and calls its siblings as
+``sqlndcg.name(...)``. Python renders the same files with a small stand-in for the few dbt facilities they use:
+``adapter.dispatch``/``adapter.quote``/``adapter.type``, ``return``, ``exceptions.raise_compiler_error``,
+``modules.re`` and ``execute``. ``sql/local/`` holds the DuckDB-only helpers (file readers, session helpers) that
+dbt never sees. One renderer per target engine: dispatch picks that engine's fragments, as dbt's adapter would.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import OrderedDict
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+import sqlglot
+import sqlglot.errors
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, Dialects
+
+from ..errors import InputError, MetricError, SettingError, SqlndcgError
+
+
+def _sql_dir() -> Path:
+    """Templates ship inside the wheel as ``sqlndcg/sql``; in a source checkout they sit in ``sql/``."""
+    packaged = resources.files("sqlndcg") / "sql"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / "sql"
+
+
+SQL_DIR = _sql_dir()
+
+#: sqlglot dialect -> the dbt adapter whose macros render for it, and the adapters it inherits from (as dbt's
+#: dispatch searches redshift__ then postgres__, databricks__ then spark__, before default__).
+ADAPTERS: dict[str, tuple[str, ...]] = {
+    "duckdb": ("duckdb",),
+    "postgres": ("postgres",),
+    "redshift": ("redshift", "postgres"),
+    "snowflake": ("snowflake",),
+    "bigquery": ("bigquery",),
+    "spark": ("spark",),
+    "spark2": ("spark",),
+    "databricks": ("databricks", "spark"),
+    "hive": ("spark",),
+    "tsql": ("sqlserver",),
+    "fabric": ("fabric", "sqlserver"),
+    "mysql": ("mysql",),
+    "clickhouse": ("clickhouse",),
+    "sqlite": ("sqlite",),
+    "trino": ("trino",),
+    "presto": ("trino",),
+    "athena": ("athena", "trino"),
+    "datafusion": ("datafusion",),  # no sqlglot dialect: rendered text runs as it is
+}
+
+#: Engines sqlglot has no dialect for, and the dialect whose rules (quoting, formatting) are closest.
+_NEAREST = {"datafusion": "postgres"}
+
+#: Messages raised by the templates start with one of these; each maps to the exception a Python caller catches.
+_ERROR_PREFIXES = {
+    "sqlndcg metric error: ": MetricError,
+    "sqlndcg setting error: ": SettingError,
+    "sqlndcg input error: ": InputError,
+}
+
+
+class _MacroReturn(Exception):
+    """dbt's ``return(value)``: a macro hands back a value instead of text."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _return(value):
+    raise _MacroReturn(value)
+
+
+def _unwrap(macro):
+    """Call a Jinja macro the way dbt does: a ``return(...)`` inside gives its value, otherwise the text."""
+
+    def call(*args, **kwargs):
+        try:
+            return macro(*args, **kwargs)
+        except _MacroReturn as returned:
+            return returned.value
+
+    call.__name__ = getattr(macro, "__name__", "macro")
+    return call
+
+
+class _Exceptions:
+    @staticmethod
+    def raise_compiler_error(message: str):
+        for prefix, error in _ERROR_PREFIXES.items():
+            if message.startswith(prefix):
+                raise error(message[len(prefix):])
+        raise SqlndcgError(message)
+
+
+class _Modules:
+    re = re
+
+
+class _Namespace:
+    """``sqlndcg.name``: the package's macros, as dbt exposes an installed package."""
+
+    def __init__(self, module) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str):
+        macro = getattr(self._module, name, None)
+        if macro is None or not callable(macro):
+            raise AttributeError(f"no macro {name!r} in {SQL_DIR}")
+        return _unwrap(macro)
+
+
+class _Adapter:
+    """The sliver of dbt's ``adapter`` the templates use."""
+
+    def __init__(self, dialect: str) -> None:
+        self.dialect = dialect
+        self.chain = ADAPTERS.get(dialect, (dialect,))
+        self.namespace: _Namespace | None = None
+
+    def type(self) -> str:
+        return self.chain[0]
+
+    def dispatch(self, name: str, macro_namespace: str | None = None):
+        for prefix in (*self.chain, "default"):
+            macro = getattr(self.namespace._module, f"{prefix}__{name}", None)
+            if macro is not None:
+                return _unwrap(macro)
+        raise LookupError(f"no macro default__{name} in {SQL_DIR}")
+
+    def quote(self, name: str) -> str:
+        """What dbt's adapter.quote does: wrap in the engine's quote character (escaping is the caller's job)."""
+        start, end = _quote_chars(self.dialect)
+        return f"{start}{name}{end}"
+
+
+def _quote_chars(dialect: str) -> tuple[str, str]:
+    """The identifier quotes of a dialect: ('"', '"'), ('`', '`'), ('[', ']')."""
+    first = Dialect.get_or_raise(_NEAREST.get(dialect, dialect)).tokenizer_class.IDENTIFIERS[0]
+    return (first, first) if isinstance(first, str) else tuple(first)
+
+
+def _source(folders: tuple[str, ...]) -> str:
+    """Every template file under the folders, in a stable order. dbt's generic tests (``{% test %}`` blocks, a dbt
+    extension of Jinja) are dbt's alone and stay out."""
+    files = [path for folder in folders for path in sorted((SQL_DIR / folder).rglob("*.sql"))
+             if "generic_tests" not in path.parts]
+    return "\n".join(path.read_text(encoding="utf-8") for path in files)
+
+
+def environment() -> jinja2.Environment:
+    """A Jinja environment configured as dbt's: ``do`` statements, loop controls, strict about undefined names."""
+    return jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols"],
+    )
+
+
+@lru_cache(maxsize=None)
+def package(dialect: str = "duckdb") -> _Namespace:
+    """Every macro of ``sql/macros`` and ``sql/local``, rendered for ``dialect``'s adapter."""
+    adapter = _Adapter(dialect)
+    env = environment()
+    module_globals = {
+        "adapter": adapter,
+        "return": _return,
+        "exceptions": _Exceptions(),
+        "modules": _Modules(),
+        "execute": True,
+    }
+    template = env.from_string(_source(("macros", "local")))
+    holder: dict = {}
+    module_globals["sqlndcg"] = _Lazy(holder)
+    module = template.make_module(module_globals)
+    namespace = _Namespace(module)
+    holder["namespace"] = namespace
+    adapter.namespace = namespace
+    return namespace
+
+
+class _Lazy:
+    """The ``sqlndcg`` global, bound once the module it names exists."""
+
+    def __init__(self, holder: dict) -> None:
+        self._holder = holder
+
+    def __getattr__(self, name: str):
+        return getattr(self._holder["namespace"], name)
+
+
+def call(macro_name: str, *args, dialect: str = "duckdb", **kwargs):
+    """Render one macro to SQL text (or, for a macro that uses ``return``, give its value).
+
+    The macros are pure functions of their arguments and the dialect, so a rendering of plain data (a spec or a
+    plan renders in tens of milliseconds; an evaluation renders a dozen of them) is remembered. Values come back
+    as fresh copies, so a caller may change what it gets."""
+    if not _plain((args, kwargs)):
+        return _render(macro_name, dialect, args, kwargs)
+    key = repr((macro_name, dialect, args, sorted(kwargs.items())))
+    if key not in _RENDERED:
+        _RENDERED[key] = _render(macro_name, dialect, args, kwargs)
+        if len(_RENDERED) > _RENDERED_MAX:
+            del _RENDERED[next(iter(_RENDERED))]
+    else:
+        _RENDERED.move_to_end(key)
+    value = _RENDERED[key]
+    return value if isinstance(value, str) else copy.deepcopy(value)
+
+
+_RENDERED: "OrderedDict[str, object]" = OrderedDict()
+_RENDERED_MAX = 1024
+
+
+def _plain(value) -> bool:
+    """Data whose repr() says all of it (so two different values never share a key)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    return False
+
+
+def _render(macro_name: str, dialect: str, args, kwargs):
+    result = getattr(package(dialect), macro_name)(*args, **kwargs)
+    return result.strip() if isinstance(result, str) else result
+
+
+def quote(name: str, dialect: str = "duckdb") -> str:
+    """An identifier, always quoted (so keywords, spaces, quotes and unicode are safe), by the package's rule."""
+    return call("quote", name, dialect=dialect)
+
+
+def string_literal(value: str) -> str:
+    """A string value as an escaped SQL literal (DuckDB)."""
+    return exp.Literal.string(value).sql(dialect="duckdb")
+
+
+def sqlglot_dialect(dialect: str) -> str:
+    """The sqlglot dialect that reads and formats ``dialect``'s SQL (the nearest one for engines sqlglot lacks)."""
+    return _NEAREST.get(dialect, dialect)
+
+
+def known_dialect(dialect: str) -> str:
+    try:
+        Dialect.get_or_raise(_NEAREST.get(dialect, dialect))
+    except ValueError:
+        known = ", ".join(sorted(d.value for d in Dialects if d.value))
+        raise SettingError(f"dialect={dialect!r} is not known; choose one of {known}") from None
+    return dialect
+
+
+def pretty(sql: str, dialect: str = "duckdb") -> str:
+    """Format SQL rendered for ``dialect``: sqlglot reads it in that dialect and writes it back for people,
+    normalizing what the portable text leaves to each engine (types, NULL ordering); anything sqlglot cannot
+    express in that dialect raises instead of emitting something else."""
+    known_dialect(dialect)
+    dialect = _NEAREST.get(dialect, dialect)
+    try:
+        return sqlglot.transpile(
+            sql, read=dialect, write=dialect, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE
+        )[0]
+    except sqlglot.errors.SqlglotError as exc:
+        raise SettingError(f"the SQL cannot be written in dialect {dialect!r}: {str(exc).splitlines()[0]}") from None

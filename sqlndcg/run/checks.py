@@ -1,0 +1,115 @@
+"""Refuse input that would produce a wrong number, before any number is produced.
+
+Each problem is reported with the input, the column and a few offending rows, and what to do about it.
+"""
+
+from __future__ import annotations
+
+from ..core import render
+from ..errors import DataError, InputError
+from .sources import TREC_LAYOUT, Source, brief
+from ..core.spec import Spec
+
+EXAMPLES = 5
+EMPTY_EXAMPLES = 10
+
+def check_trec_lines(eng, source: Source) -> None:
+    """A TREC line with the wrong number of fields, or text where a number belongs, is named with its number."""
+    if not source.trec_path:
+        return
+    fields, integers, numbers = TREC_LAYOUT[source.trec_format]
+    trailing = source.trec_format == "trec_run"  # trec_eval ignores fields after a run line's tag
+    sql = render.call("sqlndcg_trec_bad_lines", source.trec_path, fields, integers, numbers, EXAMPLES, trailing)
+    try:
+        bad = eng.fetch(sql)[1]
+    except eng.errors as exc:
+        raise InputError(f"{source.label} cannot be read as a TREC file: {str(exc).splitlines()[0]}") from None
+    if bad:
+        layout = "query_id Q0 doc_id rank score tag" if source.trec_format == "trec_run" else "query_id 0 doc_id rel"
+        shown = "; ".join(f"line {n}: {brief(line)}" for n, line, _ in bad)
+        raise DataError(
+            f"{source.label}: {bad[0][2]} line(s) do not have the {'at least ' if trailing else ''}{fields} "
+            "whitespace-separated fields "
+            f"'{layout}' with numbers where numbers belong: {shown}"
+        )
+
+
+def _show(columns: list[str], row: tuple) -> str:
+    return "(" + ", ".join(f"{c}={brief(v)}" for c, v in zip(columns, row)) + ")"
+
+
+def check_rows(eng, source: Source, identity: list[str],
+               problems: list[tuple[dict, str]], key_meaning: str, hint: str = "", duplicates: bool = True) -> int:
+    """Run every row check on one input in a single scan; raise on the first problem found. Returns row count.
+    With duplicates=False the caller counts repeated keys elsewhere (the run and judgments: in the account's
+    pass, see :func:`refuse_duplicates`)."""
+    checks = [c for c, _ in problems]
+    counts = eng.fetch(render.call("profile", source.sql, checks, dialect=eng.dialect))[1][0]
+    rows = counts[0]  # never 0: Source.describe refused an input without rows before any check ran
+    shown_cols = [render.quote(c, eng.dialect) for c in identity]
+    for (check, message), count in zip(problems, counts[1:]):
+        if count:
+            columns = shown_cols + ([check["column"]] if check["column"] not in shown_cols else [])
+            examples = eng.fetch(render.call("offending_rows", source.sql, check, columns, EXAMPLES,
+                                             dialect=eng.dialect))[1]
+            names = identity + ([check["name"]] if check["name"] not in identity else [])
+            shown = ", ".join(_show(names, r) for r in examples)
+            raise DataError(f"{source.label}: column {check['name']!r} {message} in {count} row(s), e.g. {shown}")
+    if duplicates:
+        found = _duplicates(eng, source, identity)
+        if found:
+            _refuse_repeated_keys(source, identity, key_meaning, hint, *found)
+    return rows
+
+
+def _refuse_repeated_keys(source: Source, identity: list[str], key_meaning: str, hint: str, count: int,
+                          shown: str) -> None:
+    raise DataError(
+        f"{source.label}: {count} {key_meaning} occur more than once ({', '.join(identity)}), e.g. "
+        f"{shown}. Each must appear once{hint}; nothing is dropped or chosen silently."
+    )
+
+
+def refuse_duplicates(eng, source: Source, declared: dict, counted: int) -> None:
+    """An input whose keys the account found repeated (`counted` keys) is refused, with a few of them shown."""
+    if counted:
+        found = _duplicates(eng, source, declared["identity"])
+        shown = found[1] if found else "(not found again: did the input change?)"
+        _refuse_repeated_keys(source, declared["identity"], declared["key_meaning"], declared["hint"], counted,
+                              shown)
+
+
+def _duplicates(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
+    """How many key values occur more than once, and a few of them shown; None when all are distinct."""
+    dupes = eng.fetch(render.call("duplicates", source.sql, [render.quote(k, eng.dialect) for k in keys], EXAMPLES,
+                                  dialect=eng.dialect))[1]
+    if not dupes:
+        return None
+    return dupes[0][-1], ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
+
+
+def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, str], shared: list[str]) -> dict:
+    """Run the row checks the templates declare for this input (checks.sql, input_checks); raise on the first
+    problem. Repeated keys are counted later, in the account's pass; the declaration is returned for that."""
+    described = [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()]
+    declared = render.call("input_checks", role, spec.plain(), described, shared, dialect=eng.dialect)
+    problems = [(check, check["message"]) for check in declared["problems"]]
+    check_rows(eng, source, declared["identity"], problems, declared["key_meaning"], declared["hint"],
+               duplicates=False)
+    if declared["unique_ranks"]:
+        found = _duplicates(eng, source, declared["unique_ranks"])
+        if found:
+            count, shown = found
+            raise DataError(
+                f"{source.label}: ties='rank' needs distinct ranks within a query, but {count} rank(s) are "
+                f"shared, e.g. {shown}; use ties='doc_id' or 'average' to break or average ties by score"
+            )
+    return declared
+
+
+def check_run(eng, source: Source, spec: Spec, columns: dict[str, str]) -> dict:
+    return _check_input(eng, source, "run", spec, columns, [])
+
+
+def check_judgments(eng, source: Source, spec: Spec, columns: dict[str, str], shared: list[str]) -> dict:
+    return _check_input(eng, source, "judgments", spec, columns, shared)

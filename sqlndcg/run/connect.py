@@ -1,0 +1,126 @@
+"""Open the database a command line names: a DuckDB file, or a connection string for another engine.
+
+    warehouse.duckdb                      DuckDB (read-only)
+    sqlite:///path/to/file.db             SQLite
+    postgresql://user:pw@host:5432/db     PostgreSQL (psycopg)
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import sys
+import weakref
+from urllib.parse import unquote
+
+from ..errors import InputError, SettingError
+
+
+#: The password of a URL (``scheme://user:PASSWORD@host``): up to the authority's last ``@``.
+_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/?#@\s]*):(?P<password>[^?#\s]*)@")
+#: ``password=...`` in a libpq keyword string (a value in single quotes may hold spaces) or a URL's query.
+_KEYWORD_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<password>'(?:[^'\\]|\\.)*'|[^\s&']+)", re.IGNORECASE)
+
+
+def redact(text: str, *, secrets_of: str | None = None) -> str:
+    """``text`` with every password replaced by ``***``: a URL's (``postgresql://user:***@host/db``), a keyword
+    string's (``password=***``), and anywhere else the passwords written in ``secrets_of`` (a connection string)
+    appear in ``text`` as written or percent-decoded (a driver's message may quote them)."""
+    secrets = set()
+    for found in (*_URL_PASSWORD.finditer(secrets_of or ""), *_KEYWORD_PASSWORD.finditer(secrets_of or "")):
+        value = found.group("password")
+        if value.startswith("'") and value.endswith("'") and len(value) > 1:
+            value = value[1:-1]
+        secrets.update(v for v in (value, unquote(value)) if v)
+    text = _URL_PASSWORD.sub(lambda m: m.group("head") + ":***@", text)
+    text = _KEYWORD_PASSWORD.sub(lambda m: m.group("head") + "***", text)
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret != "***":
+            text = text.replace(secret, "***")
+    return text
+
+
+def _shown(text: str, secrets_of: str | None = None) -> str:
+    """A --database value (or a part of one) as messages show it: quoted as Python would, passwords redacted."""
+    return repr(redact(text, secrets_of=secrets_of or text))
+
+
+def open_database(text: str | None, *, progress: bool | None = None, memory_limit: str | None = None,
+                  temp_directory: str | None = None):
+    """A connection for ``--database``; None opens a new in-memory DuckDB. DuckDB's progress bar shows on long work
+    only when someone is watching (stdout and stderr are terminals), unless ``progress`` says otherwise. A DuckDB
+    connection spills into ``temp_directory`` or else a private temporary directory (removed with the connection),
+    bounded in size; never into the current directory."""
+    if (memory_limit or temp_directory) and text and "://" in text:
+        raise InputError("--memory-limit and --temp-directory apply to DuckDB; set memory and spilling on the "
+                         f"database server for {text.partition('://')[0]}")
+    if text and "://" in text:
+        scheme, _, rest = text.partition("://")
+        scheme = scheme.lower()
+        if scheme == "sqlite":
+            import sqlite3
+
+            path = rest[1:] if rest.startswith("/") and not rest.startswith("//") else rest
+            if not os.path.exists(path):
+                raise InputError(f"--database {_shown(text)}: no such SQLite database file {_shown(path, text)}")
+            return sqlite3.connect(path)
+        if scheme in ("postgres", "postgresql"):
+            try:
+                import psycopg
+            except ImportError:
+                raise InputError("--database postgresql://...: needs psycopg (pip install 'psycopg[binary]')") from None
+            try:
+                return psycopg.connect(text, autocommit=True)
+            except (psycopg.Error, ValueError, TypeError) as exc:
+                said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise InputError(f"--database {_shown(text)} cannot be opened: "
+                                 f"{redact(said, secrets_of=text)}") from None
+        raise InputError(f"--database {_shown(text)}: unknown scheme {redact(scheme)!r}; use a DuckDB file, "
+                         "sqlite:///file.db or postgresql://user@host/db")
+    import duckdb
+
+    try:
+        if text:
+            if not os.path.exists(text):
+                raise InputError(f"--database {_shown(text)}: no such DuckDB database file")
+            con = duckdb.connect(text, read_only=True)
+        else:
+            con = duckdb.connect()
+    except duckdb.Error as exc:
+        raise InputError(f"--database {_shown(text)} cannot be opened: "
+                         f"{redact(str(exc).splitlines()[0], secrets_of=text)}") from None
+    from .engines.duckdb_engine import set_limits
+
+    try:
+        scratch, _ = set_limits(con, private=True, memory_limit=memory_limit, temp_directory=temp_directory)
+    except SettingError as exc:
+        con.close()
+        raise InputError(f"--memory-limit/--temp-directory: {exc}") from None
+    if scratch:
+        weakref.finalize(con, shutil.rmtree, scratch, True)
+        atexit.register(shutil.rmtree, scratch, True)
+    show = progress if progress is not None else (sys.stdout.isatty() and sys.stderr.isatty())
+    con.execute(f"SET enable_progress_bar = {'true' if show else 'false'}")
+    return con
+
+
+def run_verb(body, args) -> int:
+    """Run a command-line verb ``body(args, con)`` with the connection ``--database`` names (None without one):
+    0 on success, 2 with one error line on stderr on a mistake."""
+    from ..errors import SqlndcgError
+
+    con = None
+    try:
+        if getattr(args, "database", None) or getattr(args, "memory_limit", None) or getattr(args, "temp_directory", None):
+            con = open_database(getattr(args, "database", None), memory_limit=getattr(args, "memory_limit", None),
+                                temp_directory=getattr(args, "temp_directory", None))
+        body(args, con)
+        return 0
+    except SqlndcgError as exc:
+        print(f"sqlndcg: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if con is not None:
+            con.close()

@@ -1,0 +1,184 @@
+"""DuckDB: the embedded default, and the only engine that reads local files (Parquet, CSV, TREC).
+
+Larger than memory: DuckDB spills to disk. A connection sqlndcg opens spills into a temporary directory of its own
+(never the current directory), bounded in size, removed afterwards; ``memory_limit``, ``temp_directory`` and
+``max_temp_size`` set them (on a connection you pass, only what you set is changed). Running out of memory or
+disk is reported as that, with the settings to change.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import duckdb
+
+from .types import column_class
+from ...core import render
+from ...errors import ResourceError, SettingError
+from .base import Engine, MissingRelation
+
+
+def bounded_spill(directory: str) -> str:
+    """A spill size limit for ``directory``: four fifths of its disk's free space (the disk keeps room). A directory
+    not made yet (DuckDB makes it when it first spills) is measured on its nearest existing parent."""
+    existing = os.path.abspath(directory)
+    while not os.path.isdir(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    free = shutil.disk_usage(existing).free
+    return f"{max(1, int(free * 0.8) // 2**20)}MiB"
+
+
+#: A private spill directory is named after the process that made it, so a later start can tell it is stale.
+_SPILL_PREFIX = "sqlndcg-spill-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # another user's process, or no way to ask: keep its directory
+    return True
+
+
+def remove_stale_spills(parent: str | None = None) -> list[str]:
+    """Remove the private spill directories of sqlndcg processes that are gone (killed by SIGKILL, SIGTERM or a
+    closed terminal before they could clean up). Returns what was removed."""
+    parent = parent or tempfile.gettempdir()
+    removed = []
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return removed
+    for name in entries:
+        if not name.startswith(_SPILL_PREFIX):
+            continue
+        pid_text = name[len(_SPILL_PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+            continue
+        path = os.path.join(parent, name)
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.exists(path):
+            removed.append(path)
+    return removed
+
+
+def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, max_temp_size=None):
+    """Set DuckDB's memory limit and spilling on ``con``. ``private`` (a connection sqlndcg opened): spill into a
+    directory of its own unless one is given, bounded in size, never DuckDB's default ``.tmp`` in the current
+    directory. Returns (the directory made here, for the caller to remove, or None; the settings set). A value
+    DuckDB refuses is a SettingError naming it, and leaves no directory behind."""
+    made = None
+    if private and temp_directory is None:
+        remove_stale_spills()
+        made = temp_directory = tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-")
+    if private and max_temp_size is None:
+        max_temp_size = bounded_spill(temp_directory)
+    limits = {}
+    for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
+                           ("max_temp_directory_size", max_temp_size)):
+        if value is None:
+            continue
+        try:
+            con.execute(f"SET {setting} = $value", {"value": str(value)})
+        except duckdb.Error as exc:
+            if made:
+                shutil.rmtree(made, ignore_errors=True)
+            raise SettingError(f"{setting}={value!r}: DuckDB refuses it ({str(exc).strip().splitlines()[0]})") from None
+        limits[setting] = str(value)
+    return made, limits
+
+
+class DuckDBEngine(Engine):
+    name = "DuckDB"
+    dialect = "duckdb"
+    errors = (duckdb.Error,)
+    reads_files = True
+
+    def __init__(self, con, *, dialect=None, owned=False, memory_limit=None, temp_directory=None, max_temp_size=None):
+        super().__init__(con, dialect=dialect, owned=owned)
+        if owned:  # a library call prints nothing; the command line turns the progress bar on for a terminal
+            con.execute("SET enable_progress_bar = false")
+        try:
+            self._scratch, self.limits = set_limits(con, private=owned, memory_limit=memory_limit,
+                                                    temp_directory=temp_directory, max_temp_size=max_temp_size)
+        except SettingError:
+            super().close()
+            raise
+
+    def close(self):
+        super().close()
+        if self._scratch:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def describe_error(self, exc):
+        return super().describe_error(exc)
+
+    def resource_error(self, exc: BaseException) -> ResourceError | None:
+        """Out of memory or out of temporary disk, said as such, with the settings that change it."""
+        text = str(exc)
+        settings = ", ".join(f"{k}={v}" for k, v in self._limits_in_force().items())
+        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        # DuckDB sometimes puts the detail on the line after "Out of Memory Error:".
+        said = " ".join(lines[:2]) if lines and lines[0].endswith(":") else (lines[0] if lines else "")
+        if "offload" in text or "max_temp_directory_size" in text or "No space left on device" in text:
+            return ResourceError(
+                f"DuckDB ran out of temporary disk space ({settings}): {said} Point "
+                "temp_directory at a disk with room, or raise max_temp_size")
+        if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in text:
+            return ResourceError(
+                f"DuckDB ran out of memory ({settings}): {said.rstrip('.')}. Raise memory_limit, let it "
+                "spill with a temp_directory on a disk with room, evaluate in several passes (partitions=), or "
+                "shrink the result (queries='both', or a group column the judgments share)")
+        return None
+
+    def _limits_in_force(self) -> dict[str, str]:
+        """The limits set here, else the connection's own (a connection the caller configured)."""
+        if self.limits:
+            return self.limits
+        try:
+            memory, temp = self.con.execute(render.call("sqlndcg_duckdb_limits")).fetchone()
+        except duckdb.Error:
+            return {"settings": "unknown"}
+        return {"memory_limit": memory, "temp_directory": temp or "(none)"}
+
+    def fetch(self, sql):
+        cur = self.con.execute(sql)
+        return [d[0] for d in cur.description], cur.fetchall()
+
+    def execute(self, sql):
+        self.con.execute(sql)
+
+    def fetch_arrow(self, sql):
+        rel = self.con.sql(sql)
+        return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+
+    def columns(self, relation_sql):
+        try:
+            rel = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0")
+        except duckdb.CatalogException as exc:
+            raise MissingRelation(str(exc)) from None
+        return dict(zip(rel.columns, (str(t) for t in rel.types)))
+
+    def column_class(self, type_name):
+        return column_class(type_name)
+
+    def relation_kind(self, name):
+        found = self.con.execute(
+            "SELECT 'table' FROM duckdb_tables() WHERE table_name = $name "
+            "UNION ALL SELECT 'view' FROM duckdb_views() WHERE view_name = $name LIMIT 1",
+            {"name": name},
+        ).fetchall()
+        return found[0][0] if found else None
+
+    def register(self, name, frame):
+        self.con.register(name, frame)
+
+    def unregister(self, name):
+        try:
+            self.con.unregister(name)
+        except duckdb.Error:
+            pass

@@ -1,0 +1,1 @@
+"""Statistics of paired comparisons and intervals, in pure Python (NumPy, when installed, only makes them faster)."""

@@ -1,0 +1,1 @@
+"""One module per verb: what a user asks for, from inputs to results, through one session."""

@@ -1,0 +1,544 @@
+"""Comparing systems honestly: :func:`compare` pairs every system with a baseline query by query.
+
+The per-query work is SQL (``sql/macros/compare.sql``): the systems are evaluated together in one statement
+(the system is a group column), the per-query table is kept in the engine, and one template computes, per
+(system, metric), the pairs, both means, the mean difference with its 95% t interval, wins/ties/losses and the
+queries present on one side only. Python then adds the small statistics of the per-query differences it fetches
+(one value per query): the paired t test's p-value, the paired randomization test, the bootstrap interval, and
+the Holm (or Bonferroni) correction across every reported test (:mod:`sqlndcg.paired`). With query weights, the
+means, the interval and all three tests are weighted (the summary's weighted mean and Kish effective n; sign
+flips and resamples of the weighted mean). docs/compare.md says what each number means and when to use which
+interval.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from . import evaluation as engine
+from ..stats import paired
+from ..core import render
+from ..run import sources
+from ..stats import distributions as stats
+from ..run.engines import Engine, for_connection
+from ..errors import InputError, SettingError, SqlndcgError
+from ..core.metrics import metric_range
+from ..present.results import FormattedSQL, Result, Table
+from ..core.spec import make_spec
+
+CORRECTIONS = ("holm", "bonferroni", "none")
+BOOTSTRAPS = ("percentile", "bca")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What :func:`compare` returns.
+
+    ``table``: one row per (group..., system, metric) against the baseline (columns in docs/compare.md);
+    ``differences``: one row per (group..., system, metric, query) with both values and their difference;
+    ``per_query``, ``summary``, ``account``: the evaluation of every system (the baseline included), as
+    :func:`sqlndcg.evaluate` gives them (with query weights, the summary is weighted too and ``differences`` has
+    each pair's ``weight``); ``settings``: the evaluation's settings (``query_weights`` among them when given) and
+    the comparison's (system, baseline, correction, permutations, seed, bootstrap, resamples); ``sql``: the paired
+    statement.
+    """
+
+    table: Table
+    differences: Table
+    per_query: Table
+    summary: Table
+    account: Table
+    settings: dict
+    statement: object = field(repr=False)  # the paired statement: text, or FormattedSQL formatted on first use
+
+    @property
+    def sql(self) -> str:
+        """The paired statement, formatted to read."""
+        return str(self.statement)
+
+    def __iter__(self):
+        return iter(self.table.to_dicts())
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def to_dicts(self) -> list[dict]:
+        return self.table.to_dicts()
+
+    def to_pandas(self):
+        """The comparison table as a pandas DataFrame (one row per system and metric)."""
+        return self.table.to_pandas()
+
+    @property
+    def result(self) -> Result:
+        """The evaluation of every system as a :class:`~sqlndcg.results.Result` (for summaries and plots)."""
+        evaluation = {k: v for k, v in self.settings.items() if k not in _COMPARE_KEYS}
+        return Result(self.per_query, self.summary, evaluation, "", self.account)
+
+    def diffs(self, system, metric: str, **groups) -> list[float]:
+        """The per-query differences (system - baseline) of one system and metric, in query order; ``groups``
+        picks a stratum (e.g. ``ds="2026-11-01"``) when the comparison has group_by columns."""
+        out = []
+        for r in self.differences.to_dicts():
+            if (str(r[self.settings["system"]]) == str(system) and r["metric"] == metric
+                    and all(str(r[g]) == str(v) for g, v in groups.items()) and r["difference"] is not None):
+                out.append(r["difference"])
+        return out
+
+    def text(self) -> str:
+        """The comparison as a fixed-width table, with a header saying how it was made."""
+        s = self.settings
+        strata = list(s["strata"])
+        weighted = bool(s.get("query_weights"))
+        rows = []
+        for r in self.table.to_dicts():
+            rows.append(tuple(r[g] for g in strata) + (
+                r[s["system"]], r["metric"], _num(r["baseline_mean"]), _num(r["mean"]), _signed(r["difference"]),
+                _interval(r["t_low"], r["t_high"]), _interval(r["bootstrap_low"], r["bootstrap_high"]),
+                _percent(r["relative_change"]), _p(r["t_p"]), _p(r["t_p_adjusted"]),
+                _p(r["randomization_p"]), _p(r["randomization_p_adjusted"]),
+                f"{r['wins']}/{r['ties']}/{r['losses']}",
+                f"{r['pairs']} ({'' if r['effective_pairs'] is None else r['effective_pairs']})" if weighted
+                else str(r["pairs"]),
+            ))
+        adj = s["correction"] if s["correction"] != "none" else "unadjusted"
+        header = tuple(strata) + (
+            s["system"], "metric", f"base={s['baseline']}", "mean", "diff", "95% CI (t)",
+            f"95% CI (bootstrap {s['bootstrap']})", "change", "p (t)", f"p (t, {adj})", "p (perm)",
+            f"p (perm, {adj})", "W/T/L", "pairs (effective)" if weighted else "pairs",
+        )
+        weighted = ""
+        if s.get("query_weights"):
+            w = s["query_weights"]
+            weighted = (f"; queries weighted by column {w['weight']!r} of {w['input']} (weighted means, intervals "
+                        "with the effective number of pairs, weighted tests; W/T/L count queries)")
+        lines = [
+            f"Compared with baseline {s['baseline']!r}, paired by query (queries={s['queries']!r}){weighted}; "
+            f"randomization test: {s['permutations']} sign flips (exact when 2^pairs <= that), seed {s['seed']}; "
+            f"bootstrap: {s['resamples']} resamples, seed {s['seed']}; {s['correction']} correction over "
+            f"{len(self.table)} comparison(s) per test.",
+            Table(header, tuple(rows)).to_text(max_rows=10**6),
+        ]
+        notes = []
+        for r in self.table.to_dicts():
+            who = ", ".join([f"{g}={r[g]}" for g in strata] + [f"{s['system']}={r[s['system']]}"])
+            if r["only_baseline"] or r["only_system"]:
+                notes.append(f"{who}, {r['metric']}: {r['only_baseline']} queries have a value for the baseline "
+                             f"only and {r['only_system']} for the system only (left out of the pairs)")
+        seen = set()
+        for r in self.table.to_dicts():
+            key = tuple(r[g] for g in strata) + (r[s["system"]],)
+            if key in seen:
+                continue
+            seen.add(key)
+            who = ", ".join([f"{g}={r[g]}" for g in strata] + [f"{s['system']}={r[s['system']]}"])
+            if r["missing_from_run"] or r["baseline_missing_from_run"]:
+                rule = "scored 0 and paired" if s["queries"] == "judged" else "not scored"
+                notes.append(f"{who}: {r['missing_from_run']} judged queries missing from the system's run and "
+                             f"{r['baseline_missing_from_run']} from the baseline's ({rule}, queries={s['queries']!r})")
+        if notes:
+            lines.append("\n".join(notes))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def plot(self, file=None, **kwargs):
+        """The per-query differences against the baseline (:func:`sqlndcg.plots.plot_differences`)."""
+        from ..present.plots import plot_differences
+
+        return plot_differences(self, file, **kwargs)
+
+
+_COMPARE_KEYS = ("system", "baseline", "strata", "correction", "permutations", "seed", "bootstrap", "resamples")
+
+
+def _num(v) -> str:
+    return "" if v is None else f"{v:.4f}"
+
+
+def _signed(v) -> str:
+    return "" if v is None else f"{v:+.4f}"
+
+
+def _interval(lo, hi) -> str:
+    return "" if lo is None or hi is None else f"[{lo:+.4f}, {hi:+.4f}]"
+
+
+def _percent(v) -> str:
+    return "" if v is None else f"{100 * v:+.1f}%"
+
+
+def _p(v) -> str:
+    if v is None:
+        return ""
+    return f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}"
+
+
+def _check_compare_settings(correction, permutations, seed, bootstrap, resamples) -> None:
+    if correction not in CORRECTIONS:
+        raise SettingError(f"correction={correction!r} is not known; choose one of {', '.join(CORRECTIONS)}")
+    if bootstrap not in BOOTSTRAPS:
+        raise SettingError(f"bootstrap={bootstrap!r} is not known; choose one of {', '.join(BOOTSTRAPS)}")
+    for name, value in (("permutations", permutations), ("resamples", resamples)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise SettingError(f"{name}= must be a positive integer, got {value!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise SettingError(f"seed= must be an integer, got {seed!r}")
+
+
+def _group_by(settings: dict, system: str) -> list[str]:
+    group_by = settings.pop("group_by", None) or []
+    group_by = [group_by] if isinstance(group_by, str) else list(group_by)
+    if system in group_by:
+        group_by.remove(system)
+    return group_by
+
+
+@contextmanager
+def _systems_input(eng: Engine, runs, system: str, run_format, own_connection: bool):
+    """The run to evaluate: one input as it is, or a dict of runs as one temporary table with a system column
+    holding each run's name. Yields (run, label of the union or None, the union's SQL or None)."""
+    if not isinstance(runs, Mapping):
+        yield runs, None, None
+        return
+    if len(runs) < 2:
+        raise SettingError(f"compare needs at least two runs to compare, got {len(runs)}")
+    names = list(runs)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise SettingError(f"the runs' names (the dict's keys) must be non-empty strings, got {name!r}")
+    srcs = [sources.resolve(runs[name], "run", eng, run_format) for name in names]
+    for name, src in zip(names, srcs):
+        src.label = f"{src.label} (system {name!r})"
+    table = f"sqlndcg_runs_{uuid.uuid4().hex[:12]}"
+    quoted = render.quote(table, eng.dialect)
+    registered, materialized = [], False
+    try:
+        shared = None
+        for name, src in zip(names, srcs):
+            src.register(eng)
+            registered.append(src)
+            columns = list(src.describe(eng, own_connection))
+            if system in columns:
+                raise InputError(
+                    f"{src.label} already has a column {system!r}; pass the runs as one input with "
+                    f"system={system!r}, or name the system column differently with system="
+                )
+            shared = columns if shared is None else [c for c in shared if c in columns]
+        inputs = [{"name": name, "sql": src.sql} for name, src in zip(names, srcs)]
+        union = render.call("compare_union_sql", inputs, shared, system, dialect=eng.dialect)
+        try:
+            eng.materialize(quoted, union)
+            materialized = True
+        except eng.errors as exc:
+            raise InputError(f"the runs of {', '.join(map(repr, names))} cannot be put together in one table "
+                             f"(do their columns have the same types?): {eng.describe_error(exc)}") from None
+        yield table, f"the runs of systems {', '.join(map(repr, names))}", union
+    finally:
+        if materialized:
+            eng.drop(quoted)
+        for src in registered:
+            src.unregister(eng)
+
+
+class _KeepPerQuery:
+    """An engine that keeps the first table it materializes (the per-query table of :func:`engine.execute`)
+    instead of dropping it, so the paired statistics read it without computing the metrics twice.
+
+    Lead: when engine.execute grows a hook (e.g. ``execute(eng, prepared, then=callback(name))``), this shim goes.
+    """
+
+    def __init__(self, eng: Engine) -> None:
+        self._eng = eng
+        self.kept: str | None = None
+
+    def __getattr__(self, name):
+        return getattr(self._eng, name)
+
+    def materialize(self, name: str, sql: str) -> None:
+        self._eng.materialize(name, sql)
+        if self.kept is None:
+            self.kept = name
+
+    def drop(self, name: str) -> None:
+        if name != self.kept:
+            self._eng.drop(name)
+
+
+def _query_key(value):
+    """Query ids sort by type, then value, so integer and text ids both give one fixed order."""
+    return (type(value).__name__, value)
+
+
+def _t_p(mean, std, n) -> float:
+    """Two-sided p of the paired t test from the SQL's moments (n: the effective number of pairs, = pairs without
+    weights); SciPy's degenerate cases except that identical systems (every difference 0) give 1.0 rather than
+    NaN (no evidence of a difference)."""
+    if mean is None or std is None or n is None or n < 2:
+        return math.nan
+    n = int(n)
+    if std == 0.0:
+        return 1.0 if mean == 0.0 else 0.0
+    return stats.t_two_sided_p(mean / (std / math.sqrt(n)), n - 1)
+
+
+def _adjust(pvalues: list[float], correction: str) -> list[float | None]:
+    """Adjusted p-values over the finite ones (a test without pairs has none)."""
+    index = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
+    given = [pvalues[i] for i in index]
+    if correction == "holm":
+        adjusted = paired.holm(given)
+    elif correction == "bonferroni":
+        adjusted = paired.bonferroni(given)
+    else:
+        adjusted = given
+    out: list[float | None] = [None] * len(pvalues)
+    for i, a in zip(index, adjusted):
+        out[i] = a
+    return out
+
+
+def _difference_bounds(metric: str):
+    lohi = metric_range(metric)
+    return None if lohi is None else (lohi[0] - lohi[1], lohi[1] - lohi[0])
+
+
+def compare(
+    runs,
+    judgments,
+    metrics: Sequence[str] | str = ("ndcg@10",),
+    *,
+    baseline=None,
+    system: str = "system",
+    correction: str = "holm",
+    permutations: int = 10000,
+    seed: int = 0,
+    bootstrap: str = "percentile",
+    resamples: int = 10000,
+    con=None,
+    dialect: str | None = None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+    query_weights=None,
+    weight_column: str = "weight",
+    **settings,
+) -> Comparison:
+    """Compare systems with a baseline, query by query, on every metric.
+
+    ``runs`` is a dict ``{name: run}`` (each a table name, file or frame, as :func:`sqlndcg.evaluate` takes) or
+    one run with a ``system`` column. ``baseline`` names the system the others are compared with (default: the
+    dict's first run; with one input it must be given). Every setting of :func:`sqlndcg.evaluate` applies
+    (``queries=``, ``gain=``, ``preset=``, ``group_by=`` for strata within which queries are paired, ...).
+
+    For each system, stratum and metric: both means over the paired queries, the mean difference with its 95%
+    t interval and a seeded bootstrap interval (``bootstrap="percentile"`` or ``"bca"``), the relative change,
+    the paired t test's p-value, a paired randomization test's p-value (``permutations`` random sign flips from
+    ``seed``, exact enumeration when 2^pairs <= permutations), both adjusted by ``correction`` ("holm",
+    "bonferroni" or "none") across every reported comparison, win/tie/loss counts, and the queries present on
+    one side only (counted, not paired).
+
+    ``query_weights`` (a table, file or frame of query id, ``weight_column`` and optionally stratum columns, as
+    :func:`sqlndcg.evaluate` takes it) weighs the queries: both means, the mean difference and its interval become
+    weighted (sum(w d) / sum(w), the interval with Kish's effective n, as the weighted summary), and so do the t
+    test, the randomization test (sign flips of the weighted mean) and the bootstrap (resampled weighted means);
+    win/tie/loss counts stay counts. Every compared query needs a weight (0 leaves it out), and the weights may not
+    depend on the system. Equal weights give the unweighted comparison.
+
+    >>> import sqlndcg
+    >>> c = sqlndcg.compare(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5"],
+    ...                     system="tag", baseline="bm25")
+    >>> [(r["metric"], round(r["difference"], 4), r["wins"], r["ties"], r["losses"]) for r in c]
+    [('ndcg@5', 0.2996, 10, 2, 0), ('p@5', 0.1, 5, 6, 1)]
+    """
+    _check_compare_settings(correction, permutations, seed, bootstrap, resamples)
+    if not isinstance(system, str) or not system:
+        raise SettingError(f"system= must name the column that tells the systems apart, got {system!r}")
+    if isinstance(runs, Mapping):
+        if baseline is None and runs:
+            baseline = next(iter(runs))
+    settings = dict(settings)
+    strata = _group_by(settings, system)
+    spec = make_spec(metrics, group_by=[*strata, system], **settings)
+    eng = for_connection(con, dialect)
+    try:
+        with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label, union_sql):
+            try:
+                prepared = engine.prepare(eng, spec, run, judgments, run_format=None if union_label else run_format,
+                                          judgments_format=judgments_format, own_connection=con is None,
+                                          query_weights=query_weights, weight_column=weight_column)
+                render.call("compare_parts", prepared.plan, system, prepared.weights_plan, dialect=eng.dialect)
+                shown = _standalone_sql(eng, prepared, union_sql, system, baseline)
+                keeping = _KeepPerQuery(eng)
+                try:
+                    # evaluate() refuses a scored query without a weight (every system's, so every compared one)
+                    result = engine.execute(keeping, prepared)
+                    systems = sorted({r[system] for r in result.per_query.to_dicts()}, key=_query_key)
+                    _check_baseline(baseline, systems, system)
+                    plan, weights = prepared.plan, prepared.weights_plan
+                    name = keeping.kept
+                    paired_sql = render.call("paired_sql", name, plan, system, str(baseline), weights,
+                                             dialect=eng.dialect)
+                    with _registered(eng, prepared.weights):
+                        table_columns, table_rows = eng.fetch(paired_sql)
+                        diff_columns, diff_rows = eng.fetch(render.call(
+                            "paired_differences_sql", name, plan, system, str(baseline), weights,
+                            dialect=eng.dialect))
+                finally:
+                    if keeping.kept is not None:
+                        eng.drop(keeping.kept)
+            except SqlndcgError as exc:
+                if union_label:
+                    raise type(exc)(str(exc).replace(f"run table {run!r}", union_label)) from None
+                raise
+    finally:
+        eng.close()
+
+    spec_settings = result.settings
+    compare_settings = {"system": system, "baseline": baseline, "strata": strata, "correction": correction,
+                        "permutations": permutations, "seed": seed, "bootstrap": bootstrap, "resamples": resamples}
+    differences = Table(tuple(diff_columns), tuple(tuple(r) for r in diff_rows), spec_settings)
+    table = _statistics(table_columns, table_rows, differences, result.account, strata, system, baseline,
+                        compare_settings, spec_settings, weighted=weights is not None)
+    return Comparison(table, differences, result.per_query, result.summary, result.account,
+                      {**spec_settings, **compare_settings}, shown)
+
+
+def _standalone_sql(eng: Engine, prepared, union_sql: str | None, system: str, baseline):
+    """The paired statement as one statement over the inputs themselves (the per-query statement inlined, the runs'
+    union too), so it runs as shown wherever the inputs are: files are read by path. Formatted when read."""
+    plan = prepared.plan if union_sql is None else {**prepared.plan, "run": f"({union_sql})", "run_rereadable": False}
+    per_query = render.call("per_query_sql", plan, False, dialect=eng.dialect)
+    return FormattedSQL(render.call("paired_sql", f"({per_query})", prepared.plan, system, str(baseline),
+                                    prepared.weights_plan, dialect=eng.dialect), eng.dialect)
+
+
+@contextmanager
+def _registered(eng: Engine, src):
+    """The query weights input (a frame, when it is one) registered again for the paired statements, which join
+    it; engine.execute registers the inputs only while it runs."""
+    if src is None:
+        yield
+        return
+    src.register(eng)
+    try:
+        yield
+    finally:
+        src.unregister(eng)
+
+
+def _check_baseline(baseline, systems: list, system: str) -> None:
+    shown = ", ".join(repr(s) for s in systems)
+    if baseline is None:
+        raise SettingError(f"compare needs baseline=, the system the others are compared with; the {system!r} "
+                           f"column holds {shown}")
+    if str(baseline) not in {str(s) for s in systems}:
+        raise SettingError(f"baseline={baseline!r} is not a system of the run; the {system!r} column holds {shown}")
+    if len(systems) < 2:
+        raise SettingError(f"compare needs at least two systems; the {system!r} column holds only {shown}")
+
+
+def _statistics(columns, rows, differences: Table, account: Table, strata: list[str], system: str, baseline,
+                s: dict, spec_settings: dict, weighted: bool = False) -> Table:
+    """The SQL's paired table, with the p-values, bootstrap intervals and the correction added. Weighted: the t
+    test on the SQL's weighted moments and effective n, the randomization test and bootstrap of the weighted mean
+    (queries of weight 0 take no part in them)."""
+    by_test: dict[tuple, list[tuple]] = {}
+    for r in differences.to_dicts():
+        if r["difference"] is None:
+            continue
+        key = tuple(str(r[g]) for g in strata) + (str(r[system]), r["metric"])
+        weight = r["weight"] if weighted else 1.0
+        by_test.setdefault(key, []).append((_query_key(r[spec_settings["columns"]["query_id"]]), r["difference"],
+                                            weight))
+    missing = {}
+    for a in account.to_dicts():
+        missing[tuple(str(a[g]) for g in strata) + (str(a[system]),)] = a["judged_queries_missing_from_run"]
+
+    records = [dict(zip(columns, r)) for r in rows]
+    samples = []  # per record: (differences, weights, how many take part)
+    for rec in records:
+        key = tuple(str(rec[g]) for g in strata) + (str(rec[system]), rec["metric"])
+        found = sorted(by_test.get(key, []), key=lambda item: item[0])
+        diffs = [d for _, d, _ in found]
+        weights = [w for _, _, w in found] if weighted else None
+        n = rec["pairs"]
+        assert n == len(diffs), f"{key}: {n} pairs in SQL, {len(diffs)} differences fetched"
+        samples.append((diffs, weights, n if weights is None else sum(1 for w in weights if w is not None and w > 0)))
+    # Every test in one call each: samples of one size share their sign flips and resamples (the same bits as one
+    # call per test).
+    tested = [i for i, (_, _, counted) in enumerate(samples) if counted >= 1]
+    perm = dict(zip(tested, paired.randomization_tests(
+        [samples[i][0] for i in tested], permutations=s["permutations"], seed=s["seed"],
+        weights=[samples[i][1] for i in tested])))
+    resampled = [i for i, (_, _, counted) in enumerate(samples) if counted >= 2]
+    boot = dict(zip(resampled, paired.bootstrap_intervals(
+        [samples[i][0] for i in resampled], resamples=s["resamples"], seed=s["seed"], method=s["bootstrap"],
+        bounds=[_difference_bounds(records[i]["metric"]) for i in resampled],
+        weights=[samples[i][1] for i in resampled])))
+    t_ps, perm_ps = [], []
+    for i, rec in enumerate(records):
+        if rec["effective_pairs"] is not None:
+            rec["effective_pairs"] = int(rec["effective_pairs"])
+        rec["t_p"] = _t_p(rec["difference"], rec["difference_std"], rec["effective_pairs"])
+        rec["randomization_p"] = perm.get(i, math.nan)
+        rec["bootstrap_low"], rec["bootstrap_high"] = boot.get(i, (None, None))
+        stratum = tuple(str(rec[g]) for g in strata)
+        rec["missing_from_run"] = missing.get(stratum + (str(rec[system]),))
+        rec["baseline_missing_from_run"] = missing.get(stratum + (str(baseline),))
+        t_ps.append(rec["t_p"])
+        perm_ps.append(rec["randomization_p"])
+    t_adjusted = _adjust(t_ps, s["correction"])
+    perm_adjusted = _adjust(perm_ps, s["correction"])
+    out_columns = tuple(strata) + (
+        system, "baseline", "metric", "pairs", "effective_pairs", "baseline_mean", "mean", "difference",
+        "difference_std", "t_low", "t_high", "bootstrap_low", "bootstrap_high", "bootstrap_method", "relative_change",
+        "t_p", "t_p_adjusted", "randomization_p", "randomization_p_adjusted", "correction",
+        "wins", "ties", "losses", "only_baseline", "only_system", "missing_from_run", "baseline_missing_from_run",
+    )
+    out_rows = []
+    for rec, ta, pa in zip(records, t_adjusted, perm_adjusted):
+        rec["t_p_adjusted"], rec["randomization_p_adjusted"] = ta, pa
+        rec["bootstrap_method"], rec["correction"] = s["bootstrap"], s["correction"]
+        for k in ("t_p", "randomization_p"):
+            if isinstance(rec[k], float) and math.isnan(rec[k]):
+                rec[k] = None
+        out_rows.append(tuple(rec[c] for c in out_columns))
+    return Table(out_columns, tuple(out_rows), spec_settings)
+
+
+def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, system: str = "system",
+                     con=None, dialect: str | None = None, run_format: str | None = None,
+                     judgments_format: str | None = None, query_weights=None, weight_column: str = "weight",
+                     **settings) -> Result:
+    """:func:`sqlndcg.evaluate` of several runs at once, grouped by ``system``: ``runs`` is a dict
+    ``{name: run}`` (or one run with a ``system`` column). Used for the NDCG@k curve of the report;
+    ``query_weights`` weighs the summary as :func:`sqlndcg.evaluate` does.
+
+    >>> import sqlndcg
+    >>> from sqlndcg.compare import evaluate_systems
+    >>> res = evaluate_systems(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@1"], system="tag")
+    >>> [r["tag"] for r in res.summary]
+    ['bm25', 'rerank']
+    """
+    settings = dict(settings)
+    strata = _group_by(settings, system)
+    spec = make_spec(metrics, group_by=[*strata, system], **settings)
+    eng = for_connection(con, dialect)
+    try:
+        with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label, _):
+            try:
+                prepared = engine.prepare(eng, spec, run, judgments, run_format=None if union_label else run_format,
+                                          judgments_format=judgments_format, own_connection=con is None,
+                                          query_weights=query_weights, weight_column=weight_column)
+                return engine.execute(eng, prepared)
+            except SqlndcgError as exc:
+                if union_label:
+                    raise type(exc)(str(exc).replace(f"run table {run!r}", union_label)) from None
+                raise
+    finally:
+        eng.close()

@@ -1,0 +1,150 @@
+"""The public verbs: :func:`evaluate` runs the metrics in DuckDB, :func:`to_sql` returns the SQL it runs."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from . import evaluation as engine
+from ..errors import SettingError
+from ..present.results import Result
+from ..core.spec import make_spec
+
+MetricNames = Sequence[str] | str
+
+
+def evaluate(
+    run,
+    judgments,
+    metrics: MetricNames = ("ndcg@10",),
+    *,
+    preset: str | None = None,
+    gain: str | Mapping[float, float] | None = None,
+    ideal: str | None = None,
+    ties: str | None = None,
+    id_order: str | None = None,
+    short_lists: str | None = None,
+    empty: str | None = None,
+    queries: str | None = None,
+    threshold: float | None = None,
+    labels: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
+    iprec_reach: str | None = None,
+    group_by: Sequence[str] | str = (),
+    query_id: str = "query_id",
+    doc_id: str = "doc_id",
+    score: str | None = "score",
+    rank: str | None = "rank",
+    rel: str = "rel",
+    judgments_query_id: str | None = None,
+    judgments_doc_id: str | None = None,
+    con=None,
+    dialect: str | None = None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+    query_weights=None,
+    weight_column: str = "weight",
+    memory_limit: str | None = None,
+    temp_directory: str | None = None,
+    max_temp_size: str | None = None,
+    max_result_rows: int | None = engine.MAX_RESULT_ROWS,
+    partitions: int = 1,
+    bootstrap: str | None = None,
+    resamples: int = 10000,
+    seed: int = 0,
+) -> Result:
+    """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
+
+    ``run`` and ``judgments`` are each a DuckDB table/view name (looked up in ``con``), a file path (Parquet,
+    CSV, TSV, TREC run/qrels), or a pandas/polars/pyarrow table. ``query_weights`` (same kinds of input: query
+    id, ``weight_column``, optionally group columns) makes the summary's means weighted (see summary.sql).
+    ``memory_limit``, ``temp_directory`` and ``max_temp_size`` bound DuckDB's memory and spilling (e.g. "4GB");
+    a per-query result above ``max_result_rows`` rows (None: no limit) is refused before it starts.
+    ``partitions`` (DuckDB) evaluates the queries in that many disjoint buckets, one after another, so each pass
+    holds a fraction of the inputs: the same numbers, for inputs whose sorts and hash tables outgrow memory.
+    ``bootstrap`` ("percentile" or "bca") adds a seeded bootstrap interval beside the t interval (docs/compare.md
+    says when each fits). Settings are
+    those of docs/SEMANTICS.md, one keyword per declared setting (``settings_declared()`` in sql/macros/spec.sql; a test keeps the two equal);
+    ``preset`` ("trec_eval", "sklearn") fills the ones not given.
+
+    >>> import sqlndcg
+    >>> res = sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5", "map"],
+    ...                        group_by="tag")
+    >>> [(row["tag"], round(row["ndcg@5"], 4)) for row in res.summary]
+    [('bm25', 0.1916), ('rerank', 0.4913)]
+    """
+    spec = make_spec(
+        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, id_order=id_order, short_lists=short_lists, empty=empty,
+        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only, iprec_reach=iprec_reach,
+        group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
+        rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
+    )
+    if bootstrap is not None and query_weights is not None:
+        # The summary's means are weighted; a bootstrap of unweighted means beside them would disagree with them.
+        raise SettingError("bootstrap= with query_weights= is not available in evaluate(): the weighted summary "
+                           "has its t interval with Kish's effective n; sqlndcg.compare(..., query_weights=, "
+                           "bootstrap=) gives a weighted bootstrap of paired differences")
+    result = engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
+                           judgments_format=judgments_format, query_weights=query_weights,
+                           weight_column=weight_column, memory_limit=memory_limit, temp_directory=temp_directory,
+                           max_temp_size=max_temp_size, max_result_rows=max_result_rows, partitions=partitions)
+    if bootstrap is None:
+        return result
+    from ..stats.intervals import with_bootstrap
+
+    return with_bootstrap(result, method=bootstrap, resamples=resamples, seed=seed)
+
+
+def to_sql(
+    run,
+    judgments,
+    metrics: MetricNames = ("ndcg@10",),
+    *,
+    dialect: str | None = None,
+    preset: str | None = None,
+    gain: str | Mapping[float, float] | None = None,
+    ideal: str | None = None,
+    ties: str | None = None,
+    id_order: str | None = None,
+    short_lists: str | None = None,
+    empty: str | None = None,
+    queries: str | None = None,
+    threshold: float | None = None,
+    labels: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
+    iprec_reach: str | None = None,
+    group_by: Sequence[str] | str = (),
+    query_id: str = "query_id",
+    doc_id: str = "doc_id",
+    score: str | None = "score",
+    rank: str | None = "rank",
+    rel: str = "rel",
+    judgments_query_id: str | None = None,
+    judgments_doc_id: str | None = None,
+    con=None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+    id_type: str | None = None,
+) -> str:
+    """The per-query SQL statement that :func:`evaluate` runs, formatted, in ``dialect`` (via sqlglot; default:
+    the dialect of ``con``, else DuckDB's).
+
+    Table names without ``con`` are taken on trust, including what their id columns hold: ``id_type="text"``
+    (the default) compares ids as text in byte order, whatever the warehouse's collation (an integer column then
+    ties in text order, as trec_eval's); ``id_type="integer"`` for integer ids in numeric order. With ``con``, or
+    files and frames, the column types are read instead.
+
+    >>> import sqlndcg
+    >>> sql = sqlndcg.to_sql(run="runs", judgments="qrels", metrics=["ndcg@10"])
+    >>> sql.startswith("WITH run_rows AS")
+    True
+    """
+    spec = make_spec(
+        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, id_order=id_order, short_lists=short_lists, empty=empty,
+        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only, iprec_reach=iprec_reach,
+        group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
+        rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
+    )
+    return engine.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
+                           judgments_format=judgments_format, id_type=id_type)

@@ -1,0 +1,391 @@
+"""The flow: inputs -> spec -> checked sources -> rendered SQL -> executed by an engine -> results.
+
+Which engine runs it (DuckDB, PostgreSQL, Spark, ...) is decided by the connection (:mod:`sqlndcg.engines`); the
+SQL is rendered for that engine's dialect from the same templates, checks and summary included.
+"""
+
+from __future__ import annotations
+
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ..run import checks
+from ..core import render
+from ..run import sources
+from ..run.engines import Engine, for_connection
+from ..errors import DataError, EmptyQueryError, InputError, ResourceError, SettingError, SqlndcgError
+from ..present.results import FormattedSQL, Result, Table
+from ..run.sources import brief
+from ..core.spec import Spec
+
+
+@dataclass
+class Prepared:
+    spec: Spec
+    plan: dict
+    sql: str
+    run: sources.Source
+    judgments: sources.Source
+    facts: dict
+    weights: sources.Source | None = None
+    weights_plan: dict | None = None
+    account: "pyarrow.Table | None" = None  # the account, when the checks computed it (execute() reads it)
+    partitions: int = 1  # buckets of queries evaluated one after another (DuckDB)
+    # The per-query statement once per bucket (each pass holds 1/partitions of the inputs), without its final ORDER
+    # BY: the table the passes fill is read back in order.
+    pass_sqls: list[str] | None = None
+
+    @property
+    def sources(self) -> list[sources.Source]:
+        return [s for s in (self.run, self.judgments, self.weights) if s is not None]
+
+    def settings(self) -> dict:
+        out = self.spec.settings()
+        if self.weights_plan:
+            out["query_weights"] = {"input": self.weights.label, "weight": self.weights_plan["weight_name"]}
+        return out
+
+
+@contextmanager
+def _registered(eng: Engine, *srcs):
+    """The inputs registered with the engine while the block runs. Nested blocks share one registration (a frame
+    copied into SQLite or PostgreSQL is copied once per evaluation, not once per step)."""
+    held = eng.__dict__.setdefault("_sqlndcg_registered", {})
+    entered = []
+    try:
+        for s in srcs:
+            if not held.get(id(s)):
+                s.register(eng)
+            held[id(s)] = held.get(id(s), 0) + 1
+            entered.append(s)
+        yield
+    finally:
+        for s in reversed(entered):
+            held[id(s)] -= 1
+            if not held[id(s)]:
+                del held[id(s)]
+                s.unregister(eng)
+
+
+def _described(eng: Engine, source: sources.Source, columns: dict[str, str]) -> dict:
+    """An input as the plan templates take it: its SQL, a label for messages, its columns and their classes."""
+    return {
+        "sql": source.sql,
+        "label": source.label,
+        "columns": [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()],
+        "rereadable": source.rereadable,
+    }
+
+
+def _guessed_from_nothing(described: dict, spec: Spec) -> None:
+    """An empty run's column types are guessed from nothing (a header-only CSV reads as text, an empty pandas object
+    column as NULL): with no value to hold, its score or rank column is taken as numbers, any other as text."""
+    order = {spec.columns.score, spec.columns.rank} - {None}
+    for c in described["columns"]:
+        if c["name"] in order and c["class"] not in ("integer", "number"):
+            c["class"] = "number"
+        elif c["class"] not in ("integer", "number", "text"):
+            c["class"] = "text"
+
+
+def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Source, check: bool,
+           own_connection: bool) -> tuple[Spec, dict, tuple[dict, dict] | None]:
+    """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume. With check,
+    also the checks each input was declared (for the repeated keys, which the account's pass counts)."""
+    if check:
+        checks.check_trec_lines(eng, run)
+        checks.check_trec_lines(eng, judgments)
+    # An empty run under queries='judged' is evaluated: every judged query scores 0 (trec_eval -c).
+    run_cols = run.describe(eng, own_connection, empty_ok=spec.queries == "judged")
+    judgment_cols = judgments.describe(eng, own_connection)
+    run_described = _described(eng, run, run_cols)
+    if run.empty:
+        _guessed_from_nothing(run_described, spec)
+    try:
+        facts = render.call("facts", spec.plain(), run_described,
+                            _described(eng, judgments, judgment_cols), dialect=eng.dialect)
+    except InputError as exc:
+        if run.empty:  # a header-only CSV (every column reads as text), a file that is not a run at all
+            raise InputError(f"{run.label} has no rows, and its columns, guessed from nothing, are not a run's; an "
+                             "empty run (every judged query scores 0 under queries='judged') needs the run's columns, "
+                             "typed: a Parquet file, a table or a frame") from None
+        raise
+    spec = Spec.from_data(facts["spec"])
+    alone = [g for g in spec.group_by if g not in facts["shared_groups"]]
+    if run.empty and alone:
+        # Judged queries are scored for each value of the run-only group columns, and an empty run has none.
+        raise InputError(f"{run.label} has no rows, so no value of the group column(s) {', '.join(alone)} to score "
+                         f"the judged queries for; there is nothing to evaluate")
+    declared = None
+    if check:
+        declared = (checks.check_run(eng, run, spec, run_cols),
+                    checks.check_judgments(eng, judgments, spec, judgment_cols, list(facts["shared_groups"])))
+    return spec, facts, declared
+
+
+def _buckets(plan: dict, partitions: int) -> list[dict]:
+    """The plan once per bucket of queries (partitions > 1: each reads only its queries' rows), else itself."""
+    if partitions == 1:
+        return [plan]
+    return [{**plan, "bucket": {"index": i, "count": partitions}} for i in range(partitions)]
+
+
+#: Each partition is a pass that reads every input again: past this many, the reads cost more than any sort saves
+#: (a billion run rows fit in a few dozen).
+MAX_PARTITIONS = 256
+
+
+def _checked_partitions(eng: Engine, partitions) -> int:
+    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        raise SettingError(f"partitions must be a whole number >= 1, not {partitions!r}")
+    if partitions > MAX_PARTITIONS:
+        raise SettingError(f"partitions={partitions:,}: at most {MAX_PARTITIONS} (each partition is one more pass "
+                           f"over every input; about one per 50M run rows is enough)")
+    if partitions > 1 and eng.dialect != "duckdb":
+        raise SettingError(f"partitions={partitions} splits the work of one DuckDB process into passes; {eng.name} "
+                           f"({eng.dialect}) divides the work itself: leave partitions at 1")
+    return partitions
+
+
+def _sum_accounts(tables: list, plan: dict):
+    """The buckets' accounts added up per group: every count in the account is a sum over queries, and the
+    buckets hold disjoint sets of queries (account.sql gives every group a row in every bucket)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(tables) == 1:
+        return tables[0]
+    whole = pa.concat_tables(tables)
+    keys = [g["name"] for g in plan["groups"]]
+    counts = [c for c in whole.column_names if c not in keys]
+    if not keys:
+        return pa.table({c: pa.array([pc.sum(whole[c]).as_py()], whole.schema.field(c).type) for c in counts})
+    summed = whole.group_by(keys, use_threads=False).aggregate([(c, "sum") for c in counts])
+    summed = summed.select(keys + [f"{c}_sum" for c in counts]).rename_columns(keys + counts)
+    return summed.cast(whole.schema).sort_by([(k, "ascending") for k in keys])
+
+
+def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False, each=None):
+    """The account (account.sql), one pass per bucket of queries; ``each`` sees every bucket's table first."""
+    tables = []
+    for bucket in _buckets(plan, partitions):
+        table = eng.fetch_arrow(render.call("account_sql", bucket, duplicates, dialect=eng.dialect))
+        if each:
+            each(table)
+        tables.append(table)
+    return _sum_accounts(tables, plan)
+
+
+def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: sources.Source,
+                     declared: tuple[dict, dict], partitions: int = 1):
+    """The account, from the same pass that counts repeated (query, document) pairs: one pass over each
+    input serves both (account.sql). Repeated pairs are refused here, before any metric is computed. Also returns
+    the longest list of the run (per_query.sql skips its top-k cut when no list is longer than k)."""
+    longest = []
+
+    def refuse_repeated(table):
+        counted = table.select(["run_duplicate_keys", "judgment_duplicate_keys", "run_longest_list"]).to_pylist()
+        found = counted[0] if counted else {}
+        checks.refuse_duplicates(eng, run, declared[0], found.get("run_duplicate_keys") or 0)
+        checks.refuse_duplicates(eng, judgments, declared[1], found.get("judgment_duplicate_keys") or 0)
+        longest.append(found.get("run_longest_list") or 0)
+
+    table = _account(eng, plan, partitions, True, refuse_repeated)
+    return table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys", "run_longest_list"]), max(longest)
+
+
+def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
+            own_connection=False, query_weights=None, weight_column="weight", partitions=1) -> Prepared:
+    partitions = _checked_partitions(eng, partitions)
+    run_src = sources.resolve(run, "run", eng, run_format)
+    judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
+    with _registered(eng, run_src, judgment_src):
+        spec, facts, declared = _facts(eng, spec, run_src, judgment_src, check, own_connection)
+        plan = render.call("plan", facts, dialect=eng.dialect)
+        prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions)
+        if check:
+            prepared.account, longest = _checked_account(eng, plan, run_src, judgment_src, declared, partitions)
+            prepared.plan = {**plan, "longest_list": longest}
+    prepared.sql = render.call("per_query_sql", prepared.plan, dialect=eng.dialect)
+    prepared.pass_sqls = [render.call("per_query_sql", bucket, False, dialect=eng.dialect)
+                          for bucket in _buckets(prepared.plan, partitions)]
+    if query_weights is not None:
+        prepared.weights, prepared.weights_plan = _weights(eng, plan, query_weights, weight_column, check,
+                                                           own_connection)
+    return prepared
+
+
+def _weights(eng: Engine, plan: dict, query_weights, weight_column: str, check: bool, own_connection: bool):
+    """The query weights input, read and checked like the others (weights.sql says what is allowed)."""
+    src = sources.resolve(query_weights, "query weights", eng)
+    with _registered(eng, src):
+        columns = src.describe(eng, own_connection)
+        weights_plan = render.call("weights_plan", plan, _described(eng, src, columns), weight_column,
+                                   dialect=eng.dialect)
+        if check:
+            declared = render.call("weights_checks", weights_plan, dialect=eng.dialect)
+            checks.check_rows(eng, src, declared["identity"], [(c, c["message"]) for c in declared["problems"]],
+                              declared["key_meaning"], declared["hint"])
+    return src, weights_plan
+
+
+def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
+             id_type=None) -> str:
+    """The per-query SQL, without reading any rows, in ``dialect`` (default: the connection's, else DuckDB's).
+    Table names without a connection are taken on trust: the score column (or else the rank column) exists, ids
+    hold ``id_type`` (text unless told), judgments serve every group."""
+    if dialect is not None:
+        render.known_dialect(dialect)
+    assumed = con is None and sources.is_table_name(run) and sources.is_table_name(judgments)
+    if id_type is not None and (not assumed or id_type not in ("text", "integer")):
+        raise SettingError(f"id_type={id_type!r}: " + ("choose 'text' or 'integer'" if assumed else
+                           "id_type describes tables sqlndcg cannot read (table names without con=); here the "
+                           "column types are read from the inputs, so leave id_type out"))
+    if assumed:
+        dialect = dialect or "duckdb"
+        facts = render.call("assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
+                            sources.table_sql(judgments, None, dialect), id_type or "text", dialect=dialect)
+    else:
+        eng = for_connection(con)
+        try:
+            prepared = prepare(eng, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
+                               check=False, own_connection=con is None)
+        finally:
+            eng.close()
+        dialect = dialect or eng.dialect
+        if dialect == eng.dialect:
+            return render.pretty(prepared.sql, dialect)
+        facts = {**prepared.facts, "spec": prepared.spec.plain()}
+    plan = render.call("plan", facts, dialect=dialect)
+    return render.pretty(render.call("per_query_sql", plan, dialect=dialect), dialect)
+
+
+def _rows_where(eng: Engine, name: str, plan: dict, columns: list[str], test: str) -> tuple[int, str] | None:
+    """How many per-query rows fail `test` in any of `columns`, and a few of their (group, query) keys."""
+    if not columns:
+        return None
+    identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
+    _, found = eng.fetch(render.call("rows_where", name, identity, columns, test, checks.EMPTY_EXAMPLES,
+                                     dialect=eng.dialect))
+    if not found:
+        return None
+    keys = [r[:-1] for r in found]
+    shown = ", ".join(brief(k[0]) if len(k) == 1 else "(" + ", ".join(map(brief, k)) + ")" for k in keys)
+    return found[0][-1], shown
+
+
+def _refuse_bad_numbers(eng: Engine, name: str, plan: dict, spec: Spec) -> None:
+    """Overflowed sums and, under empty="error", queries with nothing to find, are refused by name."""
+    overflow = _rows_where(eng, name, plan, [m["column"] for m in plan["metrics"]], "not_finite")
+    if overflow:
+        count, shown = overflow
+        raise DataError(
+            f"the metrics of {count} quer(ies) are not finite numbers, e.g. {shown}: the labels or gains are too "
+            "large for a double (sums overflowed). Rescale the labels or use a gain map with smaller values."
+        )
+    if spec.empty != "error":
+        return
+    empty = _rows_where(eng, name, plan, [m["column"] for m in plan["metrics"] if m["emptyable"]], "null")
+    if empty:
+        count, shown = empty
+        raise EmptyQueryError(
+            f"{count} judged quer(ies) have nothing to find (no document with a positive gain, or no "
+            f"relevant document for R and AP), e.g. {shown}; empty='error' refuses them. Use empty='zero' to "
+            "score them 0 (trec_eval) or empty='skip' to leave them out of the mean."
+        )
+
+
+#: The most per-query rows evaluate() produces unless told otherwise (each row is a group, a query id and the
+#: metrics: 200M rows is several GB even as Arrow).
+MAX_RESULT_ROWS = 200_000_000
+
+
+def _refuse_huge_result(eng: Engine, plan: dict, max_rows: int | None) -> None:
+    """Every judged query for every group of the run is a cross product: refused before it starts when too big."""
+    only = [g["name"] for g in plan["groups"] if not g["shared"]]
+    if max_rows is None or not only or plan["queries"] != "judged":
+        return
+    groups, judged = eng.fetch(render.call("sqlndcg_result_size", plan, dialect=eng.dialect))[1][0]
+    if groups * judged > max_rows:
+        shared = [g["name"] for g in plan["groups"] if g["shared"]]
+        per = f" (per {', '.join(shared)})" if shared else ""
+        raise ResourceError(
+            f"the per-query result would have {groups * judged:,} rows: {groups:,} groups ({', '.join(only)}) x "
+            f"{judged:,} judged queries{per}, since queries='judged' scores every judged query in every group. Shrink "
+            f"it with queries='both' (only the queries each group answered)"
+            + ("" if shared else ", or give the judgments a group column so each group is judged on its own queries")
+            + f"; or raise max_result_rows (now {max_rows:,})"
+        )
+
+
+def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_RESULT_ROWS) -> Result:
+    spec, plan = prepared.spec, prepared.plan
+    name = render.quote(f"sqlndcg_per_query_{uuid.uuid4().hex[:12]}", eng.dialect)
+    identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
+    materialized = False
+    try:
+        with _registered(eng, *prepared.sources):
+            _refuse_huge_result(eng, plan, max_result_rows)
+            try:
+                first, *rest = prepared.pass_sqls
+                eng.materialize(name, first)
+                materialized = True
+                for sql in rest:
+                    eng.append(name, sql)
+            except eng.errors as exc:
+                raise (eng.resource_error(exc) or InputError(
+                    f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}")) from None
+            settings = prepared.settings()
+            account = Table.from_arrow(prepared.account if prepared.account is not None
+                                       else _account(eng, plan, prepared.partitions), settings)
+            _refuse_bad_numbers(eng, name, plan, spec)
+            if prepared.weights_plan:
+                _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
+            per_query = _fetch(eng, render.call("sqlndcg_select_all", name, identity, dialect=eng.dialect), settings)
+            # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
+            summary = _fetch(eng, render.call("summary_sql", name, plan, prepared.weights_plan, True,
+                                              dialect=eng.dialect), settings)
+    finally:
+        if materialized:
+            eng.drop(name)
+    return Result(per_query, summary, settings, FormattedSQL(prepared.sql, eng.dialect), account)
+
+
+def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:
+    _, found = eng.fetch(render.call("missing_weights_sql", name, plan, weights_plan, checks.EMPTY_EXAMPLES,
+                                     dialect=eng.dialect))
+    if found:
+        keys = [r[:-1] for r in found]
+        shown = ", ".join(brief(k[0]) if len(k) == 1 else "(" + ", ".join(map(brief, k)) + ")" for k in keys)
+        raise DataError(
+            f"{weights_plan['label']}: {found[0][-1]} scored quer(ies) have no weight, e.g. {shown}; give every "
+            "scored query a weight (0 leaves it out of the mean), or evaluate without query_weights"
+        )
+
+
+def _fetch(eng: Engine, sql: str, settings: dict) -> Table:
+    """A result as the engine gives it, columnar (Arrow)."""
+    return Table.from_arrow(eng.fetch_arrow(sql), settings)
+
+
+def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
+             query_weights=None, weight_column="weight", memory_limit=None, temp_directory=None,
+             max_temp_size=None, max_result_rows=MAX_RESULT_ROWS, partitions=1) -> Result:
+    eng = for_connection(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
+                         max_temp_size=max_temp_size)
+    try:
+        run_src = sources.resolve(run, "run", eng, run_format)
+        judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
+        with _registered(eng, run_src, judgment_src):  # once for the checks and the evaluation
+            prepared = prepare(eng, spec, run_src, judgment_src, own_connection=con is None,
+                               query_weights=query_weights, weight_column=weight_column, partitions=partitions)
+            return execute(eng, prepared, max_result_rows)
+    except SqlndcgError:  # already says what is wrong (DataFusion's engine errors are any Exception)
+        raise
+    except eng.errors as exc:
+        # Whatever the engine raised outside the steps that explain their own failures: out of memory or disk
+        # said as such, anything else named as the engine's, never a traceback from deep inside.
+        raise (eng.resource_error(exc) or InputError(f"{eng.name} failed: {eng.describe_error(exc)}")) from None
+    finally:
+        eng.close()
