@@ -10,25 +10,42 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import render
+from . import measures, render
 
-#: Every measure family's declaration (help, aliases, parameters, trec_eval and ir_measures names, summary rule).
-MEASURES: dict[str, dict] = render.call("measures")
 
-#: Per-query metric kinds, with what each means (shown in errors and docs).
-KINDS: dict[str, str] = {kind: about["help"] for kind, about in MEASURES.items()}
+def _measures() -> dict[str, dict]:
+    return measures.declarations()
 
-#: Kinds that treat labels as binary, so they take a per-metric threshold: ``P(rel=2)@5``.
-BINARY_KINDS = frozenset(k for k, about in render.call("metric_kinds").items() if about["binary"])
 
-#: Kinds whose value is a sum of per-position contributions; only these are defined under ``ties="average"``.
-ADDITIVE_KINDS = frozenset(k for k, about in render.call("metric_kinds").items() if about["additive"])
+def _kinds() -> dict[str, str]:
+    return {kind: about["help"] for kind, about in measures.declarations().items()}
 
-#: Kinds that ``empty`` can leave NULL (nothing to find).
-EMPTYABLE_KINDS = frozenset(k for k, about in render.call("metric_kinds").items() if about["emptyable"])
 
-#: The largest cutoff: a 32-bit integer is the widest every SQL engine compares without surprises.
-MAX_K = render.call("max_k")
+def _flagged(flag: str) -> frozenset[str]:
+    return frozenset(kind for kind, about in measures.declarations().items() if about[flag])
+
+
+#: The module's constants, computed from the templates on first use (so importing renders nothing):
+#: MEASURES every family's declaration; KINDS what each kind means (shown in errors and docs); BINARY_KINDS kinds
+#: that read labels as binary, so they take a per-metric threshold (``P(rel=2)@5``); ADDITIVE_KINDS kinds whose
+#: value is a sum of per-position contributions (the only ones defined under ``ties="average"``);
+#: EMPTYABLE_KINDS kinds that ``empty`` can leave NULL; MAX_K the largest cutoff (a 32-bit integer is the widest
+#: every SQL engine compares without surprises).
+_CONSTANTS = {
+    "MEASURES": _measures,
+    "KINDS": _kinds,
+    "BINARY_KINDS": lambda: _flagged("binary"),
+    "ADDITIVE_KINDS": lambda: _flagged("additive"),
+    "EMPTYABLE_KINDS": lambda: _flagged("emptyable"),
+    "MAX_K": lambda: render.call("max_k"),
+}
+
+
+def __getattr__(name: str):
+    """The constants above, each computed on first use and then read from the templates' cache."""
+    if name in _CONSTANTS:
+        return _CONSTANTS[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, order=True)
@@ -76,16 +93,9 @@ def parse_metrics(names) -> tuple[Metric, ...]:
     return tuple(Metric.from_plain(m) for m in render.call("parse_metrics", plain(names)))
 
 
-#: Measure kinds whose per-query value lies in [0, 1] (whatever the settings, for non-negative gains).
-UNIT_KINDS = frozenset({
-    "ndcg", "p", "r", "ap", "rr", "hit", "judged", "rprec", "bpref", "bing", "relative_p", "iprec_at_recall",
-    "11pt_avg", "set_p", "set_recall", "set_relative_p", "set_map", "set_f",
-})
-
-
 def metric_range(metric: str) -> tuple[float, float] | None:
-    """(0.0, 1.0) for a metric whose per-query values lie in [0, 1] (ndcg, p, r, ap, rr, hit, ...); None when
-    the metric has no fixed range (cg, dcg, idcg, ...).
+    """The range every per-query value of the metric lies in, as its measure declares it: (0.0, 1.0) for ndcg,
+    p, r, ap, rr, hit, ...; None when the metric has no fixed range (cg, dcg, idcg, ...).
 
     >>> metric_range("ndcg@10"), metric_range("MRR@10"), metric_range("dcg@5")
     ((0.0, 1.0), (0.0, 1.0), None)
@@ -94,4 +104,5 @@ def metric_range(metric: str) -> tuple[float, float] | None:
         kind = parse_metric(metric).kind
     except Exception:  # a name the parser no longer knows: no range is claimed
         return None
-    return (0.0, 1.0) if kind in UNIT_KINDS else None
+    lohi = measures.declarations()[kind]["range"]
+    return None if lohi is None else (float(lohi[0]), float(lohi[1]))

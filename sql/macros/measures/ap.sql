@@ -7,7 +7,9 @@
 {%- macro default__measure_ap() -%}
 {{ return({'help': 'average precision (MAP is its mean)', 'aliases': ['map', 'map_cut'], 'k': true, 'binary': true,
            'emptyable': true, 'needs': ['ap_at', 'r'],
-           'trec_eval': {'name': 'map_cut', 'cutoffs': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}, 'ir_measures': 'AP@k'}) }}
+           'range': [0, 1], 'trec_eval': [{'name': 'map', 'order': 5, 'nicknames': ['official', 'all_trec']},
+                         {'name': 'map_cut', 'order': 25, 'nicknames': ['all_trec'], 'params': 'cutoffs', 'defaults': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}],
+           'ir_measures': 'AP@k'}) }}
 {%- endmacro -%}
 {%- macro default__value_ap(m, p, a) -%}
 {{ return('CASE WHEN ' ~ a.r ~ ' = 0 THEN ' ~ a.empty ~ ' ELSE COALESCE(rm._ap_' ~ m.suffix ~ '_t' ~ m.threshold_index ~ ', 0) / ' ~ a.r ~ ' END') }}

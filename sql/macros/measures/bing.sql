@@ -6,7 +6,7 @@
 -#}
 {%- macro default__measure_bing() -%}
 {{ return({'help': 'binary G: relevant documents discounted by the non-relevant ones above them', 'binary': true,
-           'needs': ['r', 'own'], 'trec_eval': {'name': 'binG'}}) }}
+           'needs': ['r', 'own'], 'range': [0, 1], 'trec_eval': [{'name': 'binG', 'order': 19, 'nicknames': ['all_trec']}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_bing(m, p) -%}
 {%- set t = m.threshold_index -%}

@@ -7,7 +7,7 @@
 -#}
 {%- macro default__measure_bpref() -%}
 {{ return({'help': 'binary preference: relevant documents ranked above judged non-relevant ones',
-           'binary': true, 'needs': ['r', 'r_rows', 'nonrel_run', 'own'], 'trec_eval': {'name': 'bpref'},
+           'binary': true, 'needs': ['r', 'r_rows', 'nonrel_run', 'own'], 'range': [0, 1], 'trec_eval': [{'name': 'bpref', 'order': 8, 'nicknames': ['official', 'all_trec']}],
            'ir_measures': 'Bpref'}) }}
 {%- endmacro -%}
 {%- macro bpref_term(t) -%}
@@ -26,7 +26,7 @@
 {%- macro default__measure_gm_bpref() -%}
 {{ return({'help': 'ln(max(bpref, 1e-5)) per query; its geometric-mean summary is trec_eval gm_bpref',
            'binary': true, 'summary': 'gm', 'needs': ['r', 'r_rows', 'nonrel_run', 'own'],
-           'trec_eval': {'name': 'gm_bpref', 'per_query': false}}) }}
+           'trec_eval': [{'name': 'gm_bpref', 'order': 15, 'nicknames': ['all_trec'], 'summary_only': true}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_gm_bpref(m, p) -%}{{ return(sqlndcg.default__aggregates_bpref(m, p)) }}{%- endmacro -%}
 {%- macro default__value_gm_bpref(m, p, a) -%}

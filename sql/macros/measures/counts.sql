@@ -10,30 +10,30 @@
 -#}
 {%- macro default__measure_num_q() -%}
 {{ return({'help': 'number of queries (1 per query; the summary sums it)', 'summary': 'sum',
-           'trec_eval': {'name': 'num_q', 'per_query': false, 'integer': true}, 'ir_measures': 'NumQ'}) }}
+           'trec_eval': [{'name': 'num_q', 'order': 1, 'nicknames': ['official', 'all_trec', 'set'], 'integer': true, 'summary_only': true}], 'ir_measures': 'NumQ'}) }}
 {%- endmacro -%}
 {%- macro default__value_num_q(m, p, a) -%}{{ return('1') }}{%- endmacro -%}
 
 {%- macro default__measure_num_ret() -%}
 {{ return({'help': 'number of documents retrieved', 'summary': 'sum',
-           'trec_eval': {'name': 'num_ret', 'integer': true}, 'ir_measures': 'NumRet'}) }}
+           'trec_eval': [{'name': 'num_ret', 'order': 2, 'nicknames': ['official', 'all_trec', 'set'], 'integer': true}], 'ir_measures': 'NumRet'}) }}
 {%- endmacro -%}
 {%- macro default__value_num_ret(m, p, a) -%}{{ return(a.n) }}{%- endmacro -%}
 
 {%- macro default__measure_num_rel() -%}
 {{ return({'help': 'number of relevant documents (judged, rel >= threshold)', 'binary': true, 'summary': 'sum',
-           'needs': ['r'], 'trec_eval': {'name': 'num_rel', 'integer': true}, 'ir_measures': 'NumRel'}) }}
+           'needs': ['r'], 'trec_eval': [{'name': 'num_rel', 'order': 3, 'nicknames': ['official', 'all_trec', 'set'], 'integer': true}], 'ir_measures': 'NumRel'}) }}
 {%- endmacro -%}
 {%- macro default__value_num_rel(m, p, a) -%}{{ return(a.r) }}{%- endmacro -%}
 
 {%- macro default__measure_num_rel_ret() -%}
 {{ return({'help': 'number of relevant documents retrieved', 'binary': true, 'summary': 'sum', 'needs': ['totals'],
-           'trec_eval': {'name': 'num_rel_ret', 'integer': true}, 'ir_measures': 'NumRelRet'}) }}
+           'trec_eval': [{'name': 'num_rel_ret', 'order': 4, 'nicknames': ['official', 'all_trec', 'set'], 'integer': true}], 'ir_measures': 'NumRelRet'}) }}
 {%- endmacro -%}
 {%- macro default__value_num_rel_ret(m, p, a) -%}{{ return(a.hits_all) }}{%- endmacro -%}
 
 {%- macro default__measure_num_nonrel_judged_ret() -%}
 {{ return({'help': 'number of retrieved documents judged non-relevant', 'binary': true, 'summary': 'sum',
-           'needs': ['totals'], 'trec_eval': {'name': 'num_nonrel_judged_ret', 'integer': true}}) }}
+           'needs': ['totals'], 'trec_eval': [{'name': 'num_nonrel_judged_ret', 'order': 33, 'nicknames': ['all_trec'], 'integer': true}]}) }}
 {%- endmacro -%}
 {%- macro default__value_num_nonrel_judged_ret(m, p, a) -%}{{ return('(' ~ a.judged_all ~ ' - ' ~ a.hits_all ~ ')') }}{%- endmacro -%}

@@ -8,7 +8,7 @@
 -#}
 {%- macro default__measure_g() -%}
 {{ return({'help': 'normalized gain G: each gain discounted by how far the list is behind the ideal',
-           'needs': ['ideal_rows', 'ideal_totals', 'own'], 'trec_eval': {'name': 'G'}}) }}
+           'needs': ['ideal_rows', 'ideal_totals', 'own'], 'trec_eval': [{'name': 'G', 'order': 20, 'nicknames': ['all_trec'], 'params': 'gain_pairs'}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_g(m, p) -%}
 {{ return([['sum', 'SUM(CASE WHEN _gain > 0 THEN _gain / ' ~ sqlndcg.log2('2 + _cost_run - _got_run') ~ ' ELSE 0 END)']]) }}

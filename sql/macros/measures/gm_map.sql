@@ -7,7 +7,7 @@
 {%- macro default__measure_gm_map() -%}
 {{ return({'help': 'ln(max(AP, 1e-5)) per query; its geometric-mean summary is trec_eval gm_map',
            'aliases': ['gm_ap'], 'binary': true, 'summary': 'gm', 'needs': ['ap_at', 'r'],
-           'trec_eval': {'name': 'gm_map', 'per_query': false}}) }}
+           'trec_eval': [{'name': 'gm_map', 'order': 6, 'nicknames': ['official', 'all_trec'], 'summary_only': true}]}) }}
 {%- endmacro -%}
 {%- macro default__value_gm_map(m, p, a) -%}
 {%- set ap = 'CASE WHEN ' ~ a.r ~ ' = 0 THEN 0 ELSE COALESCE(rm._ap_all_t' ~ m.threshold_index ~ ', 0) / ' ~ a.r ~ ' END' -%}

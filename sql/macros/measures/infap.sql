@@ -9,7 +9,7 @@
 -#}
 {%- macro default__measure_infap() -%}
 {{ return({'help': 'inferred AP: AP estimated from sampled judgments', 'binary': true,
-           'needs': ['r', 'r_rows', 'nonrel_run', 'pool_run', 'own'], 'trec_eval': {'name': 'infAP'},
+           'needs': ['r', 'r_rows', 'nonrel_run', 'pool_run', 'own'], 'trec_eval': [{'name': 'infAP', 'order': 14, 'nicknames': ['all_trec']}],
            'ir_measures': 'infAP'}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_infap(m, p) -%}

@@ -11,8 +11,8 @@
 {{ return({'help': 'interpolated precision at a recall level', 'aliases': ['iprec'], 'binary': true,
            'params': {'recall': 0.0}, 'needs': ['r_rows', 'own'],
            'domains': {'recall': {'min': 0, 'max': 1, 'why': 'a recall level: the share of the relevant documents to reach'}},
-           'trec_eval': {'name': 'iprec_at_recall', 'param': 'recall',
-                         'values': [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], 'format': '%.2f'},
+           'range': [0, 1], 'trec_eval': [{'name': 'iprec_at_recall', 'order': 10, 'nicknames': ['official', 'all_trec'], 'params': 'levels', 'param': 'recall',
+                          'defaults': [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]}],
            'ir_measures': 'IPrec@x'}) }}
 {%- endmacro -%}
 {#- The relevant documents to reach, c, from x * R computed in doubles as trec_eval's C does. lround(v) is
@@ -38,7 +38,7 @@
 {%- macro default__measure_11pt_avg() -%}
 {{ return({'help': 'interpolated precision averaged over the recall levels 0, 0.1, ..., 1',
            'aliases': ['pt11_avg', 'iprec_avg'], 'binary': true, 'needs': ['r_rows', 'own'],
-           'trec_eval': {'name': '11pt_avg'}}) }}
+           'range': [0, 1], 'trec_eval': [{'name': '11pt_avg', 'order': 18, 'nicknames': ['all_trec'], 'params': 'averaged_levels', 'of': 'iprec_at_recall', 'param': 'recall'}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_11pt_avg(m, p) -%}
 {%- set out = [] -%}

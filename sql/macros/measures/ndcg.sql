@@ -8,7 +8,8 @@
 {%- macro default__measure_ndcg() -%}
 {{ return({'help': 'normalized DCG = DCG / IDCG', 'aliases': ['ndcg_cut'], 'k': true, 'additive': true,
            'emptyable': true, 'needs': ['dcg_at', 'ideal_at'],
-           'trec_eval': {'name': 'ndcg_cut', 'cutoffs': [5, 10, 15, 20, 30, 100, 200, 500, 1000]},
+           'range': [0, 1], 'trec_eval': [{'name': 'ndcg', 'order': 21, 'nicknames': ['all_trec'], 'params': 'gain_pairs'},
+                         {'name': 'ndcg_cut', 'order': 24, 'nicknames': ['all_trec'], 'params': 'cutoffs', 'defaults': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}],
            'ir_measures': 'nDCG@k'}) }}
 {%- endmacro -%}
 {%- macro default__value_ndcg(m, p, a) -%}

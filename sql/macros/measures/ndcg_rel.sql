@@ -7,7 +7,7 @@
 -#}
 {%- macro default__measure_ndcg_rel() -%}
 {{ return({'help': 'NDCG averaged at the relevant documents', 'needs': ['ideal_rows', 'ideal_totals', 'own'],
-           'trec_eval': {'name': 'ndcg_rel'}}) }}
+           'trec_eval': [{'name': 'ndcg_rel', 'order': 22, 'nicknames': ['all_trec'], 'params': 'gain_pairs'}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_ndcg_rel(m, p) -%}
 {{ return([['sum', 'SUM(CASE WHEN _gain > 0 THEN _dcg_run / _idcg_at ELSE 0 END)'],

@@ -7,6 +7,7 @@
 {%- macro default__measure_p() -%}
 {{ return({'help': 'precision: relevant documents in the top k, divided by k', 'aliases': ['precision'],
            'k': true, 'binary': true, 'additive': true, 'needs': ['hits_at'],
-           'trec_eval': {'name': 'P', 'cutoffs': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}, 'ir_measures': 'P@k'}) }}
+           'range': [0, 1], 'trec_eval': [{'name': 'P', 'order': 11, 'nicknames': ['official', 'all_trec'], 'params': 'cutoffs', 'defaults': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}],
+           'ir_measures': 'P@k'}) }}
 {%- endmacro -%}
 {%- macro default__value_p(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits, a.positions)) }}{%- endmacro -%}

@@ -12,7 +12,7 @@
 {{ return({'help': 'rank-biased precision with persistence p', 'params': {'p': 0.9}, 'needs': ['max_rel_rows', 'own'],
            'domains': {'p': {'min': 0, 'min_open': true, 'max': 1, 'max_open': true,
                              'why': 'the persistence, a probability of reading on: p = 1 scores every list 0 and p = 0 reads only the first document'}},
-           'trec_eval': {'name': 'rbp', 'param': 'p', 'pairs': true}, 'ir_measures': 'RBP(p=0.9)'}) }}
+           'trec_eval': [{'name': 'rbp', 'order': 34, 'nicknames': ['all_trec'], 'since': 10, 'params': 'named', 'param': 'p'}], 'ir_measures': 'RBP(p=0.9)'}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_rbp(m, p) -%}
 {%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
@@ -24,7 +24,7 @@
 
 {%- macro default__measure_rbp_resid() -%}
 {{ return({'help': 'the RBP residual left by unjudged documents (p = 0.9)', 'needs': ['own'],
-           'trec_eval': {'name': 'rbp_resid'}}) }}
+           'trec_eval': [{'name': 'rbp_resid', 'order': 35, 'nicknames': ['all_trec'], 'since': 10}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_rbp_resid(m, p) -%}
 {%- set p9 = sqlndcg.number(0.9) -%}

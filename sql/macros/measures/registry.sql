@@ -8,7 +8,9 @@
   and optionally default__aggregates_<kind>(m, p): its own per-query aggregates, [suffix, expression] pairs
   computed over the ranked rows (the `accumulated` CTE of per_query.sql) and read back as rm.<m.id>_<suffix>.
   They are called through adapter.dispatch, so dbt resolves them by name and an engine may override one.
-  Adding a measure: a new file here and its kind in measure_families() below.
+  Adding a measure: a new file here and its kind in measure_families() below (Jinja cannot list a folder). Python
+  reads everything else from the declaration: the trec_eval command's tables (sqlndcg/verbs/trec_eval.py),
+  metric_range (sqlndcg/core/metrics.py) and the measure table of docs/SEMANTICS.md (sqlndcg/core/measure_docs.py).
 
   Metadata keys (defaults in measure_defaults()):
     help            one line, for errors and docs
@@ -21,9 +23,29 @@
     domains         each parameter's allowed values {name: {min, max, min_open, max_open, integer, why}}, checked
                     where names are parsed (spec.sql); a bound left out is no bound, {} any finite number
     needs           shared aggregates it reads (per_query.sql computes only what some metric needs)
+    range           [lo, hi] every per-query value lies in (for non-negative gains, whatever the settings); none:
+                    no fixed range. Confidence intervals and plots keep to it.
     summary         trec_eval's rule for the `all` line: mean, gm (geometric mean), sum
-    trec_eval       trec_eval's name of the family (its -m name), with its default parameters
-    ir_measures     the ir_measures spelling
+    trec_eval       the trec_eval families computed by this measure, a list (empty: none), each with the keys of
+                    trec_eval_defaults() below
+    ir_measures     the ir_measures spelling (none: ir_measures lacks it)
+
+  A trec_eval family ({'name': ..., 'order': ..., ...}, defaults in trec_eval_defaults()):
+    name            trec_eval's -m name (P, map_cut, ...)
+    order           its place in trec_eval's measure table (measures.c), the order it is printed in
+    nicknames       the trec_eval nicknames that include it (official, all_trec, set)
+    since           the trec_eval version whose all_trec first includes it (9 for the families 9.x has)
+    params          how trec_eval reads `-m name.params`: 'none'; 'cutoffs' (P.5,10: one line per cutoff, the
+                    metric's @k); 'levels' (iprec_at_recall.0.1,0.5: one line per level, setting `param`);
+                    'gain_pairs' (ndcg.1=3,2=9: per-grade gains); 'named' (rbp.p=0.95: name=value pairs for
+                    `param`); 'coefficients' (utility.1,-1,0,0: the numbers for the parameters `param` lists, and
+                    the parameter `collection_size` takes trec_eval -N); 'beta_squared' (set_F.x: `param` is
+                    sqrt(x)); 'averaged_levels' (11pt_avg..25,.5: the mean of the measure `of` at those levels
+                    of its `param`)
+    defaults        what trec_eval prints without params: its cutoffs, levels or coefficients
+    param           the sqlndcg parameter (or list of them) the params set
+    integer         printed as an integer (%ld) rather than %.4f
+    summary_only    printed only in the `all` line
 -#}
 
 {%- macro measure_families() -%}
@@ -39,7 +61,12 @@
 
 {%- macro measure_defaults() -%}
 {{ return({'aliases': [], 'k': false, 'binary': false, 'additive': false, 'emptyable': false, 'params': {},
-           'domains': {}, 'needs': [], 'summary': 'mean', 'trec_eval': none, 'ir_measures': none}) }}
+           'domains': {}, 'needs': [], 'range': none, 'summary': 'mean', 'trec_eval': [], 'ir_measures': none}) }}
+{%- endmacro -%}
+
+{%- macro trec_eval_defaults() -%}
+{{ return({'nicknames': ['all_trec'], 'since': 9, 'params': 'none', 'defaults': [], 'param': none, 'of': none,
+           'collection_size': none, 'integer': false, 'summary_only': false}) }}
 {%- endmacro -%}
 
 {#- Every family's metadata, defaults filled in, in registry order. -#}
@@ -49,6 +76,14 @@
   {%- set about = {} -%}
   {%- do about.update(sqlndcg.measure_defaults()) -%}
   {%- do about.update(sqlndcg.dispatched('measure_' ~ kind)()) -%}
+  {%- set families = [] -%}
+  {%- for given in about.trec_eval -%}
+    {%- set family = {} -%}
+    {%- do family.update(sqlndcg.trec_eval_defaults()) -%}
+    {%- do family.update(given) -%}
+    {%- do families.append(family) -%}
+  {%- endfor -%}
+  {%- do about.update({'trec_eval': families}) -%}
   {%- do out.update({kind: about}) -%}
 {%- endfor -%}
 {{ return(out) }}

@@ -6,7 +6,7 @@
 {%- macro default__measure_relative_p() -%}
 {{ return({'help': 'precision at k divided by the best possible precision at k', 'k': true, 'binary': true,
            'needs': ['hits_at', 'r'],
-           'trec_eval': {'name': 'relative_P', 'cutoffs': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}}) }}
+           'range': [0, 1], 'trec_eval': [{'name': 'relative_P', 'order': 26, 'nicknames': ['all_trec'], 'params': 'cutoffs', 'defaults': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}]}) }}
 {%- endmacro -%}
 {%- macro default__value_relative_p(m, p, a) -%}
 {%- set best = a.r if m.k is none else sqlndcg.least(m.k, a.r) -%}

@@ -8,7 +8,7 @@
 -#}
 {%- macro default__measure_rndcg() -%}
 {{ return({'help': 'NDCG averaged at the boundaries between gain levels of the ideal ranking', 'binary': true,
-           'needs': ['r', 'ideal_rows', 'ideal_totals', 'ideal_tail', 'in_run', 'own'], 'trec_eval': {'name': 'Rndcg'}}) }}
+           'needs': ['r', 'ideal_rows', 'ideal_totals', 'ideal_tail', 'in_run', 'own'], 'trec_eval': [{'name': 'Rndcg', 'order': 23, 'nicknames': ['all_trec'], 'params': 'gain_pairs'}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_rndcg(m, p) -%}
 {{ return([['sum', 'SUM(CASE WHEN _boundary = 1 THEN _dcg_run / _idcg_at ELSE 0 END)'],

@@ -5,7 +5,7 @@
 -#}
 {%- macro default__measure_rprec() -%}
 {{ return({'help': 'precision at R, the number of relevant documents', 'aliases': ['r_prec', 'r_precision'],
-           'binary': true, 'needs': ['r', 'r_rows', 'own'], 'trec_eval': {'name': 'Rprec'}, 'ir_measures': 'Rprec'}) }}
+           'binary': true, 'needs': ['r', 'r_rows', 'own'], 'range': [0, 1], 'trec_eval': [{'name': 'Rprec', 'order': 7, 'nicknames': ['official', 'all_trec']}], 'ir_measures': 'Rprec'}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_rprec(m, p) -%}
 {%- set t = m.threshold_index -%}

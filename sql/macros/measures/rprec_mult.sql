@@ -7,8 +7,8 @@
 {%- macro default__measure_rprec_mult() -%}
 {{ return({'help': 'precision at x times R', 'binary': true, 'params': {'x': 1.0}, 'needs': ['r_rows', 'r', 'own'],
            'domains': {'x': {'min': 0, 'min_open': true, 'why': 'a multiple of R, the cutoff floor(x * R + 0.9); at x = 0 there is no document to measure'}},
-           'trec_eval': {'name': 'Rprec_mult', 'param': 'x', 'values': [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0],
-                         'format': '%.2f'}}) }}
+           'trec_eval': [{'name': 'Rprec_mult', 'order': 16, 'nicknames': ['all_trec'], 'params': 'levels', 'param': 'x',
+                          'defaults': [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]}]}) }}
 {%- endmacro -%}
 {%- macro rprec_mult_cut(m, r) -%}
 {{ return(sqlndcg.whole(sqlndcg.number(m.params.x) ~ ' * ' ~ r ~ ' + ' ~ sqlndcg.number(0.9))) }}

@@ -6,7 +6,7 @@
 {%- macro default__measure_rr() -%}
 {{ return({'help': 'reciprocal rank of the first relevant document (MRR is its mean)',
            'aliases': ['mrr', 'recip_rank'], 'k': true, 'binary': true, 'needs': ['first'],
-           'trec_eval': {'name': 'recip_rank'}, 'ir_measures': 'RR@k'}) }}
+           'range': [0, 1], 'trec_eval': [{'name': 'recip_rank', 'order': 9, 'nicknames': ['official', 'all_trec']}], 'ir_measures': 'RR@k'}) }}
 {%- endmacro -%}
 {%- macro default__value_rr(m, p, a) -%}
 {%- set first = 'rm._first_t' ~ m.threshold_index -%}

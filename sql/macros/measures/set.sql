@@ -10,26 +10,26 @@
   set_f(beta=sqrt(0.5)). ir_measures: SetP, SetR, SetF.
 -#}
 {%- macro default__measure_set_p() -%}
-{{ return({'help': 'precision of the retrieved set', 'binary': true, 'needs': ['totals'], 'trec_eval': {'name': 'set_P'},
+{{ return({'help': 'precision of the retrieved set', 'binary': true, 'needs': ['totals'], 'range': [0, 1], 'trec_eval': [{'name': 'set_P', 'order': 28, 'nicknames': ['all_trec', 'set']}],
            'ir_measures': 'SetP'}) }}
 {%- endmacro -%}
 {%- macro default__value_set_p(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, a.n)) }}{%- endmacro -%}
 
 {%- macro default__measure_set_recall() -%}
 {{ return({'help': 'recall of the retrieved set', 'binary': true, 'needs': ['totals', 'r'],
-           'trec_eval': {'name': 'set_recall'}, 'ir_measures': 'SetR'}) }}
+           'range': [0, 1], 'trec_eval': [{'name': 'set_recall', 'order': 30, 'nicknames': ['all_trec', 'set']}], 'ir_measures': 'SetR'}) }}
 {%- endmacro -%}
 {%- macro default__value_set_recall(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, a.r)) }}{%- endmacro -%}
 
 {%- macro default__measure_set_relative_p() -%}
 {{ return({'help': 'precision of the retrieved set relative to the best possible', 'binary': true,
-           'needs': ['totals', 'r'], 'trec_eval': {'name': 'set_relative_P'}}) }}
+           'needs': ['totals', 'r'], 'range': [0, 1], 'trec_eval': [{'name': 'set_relative_P', 'order': 29, 'nicknames': ['all_trec', 'set']}]}) }}
 {%- endmacro -%}
 {%- macro default__value_set_relative_p(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, sqlndcg.least(a.n, a.r))) }}{%- endmacro -%}
 
 {%- macro default__measure_set_map() -%}
 {{ return({'help': 'unranked set MAP: relevant retrieved squared over (retrieved * relevant)', 'binary': true,
-           'needs': ['totals', 'r'], 'trec_eval': {'name': 'set_map'}}) }}
+           'needs': ['totals', 'r'], 'range': [0, 1], 'trec_eval': [{'name': 'set_map', 'order': 31, 'nicknames': ['all_trec', 'set']}]}) }}
 {%- endmacro -%}
 {%- macro default__value_set_map(m, p, a) -%}
 {{ return(sqlndcg.ratio(sqlndcg.as_double(a.hits_all) ~ ' * ' ~ a.hits_all, '(' ~ a.n ~ ' * ' ~ a.r ~ ')')) }}
@@ -38,7 +38,8 @@
 {%- macro default__measure_set_f() -%}
 {{ return({'help': 'F measure of the retrieved set (beta weighs recall)', 'binary': true, 'params': {'beta': 1.0},
            'domains': {'beta': {'min': 0, 'why': 'the weight of recall against precision: 0 gives set_p, larger weighs recall more; a negative beta would act as -beta'}},
-           'needs': ['totals', 'r'], 'trec_eval': {'name': 'set_F', 'param': 'beta'}, 'ir_measures': 'SetF'}) }}
+           'needs': ['totals', 'r'], 'range': [0, 1], 'trec_eval': [{'name': 'set_F', 'order': 32, 'nicknames': ['all_trec', 'set'], 'params': 'beta_squared', 'param': 'beta',
+                                          'defaults': [1]}], 'ir_measures': 'SetF'}) }}
 {%- endmacro -%}
 {%- macro default__value_set_f(m, p, a) -%}
 {%- set b2 = sqlndcg.number(m.params.beta * m.params.beta) -%}

@@ -6,7 +6,8 @@
 -#}
 {%- macro default__measure_unj() -%}
 {{ return({'help': 'share of the top k without a judgment', 'aliases': ['unjudged'], 'k': true,
-           'needs': ['judged_at'], 'trec_eval': {'name': 'unj', 'cutoffs': [5, 10, 20]}}) }}
+           'needs': ['judged_at'], 'trec_eval': [{'name': 'unj', 'order': 36, 'nicknames': ['all_trec'], 'since': 10, 'params': 'cutoffs',
+                          'defaults': [5, 10, 20]}]}) }}
 {%- endmacro -%}
 {%- macro default__value_unj(m, p, a) -%}
 {%- set shown = a.n if m.k is none else sqlndcg.least(a.n, m.k) -%}

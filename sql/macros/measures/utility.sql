@@ -9,7 +9,8 @@
            'binary': true, 'params': {'a': 1.0, 'b': -1.0, 'c': 0.0, 'd': 0.0, 'n': 0.0},
            'domains': {'a': {}, 'b': {}, 'c': {}, 'd': {},
                        'n': {'min': 0, 'integer': true, 'why': 'the number of documents in the collection, trec_eval -N'}},
-           'needs': ['r', 'totals', 'in_run'], 'trec_eval': {'name': 'utility'}}) }}
+           'needs': ['r', 'totals', 'in_run'], 'trec_eval': [{'name': 'utility', 'order': 17, 'nicknames': ['all_trec', 'set'], 'params': 'coefficients',
+                                          'param': ['a', 'b', 'c', 'd'], 'defaults': [1, -1, 0, 0], 'collection_size': 'n'}]}) }}
 {%- endmacro -%}
 {%- macro default__value_utility(m, p, a) -%}
 {%- set x = m.params -%}
