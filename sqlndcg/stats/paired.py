@@ -442,7 +442,7 @@ def _recombine(sums, widths: list[int], bits: int, bases: list[int] | None = Non
     return out
 
 
-_ROWS_BYTES = 1 << 17  # float64 bytes of the rows multiplied at once (small: in cache, one BLAS thread, 10x faster)
+_ROWS_BYTES = 1 << 17  # float64 bytes of the rows multiplied at once (small enough to stay in cache: one BLAS thread beats many on these shapes)
 
 
 def _row_sums(np, rows, matrix):
