@@ -1,35 +1,70 @@
 """Metrics and settings, validated once into an immutable :class:`Spec`; everything downstream trusts it.
 
 The declaration of every setting, the presets and the validation live in the SQL package
-(``sql/macros/spec.sql``), where dbt models call them too; this module gives the result Python types.
+(``sql/macros/spec.sql``), where dbt models call them too; this module gives the result Python types. Nothing is
+rendered at import: the declaration's constants (``SETTINGS``, ``PRESETS``, ``GAINS``, ...) are read from the
+templates on first use and kept, so importing the package (or the command line's ``--help``) stays quick.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from types import MappingProxyType
+from typing import Mapping
 
 from . import render
 from .metrics import Metric, plain
 
-#: Every setting: allowed values or kind, default, and what it decides (declared once, in spec.sql).
-SETTINGS: dict[str, dict] = render.call("settings_declared")
 
-#: Named bundles of settings that reproduce a well-known tool exactly (SEMANTICS.md, "Presets").
-PRESETS: dict[str, dict[str, object]] = render.call("presets")
+@cache
+def settings_declared() -> dict[str, dict]:
+    """Every setting: allowed values or kind, default, and what it decides (declared once, in spec.sql)."""
+    return render.call("settings_declared")
 
-GAINS = tuple(SETTINGS["gain"]["values"])
-IDEALS = tuple(SETTINGS["ideal"]["values"])
-TIES = tuple(SETTINGS["ties"]["values"])
-SHORT_LISTS = tuple(SETTINGS["short_lists"]["values"])
-EMPTIES = tuple(SETTINGS["empty"]["values"])
-QUERIES = tuple(SETTINGS["queries"]["values"])
 
-#: 2**rel must stay finite in a DOUBLE (max ~1.8e308) with room for sums of many documents.
-MAX_EXPONENTIAL_REL = render.call("max_exponential_rel")
+@cache
+def presets() -> dict[str, dict[str, object]]:
+    """Named bundles of settings that reproduce a well-known tool exactly (SEMANTICS.md, "Presets")."""
+    return render.call("presets")
 
-#: The settings that name columns.
-COLUMN_SETTINGS = tuple(name for name, about in SETTINGS.items() if about.get("column"))
+
+def _values(name: str):
+    return lambda: tuple(settings_declared()[name]["values"])
+
+
+#: The module's constants, each computed from the templates on first access (PEP 562), then kept in globals().
+_LAZY = {
+    "SETTINGS": settings_declared,
+    "PRESETS": presets,
+    "GAINS": _values("gain"),
+    "IDEALS": _values("ideal"),
+    "TIES": _values("ties"),
+    "SHORT_LISTS": _values("short_lists"),
+    "EMPTIES": _values("empty"),
+    "QUERIES": _values("queries"),
+    # 2**rel must stay finite in a DOUBLE (max ~1.8e308) with room for sums of many documents.
+    "MAX_EXPONENTIAL_REL": lambda: render.call("max_exponential_rel"),
+    # The settings that name columns.
+    "COLUMN_SETTINGS": lambda: tuple(name for name, about in settings_declared().items() if about.get("column")),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = _LAZY[name]()
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+def settings_given(keywords: Mapping[str, object]) -> dict[str, object]:
+    """The declared settings out of a verb's keywords (its ``locals()``): the one path from an explicit signature
+    into :func:`make_spec`. A setting declared but missing from the signature is a KeyError here, at once."""
+    return {name: keywords[name] for name in settings_declared()}
 
 
 @dataclass(frozen=True)
@@ -85,7 +120,7 @@ class Spec:
 
     def __getattr__(self, name: str):
         # Every declared setting that the spec holds as a plain value (group_by and gain have properties above).
-        if name != "data" and (name in SETTINGS or name == "preset") and name in self.data:
+        if name != "data" and not name.startswith("__") and name in settings_declared() and name in self.data:
             return self.data[name]
         raise AttributeError(name)
 
@@ -103,8 +138,10 @@ class Spec:
 
 def make_spec(metrics, **settings) -> Spec:
     """Validate names and settings (the keywords of SETTINGS); explicit settings override the preset, the preset
-    overrides defaults. Settings given as None count as not given, except column names, where None means 'none'."""
-    given = {k: v for k, v in settings.items() if v is not None or k in ("score", "rank")}
+    overrides defaults. Settings given as None count as not given, except optional columns (score, rank, ...),
+    where None means 'none'."""
+    declared = settings_declared()
+    given = {k: v for k, v in settings.items() if v is not None or declared.get(k, {}).get("optional")}
     if isinstance(given.get("group_by"), tuple):
         given["group_by"] = list(given["group_by"])
     return Spec.from_data(render.call("spec", plain(metrics), given))

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -23,12 +22,12 @@ from . import evaluation as engine
 from ..stats import paired
 from ..core import render
 from ..run import sources
+from ..run.session import Session
 from ..stats import distributions as stats
-from ..run.engines import Engine, for_connection
-from ..errors import InputError, SettingError, SqlndcgError
+from ..errors import InputError, SettingError
 from ..core.metrics import metric_range
 from ..present.results import FormattedSQL, Result, Table
-from ..core.spec import make_spec
+from ..core.spec import make_spec, settings_given
 
 CORRECTIONS = ("holm", "bonferroni", "none")
 BOOTSTRAPS = ("percentile", "bca")
@@ -199,75 +198,39 @@ def _group_by(settings: dict, system: str) -> list[str]:
     return group_by
 
 
-@contextmanager
-def _systems_input(eng: Engine, runs, system: str, run_format, own_connection: bool):
-    """The run to evaluate: one input as it is, or a dict of runs as one temporary table with a system column
-    holding each run's name. Yields (run, label of the union or None, the union's SQL or None)."""
+def _systems_input(ses: Session, runs, system: str, run_format) -> tuple[sources.Source, str | None]:
+    """The run to evaluate and, for a dict of runs, the SQL of their union: one input as it is, or a dict of runs
+    as one table of the session (dropped as it closes) with a system column holding each run's name, labelled by
+    the systems' names in messages."""
     if not isinstance(runs, Mapping):
-        yield runs, None, None
-        return
+        return ses.resolve(runs, "run", run_format), None
     if len(runs) < 2:
         raise SettingError(f"compare needs at least two runs to compare, got {len(runs)}")
     names = list(runs)
     for name in names:
         if not isinstance(name, str) or not name:
             raise SettingError(f"the runs' names (the dict's keys) must be non-empty strings, got {name!r}")
-    srcs = [sources.resolve(runs[name], "run", eng, run_format) for name in names]
+    srcs = [ses.resolve(runs[name], "run", run_format) for name in names]
     for name, src in zip(names, srcs):
         src.label = f"{src.label} (system {name!r})"
+    shared = None
+    for src in srcs:
+        columns = list(ses.describe(src))
+        if system in columns:
+            raise InputError(
+                f"{src.label} already has a column {system!r}; pass the runs as one input with "
+                f"system={system!r}, or name the system column differently with system="
+            )
+        shared = columns if shared is None else [c for c in shared if c in columns]
+    inputs = [{"name": name, "sql": src.sql} for name, src in zip(names, srcs)]
+    union = ses.render("compare_union_sql", inputs, shared, system)
     table = f"sqlndcg_runs_{uuid.uuid4().hex[:12]}"
-    quoted = render.quote(table, eng.dialect)
-    registered, materialized = [], False
-    try:
-        shared = None
-        for name, src in zip(names, srcs):
-            src.register(eng)
-            registered.append(src)
-            columns = list(src.describe(eng, own_connection))
-            if system in columns:
-                raise InputError(
-                    f"{src.label} already has a column {system!r}; pass the runs as one input with "
-                    f"system={system!r}, or name the system column differently with system="
-                )
-            shared = columns if shared is None else [c for c in shared if c in columns]
-        inputs = [{"name": name, "sql": src.sql} for name, src in zip(names, srcs)]
-        union = render.call("compare_union_sql", inputs, shared, system, dialect=eng.dialect)
-        try:
-            eng.materialize(quoted, union)
-            materialized = True
-        except eng.errors as exc:
-            raise InputError(f"the runs of {', '.join(map(repr, names))} cannot be put together in one table "
-                             f"(do their columns have the same types?): {eng.describe_error(exc)}") from None
-        yield table, f"the runs of systems {', '.join(map(repr, names))}", union
-    finally:
-        if materialized:
-            eng.drop(quoted)
-        for src in registered:
-            src.unregister(eng)
-
-
-class _KeepPerQuery:
-    """An engine that keeps the first table it materializes (the per-query table of :func:`engine.execute`)
-    instead of dropping it, so the paired statistics read it without computing the metrics twice.
-
-    Lead: when engine.execute grows a hook (e.g. ``execute(eng, prepared, then=callback(name))``), this shim goes.
-    """
-
-    def __init__(self, eng: Engine) -> None:
-        self._eng = eng
-        self.kept: str | None = None
-
-    def __getattr__(self, name):
-        return getattr(self._eng, name)
-
-    def materialize(self, name: str, sql: str) -> None:
-        self._eng.materialize(name, sql)
-        if self.kept is None:
-            self.kept = name
-
-    def drop(self, name: str) -> None:
-        if name != self.kept:
-            self._eng.drop(name)
+    with ses.explained("cannot be put together in one table (do their columns have the same types?)",
+                       subject=f"the runs of {', '.join(map(repr, names))}"):
+        ses.materialize(render.quote(table, ses.dialect), union)
+    run = ses.resolve(table, "run")  # read as a table of that name is read (sources.resolve)
+    run.label = f"the runs of systems {', '.join(map(repr, names))}"
+    return run, union
 
 
 def _query_key(value):
@@ -326,7 +289,27 @@ def compare(
     judgments_format: str | None = None,
     query_weights=None,
     weight_column: str = "weight",
-    **settings,
+    preset: str | None = None,
+    gain: str | Mapping[float, float] | None = None,
+    ideal: str | None = None,
+    ties: str | None = None,
+    id_order: str | None = None,
+    short_lists: str | None = None,
+    empty: str | None = None,
+    queries: str | None = None,
+    threshold: float | None = None,
+    labels: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
+    iprec_reach: str | None = None,
+    group_by: Sequence[str] | str = (),
+    query_id: str = "query_id",
+    doc_id: str = "doc_id",
+    score: str | None = "score",
+    rank: str | None = "rank",
+    rel: str = "rel",
+    judgments_query_id: str | None = None,
+    judgments_doc_id: str | None = None,
 ) -> Comparison:
     """Compare systems with a baseline, query by query, on every metric.
 
@@ -361,42 +344,25 @@ def compare(
     if isinstance(runs, Mapping):
         if baseline is None and runs:
             baseline = next(iter(runs))
-    settings = dict(settings)
+    settings = settings_given(locals())  # the declared settings, by their keywords above
     strata = _group_by(settings, system)
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
-    eng = for_connection(con, dialect)
-    try:
-        with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label, union_sql):
-            try:
-                prepared = engine.prepare(eng, spec, run, judgments, run_format=None if union_label else run_format,
-                                          judgments_format=judgments_format, own_connection=con is None,
-                                          query_weights=query_weights, weight_column=weight_column)
-                render.call("compare_parts", prepared.plan, system, prepared.weights_plan, dialect=eng.dialect)
-                shown = _standalone_sql(eng, prepared, union_sql, system, baseline)
-                keeping = _KeepPerQuery(eng)
-                try:
-                    # evaluate() refuses a scored query without a weight (every system's, so every compared one)
-                    result = engine.execute(keeping, prepared)
-                    systems = sorted({r[system] for r in result.per_query.to_dicts()}, key=_query_key)
-                    _check_baseline(baseline, systems, system)
-                    plan, weights = prepared.plan, prepared.weights_plan
-                    name = keeping.kept
-                    paired_sql = render.call("paired_sql", name, plan, system, str(baseline), weights,
-                                             dialect=eng.dialect)
-                    with _registered(eng, prepared.weights):
-                        table_columns, table_rows = eng.fetch(paired_sql)
-                        diff_columns, diff_rows = eng.fetch(render.call(
-                            "paired_differences_sql", name, plan, system, str(baseline), weights,
-                            dialect=eng.dialect))
-                finally:
-                    if keeping.kept is not None:
-                        eng.drop(keeping.kept)
-            except SqlndcgError as exc:
-                if union_label:
-                    raise type(exc)(str(exc).replace(f"run table {run!r}", union_label)) from None
-                raise
-    finally:
-        eng.close()
+    with Session(con, dialect) as ses:
+        run, union_sql = _systems_input(ses, runs, system, run_format)
+        prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
+                                  query_weights=query_weights, weight_column=weight_column)
+        ses.render("compare_parts", prepared.plan, system, prepared.weights_plan)
+        shown = _standalone_sql(ses, prepared, union_sql, system, baseline)
+        # The per-query table stays for the paired statements, which read it without computing the metrics twice.
+        # execute() refuses a scored query without a weight (every system's, so every compared one).
+        name = ses.table_name("sqlndcg_per_query")
+        result = engine.execute(ses, prepared, per_query_table=name)
+        systems = sorted({r[system] for r in result.per_query.to_dicts()}, key=_query_key)
+        _check_baseline(baseline, systems, system)
+        plan, weights = prepared.plan, prepared.weights_plan
+        table_columns, table_rows = ses.fetch(ses.render("paired_sql", name, plan, system, str(baseline), weights))
+        diff_columns, diff_rows = ses.fetch(ses.render("paired_differences_sql", name, plan, system, str(baseline),
+                                                       weights))
 
     spec_settings = result.settings
     compare_settings = {"system": system, "baseline": baseline, "strata": strata, "correction": correction,
@@ -408,27 +374,13 @@ def compare(
                       {**spec_settings, **compare_settings}, shown)
 
 
-def _standalone_sql(eng: Engine, prepared, union_sql: str | None, system: str, baseline):
+def _standalone_sql(ses: Session, prepared, union_sql: str | None, system: str, baseline):
     """The paired statement as one statement over the inputs themselves (the per-query statement inlined, the runs'
     union too), so it runs as shown wherever the inputs are: files are read by path. Formatted when read."""
     plan = prepared.plan if union_sql is None else {**prepared.plan, "run": f"({union_sql})", "run_rereadable": False}
-    per_query = render.call("per_query_sql", plan, False, dialect=eng.dialect)
-    return FormattedSQL(render.call("paired_sql", f"({per_query})", prepared.plan, system, str(baseline),
-                                    prepared.weights_plan, dialect=eng.dialect), eng.dialect)
-
-
-@contextmanager
-def _registered(eng: Engine, src):
-    """The query weights input (a frame, when it is one) registered again for the paired statements, which join
-    it; engine.execute registers the inputs only while it runs."""
-    if src is None:
-        yield
-        return
-    src.register(eng)
-    try:
-        yield
-    finally:
-        src.unregister(eng)
+    per_query = ses.render("per_query_sql", plan, False)
+    return FormattedSQL(ses.render("paired_sql", f"({per_query})", prepared.plan, system, str(baseline),
+                                   prepared.weights_plan), ses.dialect)
 
 
 def _check_baseline(baseline, systems: list, system: str) -> None:
@@ -528,17 +480,8 @@ def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",
     settings = dict(settings)
     strata = _group_by(settings, system)
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
-    eng = for_connection(con, dialect)
-    try:
-        with _systems_input(eng, runs, system, run_format, con is None) as (run, union_label, _):
-            try:
-                prepared = engine.prepare(eng, spec, run, judgments, run_format=None if union_label else run_format,
-                                          judgments_format=judgments_format, own_connection=con is None,
-                                          query_weights=query_weights, weight_column=weight_column)
-                return engine.execute(eng, prepared)
-            except SqlndcgError as exc:
-                if union_label:
-                    raise type(exc)(str(exc).replace(f"run table {run!r}", union_label)) from None
-                raise
-    finally:
-        eng.close()
+    with Session(con, dialect) as ses:
+        run, _ = _systems_input(ses, runs, system, run_format)
+        prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
+                                  query_weights=query_weights, weight_column=weight_column)
+        return engine.execute(ses, prepared)

@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 from . import evaluation as engine
 from ..errors import SettingError
 from ..present.results import Result
-from ..core.spec import make_spec
+from ..core.spec import make_spec, settings_given
 
 MetricNames = Sequence[str] | str
 
@@ -64,7 +64,8 @@ def evaluate(
     holds a fraction of the inputs: the same numbers, for inputs whose sorts and hash tables outgrow memory.
     ``bootstrap`` ("percentile" or "bca") adds a seeded bootstrap interval beside the t interval (docs/compare.md
     says when each fits). Settings are
-    those of docs/SEMANTICS.md, one keyword per declared setting (``settings_declared()`` in sql/macros/spec.sql; a test keeps the two equal);
+    those of docs/SEMANTICS.md, one keyword per declared setting (``settings_declared()`` in sql/macros/spec.sql;
+    written out here for editors' help, checked against the declaration by tests/test_settings_declared.py);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 
     >>> import sqlndcg
@@ -73,12 +74,7 @@ def evaluate(
     >>> [(row["tag"], round(row["ndcg@5"], 4)) for row in res.summary]
     [('bm25', 0.1916), ('rerank', 0.4913)]
     """
-    spec = make_spec(
-        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, id_order=id_order, short_lists=short_lists, empty=empty,
-        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only, iprec_reach=iprec_reach,
-        group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
-        rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
-    )
+    spec = make_spec(metrics, **settings_given(locals()))
     if bootstrap is not None and query_weights is not None:
         # The summary's means are weighted; a bootstrap of unweighted means beside them would disagree with them.
         raise SettingError("bootstrap= with query_weights= is not available in evaluate(): the weighted summary "
@@ -140,11 +136,6 @@ def to_sql(
     >>> sql.startswith("WITH run_rows AS")
     True
     """
-    spec = make_spec(
-        metrics, preset=preset, gain=gain, ideal=ideal, ties=ties, id_order=id_order, short_lists=short_lists, empty=empty,
-        queries=queries, threshold=threshold, labels=labels, depth=depth, judged_only=judged_only, iprec_reach=iprec_reach,
-        group_by=group_by, query_id=query_id, doc_id=doc_id, score=score,
-        rank=rank, rel=rel, judgments_query_id=judgments_query_id, judgments_doc_id=judgments_doc_id,
-    )
+    spec = make_spec(metrics, **settings_given(locals()))
     return engine.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
                            judgments_format=judgments_format, id_type=id_type)
