@@ -21,11 +21,14 @@
 {%- endif -%}
 {%- endmacro -%}
 
-{#- Settings: name -> allowed values (first is the default) or kind, and what it decides. The Python API, the CLI
-    and the docs read this declaration too. -#}
+{#- Settings: name -> allowed values (first is the default) or kind, and what it decides. The kinds: values
+    (one of a list), map (also a {grade: gain} mapping), number, integer, flag, columns (a list of column names),
+    column (one column name; optional: may be None). recorded: 'when_changed' for a setting recorded next to the
+    results only when it differs from its default (those that exist to reproduce trec_eval). The spec below, the
+    recorded settings, the Python API, the CLI and the docs all iterate this declaration. -#}
 {%- macro settings_declared() -%}
 {{ return({
-  'preset': {'values': ['trec_eval', 'trec_eval-9', 'sklearn'], 'default': none,
+  'preset': {'values': ['trec_eval', 'trec_eval-9', 'sklearn'], 'default': none, 'recorded': 'when_changed',
              'help': 'fill the settings not given so the numbers equal a known tool'},
   'gain': {'values': ['exponential', 'linear'], 'map': true, 'default': 'exponential',
            'help': 'exponential: 2^rel - 1; linear: rel; or a map {grade: gain}'},
@@ -33,8 +36,6 @@
             'help': 'where IDCG comes from: every judged document, or only the retrieved ones'},
   'ties': {'values': ['doc_id', 'average', 'rank'], 'default': 'doc_id',
            'help': 'equal scores: ordered by doc id descending, averaged, or the run\'s rank as given'},
-  'id_order': {'values': ['native', 'text'], 'default': 'native',
-               'help': 'how ties=doc_id compares ids: integers numerically and text in byte order, or every id as text in byte order (trec_eval)'},
   'short_lists': {'values': ['pad', 'truncate'], 'default': 'pad',
                   'help': 'lists shorter than k: padded with non-relevant positions, or evaluated at their length'},
   'empty': {'values': ['zero', 'skip', 'error'], 'default': 'zero',
@@ -43,13 +44,15 @@
               'help': 'which queries are averaged: every judged query, or only those in run and judgments'},
   'threshold': {'number': true, 'default': 1.0,
                 'help': 'the label from which a document is relevant (binary metrics, R)'},
-  'labels': {'values': ['as_given', 'integer_part'], 'default': 'as_given',
+  'labels': {'values': ['as_given', 'integer_part'], 'default': 'as_given', 'recorded': 'when_changed',
              'help': "how labels are read: as given, or their integer part as trec_eval reads them (2.7 -> 2)"},
-  'depth': {'integer': true, 'default': none,
+  'depth': {'integer': true, 'default': none, 'recorded': 'when_changed',
             'help': 'evaluate only the top depth documents of each list (trec_eval -M)'},
-  'judged_only': {'flag': true, 'default': false,
+  'judged_only': {'flag': true, 'default': false, 'recorded': 'when_changed',
                   'help': 'drop unjudged documents from the lists before ranking (trec_eval -J)'},
-  'iprec_reach': {'values': ['round', 'floor_plus_0.9'], 'default': 'round',
+  'id_order': {'values': ['native', 'text'], 'default': 'native', 'recorded': 'when_changed',
+               'help': 'how ties=doc_id compares ids: integers numerically and text in byte order, or every id as text in byte order (trec_eval)'},
+  'iprec_reach': {'values': ['round', 'floor_plus_0.9'], 'default': 'round', 'recorded': 'when_changed',
                   'help': 'relevant documents to reach at recall level x (iprec_at_recall, 11pt_avg): round(x * R) as trec_eval 10, or floor(x * R + 0.9) as trec_eval 9.x and pytrec_eval'},
   'group_by': {'columns': true, 'default': [],
                'help': 'columns that split the run into rankings evaluated separately (system, day, segment)'},
@@ -313,10 +316,17 @@
   {%- endif -%}
   {%- do chosen.update(sqlndcg.presets()[preset]) -%}
 {%- endif -%}
-{%- for key in ['gain', 'ideal', 'ties', 'id_order', 'short_lists', 'empty', 'queries', 'threshold', 'labels', 'depth', 'judged_only', 'iprec_reach'] -%}
+{#- The value settings: every declared one but the preset and the column names. -#}
+{%- set valued = [] -%}
+{%- for key, about in declared.items() if key != 'preset' and not about.get('column') and not about.get('columns') -%}
+  {%- do valued.append(key) -%}
   {%- if settings.get(key) is not none -%}{%- do chosen.update({key: settings[key]}) -%}{%- endif -%}
 {%- endfor -%}
-{%- set gain = sqlndcg.parse_gain(chosen.get('gain', declared.gain.default)) -%}
+{#- A map setting (gain) is read first: its mistakes are reported before those of columns and metrics. -#}
+{%- set mapped = {} -%}
+{%- for key in valued if declared[key].get('map') -%}
+  {%- do mapped.update(sqlndcg.parse_gain(chosen.get(key, declared[key].default))) -%}
+{%- endfor -%}
 {%- set group_by = settings.get('group_by', []) -%}
 {%- set group_by = [group_by] if group_by is string else (group_by or []) -%}
 {%- set groups = [] -%}
@@ -337,25 +347,18 @@
 {%- if clash -%}
   {{ sqlndcg.fail('setting', 'group_by column(s) ' ~ sqlndcg.show(clash | sort) ~ ' are also the query, document, score or rank column') }}
 {%- endif -%}
-{%- set spec = {
-  'metrics': sqlndcg.parse_metrics(metrics),
-  'preset': preset,
-  'gain': gain.gain,
-  'gain_map': gain.gain_map,
-  'ideal': sqlndcg.choice('ideal', chosen.get('ideal', declared.ideal.default), declared.ideal['values']),
-  'ties': sqlndcg.choice('ties', chosen.get('ties', declared.ties.default), declared.ties['values']),
-  'id_order': sqlndcg.choice('id_order', chosen.get('id_order', declared.id_order.default), declared.id_order['values']),
-  'short_lists': sqlndcg.choice('short_lists', chosen.get('short_lists', declared.short_lists.default), declared.short_lists['values']),
-  'empty': sqlndcg.choice('empty', chosen.get('empty', declared.empty.default), declared.empty['values']),
-  'queries': sqlndcg.choice('queries', chosen.get('queries', declared.queries.default), declared.queries['values']),
-  'threshold': sqlndcg.finite_number('threshold', chosen.get('threshold', declared.threshold.default)),
-  'labels': sqlndcg.choice('labels', chosen.get('labels', declared.labels.default), declared.labels['values']),
-  'depth': sqlndcg.positive_integer('depth', chosen.get('depth', declared.depth.default)),
-  'judged_only': sqlndcg.flag('judged_only', chosen.get('judged_only', declared.judged_only.default)),
-  'iprec_reach': sqlndcg.choice('iprec_reach', chosen.get('iprec_reach', declared.iprec_reach.default), declared.iprec_reach['values']),
-  'group_by': groups,
-  'columns': columns,
-} -%}
+{%- set spec = {'metrics': sqlndcg.parse_metrics(metrics), 'preset': preset} -%}
+{#- Each value setting checked by its declared kind, in the declaration's order. -#}
+{%- for key in valued -%}
+  {%- set about, value = declared[key], chosen.get(key, declared[key].default) -%}
+  {%- if about.get('map') -%}{%- do spec.update(mapped) -%}
+  {%- elif about.get('number') -%}{%- do spec.update({key: sqlndcg.finite_number(key, value)}) -%}
+  {%- elif about.get('integer') -%}{%- do spec.update({key: sqlndcg.positive_integer(key, value)}) -%}
+  {%- elif about.get('flag') -%}{%- do spec.update({key: sqlndcg.flag(key, value)}) -%}
+  {%- else -%}{%- do spec.update({key: sqlndcg.choice(key, value, about['values'])}) -%}
+  {%- endif -%}
+{%- endfor -%}
+{%- do spec.update({'group_by': groups, 'columns': columns}) -%}
 {%- if spec.threshold <= 0 -%}
   {{ sqlndcg.fail('setting', 'threshold=' ~ sqlndcg.number_text(spec.threshold) ~ ': must be positive (a document is relevant when rel >= threshold; unjudged documents count as rel 0, so threshold 0 would make them relevant)') }}
 {%- endif -%}
@@ -386,17 +389,17 @@
 {%- endif -%}
 {%- set columns = {} -%}
 {%- for key, value in spec.columns.items() if value is not none -%}{%- do columns.update({key: value}) -%}{%- endfor -%}
-{%- set out = {'gain': gain, 'ideal': spec.ideal, 'ties': spec.ties, 'short_lists': spec.short_lists,
-               'empty': spec.empty, 'queries': spec.queries, 'threshold': spec.threshold,
-               'group_by': spec.group_by, 'metrics': spec.metrics | map(attribute='name') | list,
-               'columns': columns} -%}
-{%- if spec.preset -%}{%- do out.update({'preset': spec.preset}) -%}{%- endif -%}
-{#- Recorded when they differ from their defaults (they exist for trec_eval's -M, -J and label reading). -#}
-{%- if spec.get('labels', 'as_given') != 'as_given' -%}{%- do out.update({'labels': spec.labels}) -%}{%- endif -%}
-{%- if spec.get('depth') is not none -%}{%- do out.update({'depth': spec.depth}) -%}{%- endif -%}
-{%- if spec.get('judged_only') -%}{%- do out.update({'judged_only': true}) -%}{%- endif -%}
-{%- if spec.get('id_order', 'native') != 'native' -%}{%- do out.update({'id_order': spec.id_order}) -%}{%- endif -%}
-{%- if spec.get('iprec_reach', 'round') != 'round' -%}{%- do out.update({'iprec_reach': spec.iprec_reach}) -%}{%- endif -%}
+{%- set declared = sqlndcg.settings_declared() -%}
+{%- set out = {} -%}
+{%- for key, about in declared.items() if not about.get('column') and not about.get('columns') and not about.get('recorded') -%}
+  {%- do out.update({key: gain if about.get('map') else spec[key]}) -%}
+{%- endfor -%}
+{%- do out.update({'group_by': spec.group_by, 'metrics': spec.metrics | map(attribute='name') | list, 'columns': columns}) -%}
+{#- Recorded when they differ from their defaults (the preset, and those that exist for trec_eval's -M, -J and label
+    reading). -#}
+{%- for key, about in declared.items() if about.get('recorded') == 'when_changed' -%}
+  {%- if spec.get(key, about.default) != about.default -%}{%- do out.update({key: spec[key]}) -%}{%- endif -%}
+{%- endfor -%}
 {{ return(out) }}
 {%- endmacro -%}
 
