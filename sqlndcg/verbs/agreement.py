@@ -80,14 +80,14 @@ def agreement(
     """
     given = {**_settings(group_by, query_id, doc_id, annotator, rel), "rank_by": rank_by}
     with Runner.session(con) as runner:
-        with runner.inputs((judgments, "judgments", judgments_format)) as (inp,):
-            tables = {}
-            for by in ("all", "query", "pair"):
-                plan = runner.render("agreement_plan", inp.described, {**given, "by": by})
-                if by == "all":
-                    runner.check(inp, plan["checks"], plan["identity"], plan["keys"], plan["key_meaning"],
-                                 "; each annotator rates a (query, document) once")
-                tables[by] = runner.fetch(runner.render("agreement_sql", plan), plan["settings"])
+        inp, = runner.inputs((judgments, "judgments", judgments_format))
+        tables = {}
+        for by in ("all", "query", "pair"):
+            plan = runner.render("agreement_plan", inp.described, {**given, "by": by})
+            if by == "all":
+                runner.check(inp, plan["checks"], plan["identity"], plan["keys"], plan["key_meaning"],
+                             "; each annotator rates a (query, document) once")
+            tables[by] = runner.fetch(runner.render("agreement_sql", plan), plan["settings"])
     settings = {k: v for k, v in plan["settings"].items() if k != "by"}
     return Agreement(tables["all"], tables["query"], tables["pair"], settings)
 
@@ -118,8 +118,8 @@ def aggregate_labels(
     """
     given = {**_settings(group_by, query_id, doc_id, annotator, rel), "method": method, "tie": tie}
     with Runner.session(con) as runner:
-        with runner.inputs((judgments, "judgments", judgments_format)) as (inp,):
-            plan = runner.render("aggregate_plan", inp.described, given)
-            runner.check(inp, plan["checks"], plan["identity"], plan["keys"], plan["key_meaning"],
-                         "; each annotator rates a (query, document) once")
-            return runner.fetch(runner.render("aggregate_labels_sql", plan), plan["settings"])
+        inp, = runner.inputs((judgments, "judgments", judgments_format))
+        plan = runner.render("aggregate_plan", inp.described, given)
+        runner.check(inp, plan["checks"], plan["identity"], plan["keys"], plan["key_meaning"],
+                     "; each annotator rates a (query, document) once")
+        return runner.fetch(runner.render("aggregate_labels_sql", plan), plan["settings"])

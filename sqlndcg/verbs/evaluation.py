@@ -1,20 +1,20 @@
 """The flow: inputs -> spec -> checked sources -> rendered SQL -> executed by an engine -> results.
 
 Which engine runs it (DuckDB, PostgreSQL, Spark, ...) is decided by the connection (:mod:`sqlndcg.engines`); the
-SQL is rendered for that engine's dialect from the same templates, checks and summary included.
+SQL is rendered for that engine's dialect from the same templates, checks and summary included. Every step runs in
+the call's :class:`~sqlndcg.run.session.Session`: each input registered once, the tables made dropped at its end.
 """
 
 from __future__ import annotations
 
-import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..run import checks
 from ..core import render
 from ..run import sources
-from ..run.engines import Engine, for_connection
-from ..errors import DataError, EmptyQueryError, InputError, ResourceError, SettingError, SqlndcgError
+from ..run.engines import Engine
+from ..run.session import Session
+from ..errors import DataError, EmptyQueryError, InputError, ResourceError, SettingError
 from ..present.results import FormattedSQL, Result, Table
 from ..run.sources import brief
 from ..core.spec import Spec
@@ -47,37 +47,6 @@ class Prepared:
         return out
 
 
-@contextmanager
-def _registered(eng: Engine, *srcs):
-    """The inputs registered with the engine while the block runs. Nested blocks share one registration (a frame
-    copied into SQLite or PostgreSQL is copied once per evaluation, not once per step)."""
-    held = eng.__dict__.setdefault("_sqlndcg_registered", {})
-    entered = []
-    try:
-        for s in srcs:
-            if not held.get(id(s)):
-                s.register(eng)
-            held[id(s)] = held.get(id(s), 0) + 1
-            entered.append(s)
-        yield
-    finally:
-        for s in reversed(entered):
-            held[id(s)] -= 1
-            if not held[id(s)]:
-                del held[id(s)]
-                s.unregister(eng)
-
-
-def _described(eng: Engine, source: sources.Source, columns: dict[str, str]) -> dict:
-    """An input as the plan templates take it: its SQL, a label for messages, its columns and their classes."""
-    return {
-        "sql": source.sql,
-        "label": source.label,
-        "columns": [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()],
-        "rereadable": source.rereadable,
-    }
-
-
 def _guessed_from_nothing(described: dict, spec: Spec) -> None:
     """An empty run's column types are guessed from nothing (a header-only CSV reads as text, an empty pandas object
     column as NULL): with no value to hold, its score or rank column is taken as numbers, any other as text."""
@@ -89,22 +58,23 @@ def _guessed_from_nothing(described: dict, spec: Spec) -> None:
             c["class"] = "text"
 
 
-def _facts(eng: Engine, spec: Spec, run: sources.Source, judgments: sources.Source, check: bool,
-           own_connection: bool) -> tuple[Spec, dict, tuple[dict, dict] | None]:
+def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Source,
+           check: bool) -> tuple[Spec, dict, tuple[dict, dict] | None]:
     """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume. With check,
     also the checks each input was declared (for the repeated keys, which the account's pass counts)."""
+    eng = ses.eng
     if check:
         checks.check_trec_lines(eng, run)
         checks.check_trec_lines(eng, judgments)
     # An empty run under queries='judged' is evaluated: every judged query scores 0 (trec_eval -c).
-    run_cols = run.describe(eng, own_connection, empty_ok=spec.queries == "judged")
-    judgment_cols = judgments.describe(eng, own_connection)
-    run_described = _described(eng, run, run_cols)
+    run_cols = ses.describe(run, empty_ok=spec.queries == "judged")
+    judgment_cols = ses.describe(judgments)
+    run_described = ses.described(run, run_cols)
     if run.empty:
         _guessed_from_nothing(run_described, spec)
     try:
         facts = render.call("facts", spec.plain(), run_described,
-                            _described(eng, judgments, judgment_cols), dialect=eng.dialect)
+                            ses.described(judgments, judgment_cols), dialect=eng.dialect)
     except InputError as exc:
         if run.empty:  # a header-only CSV (every column reads as text), a file that is not a run at all
             raise InputError(f"{run.label} has no rows, and its columns, guessed from nothing, are not a run's; an "
@@ -195,38 +165,39 @@ def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: so
     return table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys", "run_longest_list"]), max(longest)
 
 
-def prepare(eng: Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None, check=True,
-            own_connection=False, query_weights=None, weight_column="weight", partitions=1) -> Prepared:
+def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=None, judgments_format=None,
+            check=True, query_weights=None, weight_column="weight", partitions=1) -> Prepared:
+    """Read, check and plan the inputs in the session ``ses`` (an engine: in a session over it), which keeps them
+    registered for :func:`execute`."""
+    ses = Session.of(ses)
+    eng = ses.eng
     partitions = _checked_partitions(eng, partitions)
-    run_src = sources.resolve(run, "run", eng, run_format)
-    judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
-    with _registered(eng, run_src, judgment_src):
-        spec, facts, declared = _facts(eng, spec, run_src, judgment_src, check, own_connection)
-        plan = render.call("plan", facts, dialect=eng.dialect)
-        prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions)
-        if check:
-            prepared.account, longest = _checked_account(eng, plan, run_src, judgment_src, declared, partitions)
-            prepared.plan = {**plan, "longest_list": longest}
+    run_src = ses.resolve(run, "run", run_format)
+    judgment_src = ses.resolve(judgments, "judgments", judgments_format)
+    ses.register(run_src, judgment_src)
+    spec, facts, declared = _facts(ses, spec, run_src, judgment_src, check)
+    plan = render.call("plan", facts, dialect=eng.dialect)
+    prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions)
+    if check:
+        prepared.account, longest = _checked_account(eng, plan, run_src, judgment_src, declared, partitions)
+        prepared.plan = {**plan, "longest_list": longest}
     prepared.sql = render.call("per_query_sql", prepared.plan, dialect=eng.dialect)
     prepared.pass_sqls = [render.call("per_query_sql", bucket, False, dialect=eng.dialect)
                           for bucket in _buckets(prepared.plan, partitions)]
     if query_weights is not None:
-        prepared.weights, prepared.weights_plan = _weights(eng, plan, query_weights, weight_column, check,
-                                                           own_connection)
+        prepared.weights, prepared.weights_plan = _weights(ses, plan, query_weights, weight_column, check)
     return prepared
 
 
-def _weights(eng: Engine, plan: dict, query_weights, weight_column: str, check: bool, own_connection: bool):
+def _weights(ses: Session, plan: dict, query_weights, weight_column: str, check: bool):
     """The query weights input, read and checked like the others (weights.sql says what is allowed)."""
-    src = sources.resolve(query_weights, "query weights", eng)
-    with _registered(eng, src):
-        columns = src.describe(eng, own_connection)
-        weights_plan = render.call("weights_plan", plan, _described(eng, src, columns), weight_column,
-                                   dialect=eng.dialect)
-        if check:
-            declared = render.call("weights_checks", weights_plan, dialect=eng.dialect)
-            checks.check_rows(eng, src, declared["identity"], [(c, c["message"]) for c in declared["problems"]],
-                              declared["key_meaning"], declared["hint"])
+    src = ses.resolve(query_weights, "query weights")
+    columns = ses.describe(src)
+    weights_plan = ses.render("weights_plan", plan, ses.described(src, columns), weight_column)
+    if check:
+        declared = ses.render("weights_checks", weights_plan)
+        checks.check_rows(ses.eng, src, declared["identity"], [(c, c["message"]) for c in declared["problems"]],
+                          declared["key_meaning"], declared["hint"])
     return src, weights_plan
 
 
@@ -247,14 +218,11 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
         facts = render.call("assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
                             sources.table_sql(judgments, None, dialect), id_type or "text", dialect=dialect)
     else:
-        eng = for_connection(con)
-        try:
-            prepared = prepare(eng, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
-                               check=False, own_connection=con is None)
-        finally:
-            eng.close()
-        dialect = dialect or eng.dialect
-        if dialect == eng.dialect:
+        with Session(con) as ses:
+            prepared = prepare(ses, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
+                               check=False)
+        dialect = dialect or ses.dialect
+        if dialect == ses.dialect:
             return render.pretty(prepared.sql, dialect)
         facts = {**prepared.facts, "spec": prepared.spec.plain()}
     plan = render.call("plan", facts, dialect=dialect)
@@ -319,36 +287,32 @@ def _refuse_huge_result(eng: Engine, plan: dict, max_rows: int | None) -> None:
         )
 
 
-def execute(eng: Engine, prepared: Prepared, max_result_rows: int | None = MAX_RESULT_ROWS) -> Result:
-    spec, plan = prepared.spec, prepared.plan
-    name = render.quote(f"sqlndcg_per_query_{uuid.uuid4().hex[:12]}", eng.dialect)
+def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_RESULT_ROWS,
+            per_query_table: str | None = None) -> Result:
+    """Run the prepared statement into a per-query table and read the results from it. ``per_query_table``: a
+    (quoted) name for that table, which then stays for a later step of the same call (the session drops it as it
+    closes); without one, the table is dropped once read."""
+    spec, plan, eng = prepared.spec, prepared.plan, ses.eng
+    name = per_query_table or ses.table_name("sqlndcg_per_query")
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
-    materialized = False
-    try:
-        with _registered(eng, *prepared.sources):
-            _refuse_huge_result(eng, plan, max_result_rows)
-            try:
-                first, *rest = prepared.pass_sqls
-                eng.materialize(name, first)
-                materialized = True
-                for sql in rest:
-                    eng.append(name, sql)
-            except eng.errors as exc:
-                raise (eng.resource_error(exc) or InputError(
-                    f"{eng.name} could not evaluate the inputs: {eng.describe_error(exc)}")) from None
-            settings = prepared.settings()
-            account = Table.from_arrow(prepared.account if prepared.account is not None
-                                       else _account(eng, plan, prepared.partitions), settings)
-            _refuse_bad_numbers(eng, name, plan, spec)
-            if prepared.weights_plan:
-                _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
-            per_query = _fetch(eng, render.call("sqlndcg_select_all", name, identity, dialect=eng.dialect), settings)
-            # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
-            summary = _fetch(eng, render.call("summary_sql", name, plan, prepared.weights_plan, True,
-                                              dialect=eng.dialect), settings)
-    finally:
-        if materialized:
-            eng.drop(name)
+    ses.register(*prepared.sources)
+    _refuse_huge_result(eng, plan, max_result_rows)
+    with ses.explained("could not evaluate the inputs"):
+        first, *rest = prepared.pass_sqls
+        ses.materialize(name, first)
+        for sql in rest:
+            ses.append(name, sql)
+    settings = prepared.settings()
+    account = Table.from_arrow(prepared.account if prepared.account is not None
+                               else _account(eng, plan, prepared.partitions), settings)
+    _refuse_bad_numbers(eng, name, plan, spec)
+    if prepared.weights_plan:
+        _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
+    per_query = _fetch(ses, ses.render("sqlndcg_select_all", name, identity), settings)
+    # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
+    summary = _fetch(ses, ses.render("summary_sql", name, plan, prepared.weights_plan, True), settings)
+    if per_query_table is None:
+        ses.drop(name)
     return Result(per_query, summary, settings, FormattedSQL(prepared.sql, eng.dialect), account)
 
 
@@ -364,28 +328,16 @@ def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: di
         )
 
 
-def _fetch(eng: Engine, sql: str, settings: dict) -> Table:
+def _fetch(ses: Session, sql: str, settings: dict) -> Table:
     """A result as the engine gives it, columnar (Arrow)."""
-    return Table.from_arrow(eng.fetch_arrow(sql), settings)
+    return Table.from_arrow(ses.fetch_arrow(sql), settings)
 
 
 def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
              query_weights=None, weight_column="weight", memory_limit=None, temp_directory=None,
              max_temp_size=None, max_result_rows=MAX_RESULT_ROWS, partitions=1) -> Result:
-    eng = for_connection(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
-                         max_temp_size=max_temp_size)
-    try:
-        run_src = sources.resolve(run, "run", eng, run_format)
-        judgment_src = sources.resolve(judgments, "judgments", eng, judgments_format)
-        with _registered(eng, run_src, judgment_src):  # once for the checks and the evaluation
-            prepared = prepare(eng, spec, run_src, judgment_src, own_connection=con is None,
-                               query_weights=query_weights, weight_column=weight_column, partitions=partitions)
-            return execute(eng, prepared, max_result_rows)
-    except SqlndcgError:  # already says what is wrong (DataFusion's engine errors are any Exception)
-        raise
-    except eng.errors as exc:
-        # Whatever the engine raised outside the steps that explain their own failures: out of memory or disk
-        # said as such, anything else named as the engine's, never a traceback from deep inside.
-        raise (eng.resource_error(exc) or InputError(f"{eng.name} failed: {eng.describe_error(exc)}")) from None
-    finally:
-        eng.close()
+    with Session(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
+                 max_temp_size=max_temp_size) as ses:
+        prepared = prepare(ses, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
+                           query_weights=query_weights, weight_column=weight_column, partitions=partitions)
+        return execute(ses, prepared, max_result_rows)

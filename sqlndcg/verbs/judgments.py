@@ -1,8 +1,9 @@
 """Plumbing shared by the judgment tools (:mod:`sqlndcg.labels`, :mod:`sqlndcg.agreement`,
 :mod:`sqlndcg.positions`): inputs resolved and described, row checks run, rendered SQL executed.
 
-Every engine call of those tools is made here, by :class:`Runner`, through the engine interface
-(:mod:`sqlndcg.engines`): DuckDB by default, or the engine of the connection given as ``con=``. The SQL itself lives in ``sql/macros/judgments/`` and renders for dbt too.
+Every engine call of those tools is made here, by :class:`Runner`, in the call's
+:class:`~sqlndcg.run.session.Session`: DuckDB by default, or the engine of the connection given as ``con=``. The SQL
+itself lives in ``sql/macros/judgments/`` and renders for dbt too.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ..run import engines
 from ..core import render
 from ..run import sources
 from ..run.checks import EXAMPLES
-from ..errors import DataError, InputError
+from ..run.session import Session
+from ..errors import DataError
 from ..present.results import Table
 from ..run.sources import brief
 
@@ -32,60 +33,36 @@ class Input:
 
 
 class Runner:
-    """One engine (sqlndcg.engines: a new in-memory DuckDB when no connection is given) and the few things the
-    judgment tools ask of it. SQL is rendered for the engine's dialect."""
+    """The judgment tools' view of a :class:`Session`: inputs as :class:`Input`, rows and tables fetched with the
+    engine's errors said as sqlndcg's. SQL is rendered for the engine's dialect."""
 
-    def __init__(self, eng) -> None:
-        self.eng = eng
-        self.dialect = eng.dialect
+    def __init__(self, ses: Session) -> None:
+        self.ses = ses
+        self.dialect = ses.dialect
 
     @classmethod
     @contextmanager
     def session(cls, con=None):
-        eng = engines.for_connection(con)
-        try:
-            yield cls(eng)
-        finally:
-            eng.close()
+        with Session(con) as ses:
+            yield cls(ses)
 
     def render(self, macro: str, *args):
-        return render.call(macro, *args, dialect=self.dialect)
+        return self.ses.render(macro, *args)
 
-    @contextmanager
-    def inputs(self, *wanted: tuple[object, str, str | None]):
-        """(object, role, format) triples -> Inputs (None for an object that is None), registered while in use."""
-        resolved = [None if obj is None else sources.resolve(obj, role, self.eng, fmt) for obj, role, fmt in wanted]
-        registered = []
-        try:
-            out = []
-            for src in resolved:
-                if src is None:
-                    out.append(None)
-                    continue
-                src.register(self.eng)
-                registered.append(src)
-                columns = src.describe(self.eng, self.eng.owned)
-                out.append(Input(src, {
-                    "sql": src.sql,
-                    "label": src.label,
-                    "columns": [{"name": n, "type": t, "class": self.eng.column_class(t)} for n, t in columns.items()],
-                }))
-            yield out
-        finally:
-            for src in registered:
-                src.unregister(self.eng)
+    def inputs(self, *wanted: tuple[object, str, str | None]) -> list[Input | None]:
+        """(object, role, format) triples -> Inputs (None for an object that is None), registered until the
+        session ends."""
+        resolved = [None if obj is None else self.ses.resolve(obj, role, fmt) for obj, role, fmt in wanted]
+        return [None if src is None else Input(src, self.ses.described(src, self.ses.describe(src)))
+                for src in resolved]
 
     def rows(self, sql: str) -> list[tuple]:
-        try:
-            return list(self.eng.fetch(sql)[1])
-        except self.eng.errors as exc:
-            raise InputError(f"{self.eng.name} could not compute the result: {self.eng.describe_error(exc)}") from None
+        with self.ses.explained("could not compute the result"):
+            return list(self.ses.fetch(sql)[1])
 
     def fetch(self, sql: str, settings: dict | None = None) -> Table:
-        try:
-            names, rows = self.eng.fetch(sql)
-        except self.eng.errors as exc:
-            raise InputError(f"{self.eng.name} could not compute the result: {self.eng.describe_error(exc)}") from None
+        with self.ses.explained("could not compute the result"):
+            names, rows = self.ses.fetch(sql)
         return Table(tuple(names), tuple(tuple(r) for r in rows), dict(settings or {}))
 
     def check(self, inp: Input, checks: list[dict], identity: list[str], keys: list[str] | None = None,

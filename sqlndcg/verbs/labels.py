@@ -61,18 +61,17 @@ def labels_from_events(
         "query_id": query_id, "doc_id": doc_id, "event": event, "value": value, "time": time, "rel": rel,
     }
     with Runner.session(con) as runner:
-        with runner.inputs((events, "events", events_format), (impressions, "impressions", impressions_format)) \
-                as (ev, shown):
-            plan = runner.render("labels_plan", ev.described, None if shown is None else shown.described, settings)
-            identity = plan["settings"]["group_by"] + [query_id, doc_id]
-            runner.check(ev, plan["checks"], identity)
-            if shown is not None:
-                runner.check(shown, plan["impression_checks"], identity)
-            if plan["rate"]:
-                bad = runner.rows(runner.render("labels_zero_denominators", plan, 5))
-                if bad:
-                    examples = ", ".join(show_row(identity, r[:-1]) for r in bad)
-                    raise DataError(
-                        f"{ev.label}: the rate denominator {rate[1]!r} sums to 0 for {bad[0][-1]} document(s), "
-                        f"e.g. {examples}; a rate needs a base (drop those rows, or add the impressions)")
-            return runner.fetch(runner.render("labels_sql", plan), plan["settings"])
+        ev, shown = runner.inputs((events, "events", events_format), (impressions, "impressions", impressions_format))
+        plan = runner.render("labels_plan", ev.described, None if shown is None else shown.described, settings)
+        identity = plan["settings"]["group_by"] + [query_id, doc_id]
+        runner.check(ev, plan["checks"], identity)
+        if shown is not None:
+            runner.check(shown, plan["impression_checks"], identity)
+        if plan["rate"]:
+            bad = runner.rows(runner.render("labels_zero_denominators", plan, 5))
+            if bad:
+                examples = ", ".join(show_row(identity, r[:-1]) for r in bad)
+                raise DataError(
+                    f"{ev.label}: the rate denominator {rate[1]!r} sums to 0 for {bad[0][-1]} document(s), "
+                    f"e.g. {examples}; a rate needs a base (drop those rows, or add the impressions)")
+        return runner.fetch(runner.render("labels_sql", plan), plan["settings"])

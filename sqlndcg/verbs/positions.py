@@ -90,13 +90,13 @@ def positions(
              "judgments_query_id": judgments_query_id, "judgments_doc_id": judgments_doc_id}
     given = {key: value for key, value in given.items() if value is not None or key in ("score", "rank")}
     with Runner.session(con) as runner:
-        with runner.inputs((run, "run", run_format), (judgments, "judgments", judgments_format)) as (r, j):
-            plan = runner.render("positions_plan", r.described, j.described, k, given)
-            for inp, declared in ((r, plan["run_checks"]), (j, plan["judgment_checks"])):
-                runner.check(inp, declared["problems"], declared["identity"], declared["identity"],
-                             declared["key_meaning"], declared["hint"], profile=("profile", "offending_rows"))
-                if declared["unique_ranks"]:
-                    runner.check(inp, [], declared["identity"], declared["unique_ranks"],
-                                 "ranks within a query", "; ties='rank' needs distinct ranks")
-            table = runner.fetch(runner.render("positions_sql", plan), plan["settings"])
+        r, j = runner.inputs((run, "run", run_format), (judgments, "judgments", judgments_format))
+        plan = runner.render("positions_plan", r.described, j.described, k, given)
+        for inp, declared in ((r, plan["run_checks"]), (j, plan["judgment_checks"])):
+            runner.check(inp, declared["problems"], declared["identity"], declared["identity"],
+                         declared["key_meaning"], declared["hint"], profile=("profile", "offending_rows"))
+            if declared["unique_ranks"]:
+                runner.check(inp, [], declared["identity"], declared["unique_ranks"],
+                             "ranks within a query", "; ties='rank' needs distinct ranks")
+        table = runner.fetch(runner.render("positions_sql", plan), plan["settings"])
     return Positions(table.columns, table.rows, table.settings)

@@ -345,18 +345,16 @@ def read(con, qrels: str, run: str, database: str | None = None, complete: bool 
 TABLES = {"run": ("te_run", "sqlndcg_trec_eval_run"), "qrels": ("te_qrels", "sqlndcg_trec_eval_qrels")}
 
 
-def _load(eng, reader, loaded: list[str]) -> None:
+def _load(ses, reader) -> None:
     """The rows of te_run and te_qrels (read by the DuckDB connection ``reader``), streamed as Arrow into temporary
-    tables of the engine ``eng`` (its ``register``: SQLite, PostgreSQL); each table's name is added to ``loaded``
-    as it is made, for the caller to unregister (a table never made unregisters harmlessly)."""
+    tables of the session ``ses`` (its engine's ``register``: SQLite, PostgreSQL), gone when the session closes."""
     for kind, (view, table) in TABLES.items():
         rows = reader.sql(render.call("sqlndcg_trec_eval_rows", view, kind))
-        loaded.append(table)
         try:
-            eng.register(table, rows)
+            ses.register_frame(table, rows)
         except InputError as exc:
             raise InputError(f"sqlndcg trec_eval computes in DuckDB or in an engine that takes the files' rows as "
-                             f"temporary tables (SQLite, PostgreSQL), not in {eng.name}: {exc}") from None
+                             f"temporary tables (SQLite, PostgreSQL), not in {ses.name}: {exc}") from None
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -392,7 +390,7 @@ def compute(options: Options, con=None) -> Output:
     when it is DuckDB, else by an in-memory DuckDB, whose rows are then loaded into temporary tables of ``con``."""
     from . import evaluate as api
     from ..run.connect import open_database
-    from ..run.engines import for_connection
+    from ..run.session import Session
 
     major = version(options.version)
     lines = select(options.measures, options.collection_size, major)
@@ -410,17 +408,16 @@ def compute(options: Options, con=None) -> Output:
         con = open_database(options.database)
     reader = con if isinstance(con, duckdb.DuckDBPyConnection) else None
     scratch: list[str] = []
-    loaded: list[str] = []
-    eng = None
+    ses = None  # another engine than DuckDB: the session that holds the files' rows there
     try:
         if reader is None:
-            eng = for_connection(con)
+            ses = Session(con)
             reader = open_database(None)
         runid = read(reader, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch),
                      options.database, options.complete)
-        if eng is not None:
-            _load(eng, reader, loaded)
-        run_table, qrels_table = (TABLES[kind][1 if eng is not None else 0] for kind in ("run", "qrels"))
+        if ses is not None:
+            _load(ses, reader)
+        run_table, qrels_table = (TABLES[kind][1 if ses is not None else 0] for kind in ("run", "qrels"))
         settings = dict(preset=VERSIONS[major], queries="judged" if options.complete else "both",
                         threshold=float(options.level), depth=options.depth, judged_only=options.judged_only,
                         query_id="query_id", doc_id="doc_id", score="score", rank=None, rel="rel")
@@ -450,15 +447,11 @@ def compute(options: Options, con=None) -> Output:
         for name in scratch:
             os.unlink(name)
         try:
-            for table in loaded if not own else ():  # a connection of our own drops them as it closes
-                eng.unregister(table)
-        except Exception:  # noqa: BLE001 - best effort on the caller's connection; never hide the first error
-            pass
+            if ses is not None:  # drops the loaded tables, ends its savepoint or transaction on con (PostgreSQL)
+                ses.close(failed=sys.exc_info()[1] is not None)
         finally:
             if reader is not None and reader is not con:
                 reader.close()
-            if eng is not None:  # ends its savepoint or transaction on con (PostgreSQL)
-                eng.close()
             if own:
                 con.close()
 
