@@ -29,3 +29,11 @@ class EmptyQueryError(DataError):
 
 class ResourceError(SqlndcgError, RuntimeError):
     """The engine ran out of memory or of temporary disk space: the input is fine, the machine (or a limit) is not."""
+
+
+class MissingDependency(SqlndcgError, ImportError):
+    """An optional package a feature needs (an extra, such as matplotlib for plots) is not installed."""
+
+
+#: The name plots have raised it under.
+MissingExtra = MissingDependency

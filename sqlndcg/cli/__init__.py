@@ -1,58 +1,42 @@
-"""Command line: ``sqlndcg evaluate``, ``sqlndcg sql`` (mirroring :func:`evaluate` and :func:`to_sql`) and
-``sqlndcg trec_eval`` (trec_eval's own command line, computed in SQL).
+"""Command line: ``sqlndcg evaluate``, ``sqlndcg sql`` (mirroring :func:`evaluate` and :func:`to_sql`),
+``sqlndcg trec_eval`` (trec_eval's own command line, computed in SQL), and the verbs of :mod:`.compare` and
+:mod:`.judgments`.
 
-The settings flags are generated from the one declaration of the settings (``settings_declared()`` in
-``sql/macros/spec.sql``): a setting added there is a flag here, with its help and allowed values.
-Every error is one line on standard error and exit status 2 (``--debug`` shows the traceback).
+One package, one way for everything every verb shares (:mod:`.common`): the settings flags are generated from the
+one declaration of the settings (``settings_declared()`` in ``sql/macros/spec.sql``), a setting added there is a
+flag of every verb that takes settings; one table writer (:mod:`.output`); every error is one line on standard
+error and exit status 2, the traceback only with ``--debug``.
+
+Only the parser of the verb named on the command line is built, and nothing heavy is imported before a verb
+runs, so ``sqlndcg --help`` renders no template and imports no engine.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 import os
 import sys
 
 from .. import __version__
-from ..verbs import evaluate as api
+from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import judgments as cli_judgments
-from ..run.connect import open_database
-from .common import add_memory_flags, gain_flag
-from ..errors import SettingError, SqlndcgError
-from ..core.spec import PRESETS, SETTINGS
+from .common import add_memory_flags, add_setting_flags, add_verb_flags, flag_of, run_verb, settings_from
+from .output import write_table
+
+__all__ = ["main", "flag_of", "parser_for"]
 
 FORMATS = ("table", "tsv", "csv", "json", "parquet")
 FILE_FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels")
 
-
-def flag_of(name: str, about: dict) -> str:
-    """The command-line flag of a declared setting: ``--short-lists``; column settings end in ``-column``."""
-    return "--" + name.replace("_", "-") + ("-column" if about.get("column") else "")
-
-
-def add_setting_flags(parser: argparse.ArgumentParser) -> None:
-    """One flag per declared setting, generated from the declaration."""
-    for name, about in SETTINGS.items():
-        flag, helptext = flag_of(name, about), about.get("help", "")
-        if name == "preset":
-            parser.add_argument(flag, dest=name, choices=sorted(PRESETS), help=helptext)
-        elif about.get("map"):
-            parser.add_argument(flag, dest=name, type=gain_flag, help=helptext + " (map: 1:1,2:3,3:7)")
-        elif "values" in about:
-            parser.add_argument(flag, dest=name, choices=about["values"], help=helptext)
-        elif about.get("number"):
-            parser.add_argument(flag, dest=name, type=float, help=helptext)
-        elif about.get("integer"):
-            parser.add_argument(flag, dest=name, type=int, help=helptext)
-        elif about.get("flag"):
-            parser.add_argument(flag, dest=name, action="store_true", default=None, help=helptext)
-        elif about.get("columns"):
-            parser.add_argument(flag, dest=name, action="append", default=[], help=helptext + " (repeatable)")
-        elif about.get("column"):
-            parser.add_argument(flag, dest=name, help=helptext)
+#: The verbs of this module, with their one-line help.
+VERBS = {
+    "evaluate": "compute metrics and print them",
+    "sql": "print the SQL instead",
+    "trec_eval": "trec_eval's command line and output, computed in SQL",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,48 +47,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="sqlndcg", description="Ranking metrics computed in SQL (DuckDB).")
-    parser.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name, helptext in (("evaluate", "compute metrics and print them"), ("sql", "print the SQL instead")):
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
-        p.add_argument("--run", required=True, action="append" if name == "evaluate" else "store",
-                       help="run: Parquet, CSV, TSV or TREC run file (or a table with --database)"
-                       + ("; repeat for several runs, one block each" if name == "evaluate" else ""))
-        p.add_argument("--judgments", "--qrels", required=True, help="judgments: Parquet, CSV, TSV or TREC qrels file")
-        p.add_argument("-m", "--metric", action="append", dest="metrics",
-                       help="metric, repeatable or comma-separated: ndcg@10, p@5, map, mrr@10, P(rel=2)@5, rbp(p=0.95) ...")
-        add_setting_flags(p)
-        p.add_argument("--run-format", choices=FILE_FORMATS, help="read the run in this format whatever its suffix")
-        p.add_argument("--judgments-format", choices=FILE_FORMATS, help="read the judgments in this format")
-        p.add_argument("--database", help="where the tables named by --run/--judgments live: a DuckDB file, "
-                       "sqlite:///file.db or postgresql://user@host/db")
-        add_memory_flags(p)
-        if name == "evaluate":
-            p.add_argument("--per-query", action="store_true", help="print one row per query too (csv/tsv/parquet: only those)")
-            p.add_argument("--format", choices=FORMATS + ("text",), default="table",
-                           help="table (default), tsv, csv, json (summary, per-query rows, settings and account), parquet")
-            p.add_argument("--output", "-o", help="write to this file instead of standard output")
-            p.add_argument("--bootstrap", choices=("percentile", "bca"),
-                           help="add a seeded bootstrap interval beside the t interval")
-            p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
-            p.add_argument("--query-weights", help="query id, weight (and group columns): a weighted summary")
-            p.add_argument("--weight-column", help="the weight column of --query-weights (default: weight)")
-            p.add_argument("--partitions", type=int, help="evaluate the queries in N disjoint buckets, one pass "
-                           "each (same numbers; for inputs larger than memory)")
-        else:
-            p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
-            p.add_argument("--id-type", choices=("text", "integer"),
-                           help="without --database, what the id columns hold (default text: ids compared as text "
-                                "in byte order; integer: numeric tie order)")
-    t = sub.add_parser("trec_eval", help="trec_eval's command line and output, computed in SQL",
-                       description="trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE[.PARAMS]]... "
-                                   "[--trec-eval-version 10|9] [--database URL] QRELS RUN: prints what trec_eval "
-                                   "10.0 prints; --trec-eval-version 9 prints what trec_eval 9.x (pytrec_eval) does")
-    t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
+def _build_evaluate(p, name: str) -> None:
+    p.add_argument("--run", required=True, action="append" if name == "evaluate" else "store",
+                   help="run: Parquet, CSV, TSV or TREC run file (or a table with --database)"
+                   + ("; repeat for several runs, one block each" if name == "evaluate" else ""))
+    p.add_argument("--judgments", "--qrels", required=True, help="judgments: Parquet, CSV, TSV or TREC qrels file")
+    p.add_argument("-m", "--metric", action="append", dest="metrics",
+                   help="metric, repeatable or comma-separated: ndcg@10, p@5, map, mrr@10, P(rel=2)@5, rbp(p=0.95) ...")
+    add_setting_flags(p)
+    p.add_argument("--run-format", choices=FILE_FORMATS, help="read the run in this format whatever its suffix")
+    p.add_argument("--judgments-format", choices=FILE_FORMATS, help="read the judgments in this format")
+    p.add_argument("--database", help="where the tables named by --run/--judgments live: a DuckDB file, "
+                   "sqlite:///file.db or postgresql://user@host/db")
+    add_memory_flags(p)
+    if name == "evaluate":
+        p.add_argument("--per-query", action="store_true", help="print one row per query too (csv/tsv/parquet: only those)")
+        p.add_argument("--format", choices=FORMATS + ("text",), default="table",
+                       help="table (default), tsv, csv, json (summary, per-query rows, settings and account), parquet")
+        p.add_argument("--output", "-o", help="write to this file instead of standard output")
+        p.add_argument("--bootstrap", choices=("percentile", "bca"),
+                       help="add a seeded bootstrap interval beside the t interval")
+        p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+        p.add_argument("--query-weights", help="query id, weight (and group columns): a weighted summary")
+        p.add_argument("--weight-column", help="the weight column of --query-weights (default: weight)")
+        p.add_argument("--partitions", type=int, help="evaluate the queries in N disjoint buckets, one pass "
+                       "each (same numbers; for inputs larger than memory)")
+    else:
+        p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
+        p.add_argument("--id-type", choices=("text", "integer"),
+                       help="without --database, what the id columns hold (default text: ids compared as text "
+                            "in byte order; integer: numeric tie order)")
+
+
+def _build_trec_eval(t) -> None:
+    t.description = ("trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE[.PARAMS]]... "
+                     "[--trec-eval-version 10|9] [--database URL] QRELS RUN: prints what trec_eval "
+                     "10.0 prints; --trec-eval-version 9 prints what trec_eval 9.x (pytrec_eval) does")
+    # trec_eval's own flags (-M, -J, -l), not the settings': it reproduces trec_eval's command line
     t.add_argument("-q", dest="per_query", action="store_true", help="print every query's values, then the summary")
     t.add_argument("-c", dest="complete", action="store_true",
                    help="average over every judged query (a query missing from the run scores 0)")
@@ -123,34 +102,57 @@ def _parser() -> argparse.ArgumentParser:
                    "postgresql://user@host/db (the files are read by DuckDB, then loaded into temporary tables there)")
     t.add_argument("qrels", help="qrels file ('query iteration doc label'); .gz is read too")
     t.add_argument("run", help="run file ('query Q0 doc rank score tag'), or - for standard input")
-    cli_judgments.add_commands(sub)
-    cli_compare.add_commands(sub)
-    for verb in sub.choices.values():
-        verb.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
+
+
+#: Every verb: name -> (the module that builds and runs it, its one-line help).
+_MODULES = (sys.modules[__name__], cli_judgments, cli_compare)
+
+
+def _verbs() -> dict[str, tuple[object, str]]:
+    return {name: (module, helptext) for module in _MODULES for name, helptext in module.VERBS.items()}
+
+
+def build(name: str, p) -> None:
+    """The flags of one of this module's verbs."""
+    if name == "trec_eval":
+        _build_trec_eval(p)
+    else:
+        _build_evaluate(p, name)
+
+
+def _verb_in(argv) -> str | None:
+    """The verb named on the command line: its first word that is not a flag (the top-level flags take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def parser_for(argv=None, every_verb: bool = False) -> argparse.ArgumentParser:
+    """The parser, with the flags of the verb ``argv`` names (of every verb with ``every_verb``): the others are
+    listed by name and help only, so ``sqlndcg --help`` builds no settings flags and renders nothing."""
+    chosen = _verb_in(argv or [])
+    parser = _Parser(prog="sqlndcg", description="Ranking metrics computed in SQL (DuckDB).")
+    parser.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (module, helptext) in _verbs().items():
+        p = sub.add_parser(name, help=helptext)
+        if every_verb or name == chosen:
+            module.build(name, p)
+            add_verb_flags(p)
     return parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The parser with every verb's flags."""
+    return parser_for(every_verb=True)
 
 
 def _settings(args) -> dict:
     out = {"metrics": [m for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
-           "run_format": args.run_format, "judgments_format": args.judgments_format}
-    for name, about in SETTINGS.items():
-        value = getattr(args, name, None)
-        if value is None or (about.get("columns") and not value):
-            continue
-        out[name] = value
+           "run_format": args.run_format, "judgments_format": args.judgments_format, **settings_from(args)}
     for name in ("bootstrap", "seed", "query_weights", "weight_column", "partitions"):
         if getattr(args, name, None) is not None:
             out[name] = getattr(args, name)
     return out
-
-
-def _write_table(table, fmt: str, out) -> None:
-    if fmt == "csv" or fmt == "tsv":
-        writer = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
-        writer.writerow(table.columns)
-        writer.writerows(["" if v is None else v for v in row] for row in table.rows)
-    else:
-        out.write(table.to_text(max_rows=10**9) + "\n")
 
 
 def _named(results: list[tuple[str, object]], attribute: str):
@@ -196,19 +198,14 @@ def _emit(args, results) -> None:
             buffer.write(str(res) + "\n")
             if args.per_query:
                 buffer.write("\n")
-                _write_table(res.per_query, "table", buffer)
+                write_table(res.per_query, "table", buffer)
     else:
-        _write_table(_named(results, "per_query" if args.per_query else "summary"), fmt, buffer)
+        write_table(_named(results, "per_query" if args.per_query else "summary"), fmt, buffer)
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="") as out:
             out.write(buffer.getvalue())
     else:
         sys.stdout.write(buffer.getvalue())
-
-
-def _connect(args):
-    return open_database(getattr(args, "database", None), memory_limit=getattr(args, "memory_limit", None),
-                         temp_directory=getattr(args, "temp_directory", None))
 
 
 def _explain_file(exc: SqlndcgError, args) -> str:
@@ -220,64 +217,51 @@ def _explain_file(exc: SqlndcgError, args) -> str:
     return text
 
 
-def _main(args) -> int:
-    if getattr(args, "judgments_command", None):
-        return cli_judgments.run(args)
-    if getattr(args, "compare_command", None):
-        return cli_compare.run(args)
-    if args.command == "trec_eval":
-        from ..verbs import trec_eval
+def _trec_eval(args) -> int:
+    from ..verbs import trec_eval
 
-        options = trec_eval.Options(
-            qrels=args.qrels, run=args.run, measures=args.measures, per_query=args.per_query,
-            complete=args.complete, no_summary=args.no_summary, level=args.level, depth=args.depth,
-            judged_only=args.judged_only, collection_size=args.collection_size, database=args.database,
-            version=args.trec_eval_version)
-        return trec_eval.run(options)
+    options = trec_eval.Options(
+        qrels=args.qrels, run=args.run, measures=args.measures, per_query=args.per_query,
+        complete=args.complete, no_summary=args.no_summary, level=args.level, depth=args.depth,
+        judged_only=args.judged_only, collection_size=args.collection_size, database=args.database,
+        version=args.trec_eval_version)
+    return trec_eval.run(options)
+
+
+def _evaluate_or_sql(args) -> None:
+    from ..run.connect import open_database
+    from ..verbs import evaluate as api
+
     # `sql` without a database takes table names on trust (no connection); evaluate always runs in one.
-    con = _connect(args) if args.command == "evaluate" or args.database else None
+    con = None
+    if args.command == "evaluate" or args.database:
+        con = open_database(args.database, memory_limit=args.memory_limit, temp_directory=args.temp_directory)
     try:
         settings = _settings(args)
         if args.command == "sql":
             print(api.to_sql(args.run, args.judgments, dialect=args.dialect, con=con, id_type=args.id_type,
                              **settings))
-            return 0
+            return
         taken: set = set()
         results = [(_run_name(run, taken), api.evaluate(run, args.judgments, con=con, **settings)) for run in args.run]
         _emit(args, results)
-        return 0
     finally:
         if con is not None:
             con.close()
 
 
+def run(args) -> int:
+    """Run one of this module's verbs (0, or 2 with one error line; the traceback with --debug)."""
+    if args.command == "trec_eval":
+        return run_verb(_trec_eval, args)
+    return run_verb(_evaluate_or_sql, args, explain=_explain_file)
+
+
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
-    debug = getattr(args, "debug", False)
-    try:
-        return _main(args)
-    except KeyboardInterrupt:  # Ctrl-C: what the shell expects (128 + SIGINT), one line, no traceback
-        print("sqlndcg: interrupted", file=sys.stderr)
-        return 130
-    except SqlndcgError as exc:
-        if debug:
-            raise
-        print(f"sqlndcg: error: {_explain_file(exc, args)}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # the reader went away (| head): nothing more to say
-        sys.stdout = open(os.devnull, "w")
-        return 0
-    except (OSError, ImportError) as exc:
-        if debug:
-            raise
-        print(f"sqlndcg: error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # anything else is a bug, still one line unless --debug
-        if debug:
-            raise
-        print(f"sqlndcg: error: unexpected {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
-              "(run with --debug for the traceback)", file=sys.stderr)
-        return 2
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser_for(argv).parse_args(argv)
+    module, _ = _verbs()[args.command]
+    return module.run(args)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,73 @@
-"""What every command line verb reads the same way."""
+"""What every command line verb does the same way: its settings flags (one builder, generated from the settings'
+declaration), the flags every verb has, the connection ``--database`` names, and how a verb fails.
+
+Nothing heavy is imported here: the declaration is rendered when a verb's parser is built, the engine opened when
+a verb runs, so ``sqlndcg --help`` needs neither.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from contextlib import contextmanager
+from typing import Callable, Iterable
 
-from ..core.spec import SETTINGS
+from .. import __version__
+from ..errors import SqlndcgError
+
+
+def _declared() -> dict[str, dict]:
+    from ..core.spec import settings_declared
+
+    return settings_declared()
+
+
+def flag_of(name: str, about: dict) -> str:
+    """The command-line flag of a declared setting: ``--short-lists``; column settings end in ``-column``."""
+    return "--" + name.replace("_", "-") + ("-column" if about.get("column") else "")
+
+
+def add_setting_flags(parser, only: Iterable[str] | None = None, helps: dict[str, str] | None = None) -> None:
+    """One flag per declared setting (or per setting in ``only``), its kind, allowed values and help taken from the
+    declaration; ``helps`` words a flag for a verb where it means something narrower. A flag not given is None
+    (or an empty list), so the verb's own default, the preset or the declaration decides."""
+    declared = _declared()
+    names = list(declared) if only is None else list(only)
+    for name in names:
+        about = declared[name]
+        flag, helptext = flag_of(name, about), (helps or {}).get(name, about.get("help", ""))
+        if about.get("map"):
+            parser.add_argument(flag, dest=name, type=gain_flag, help=helptext + " (map: 1:1,2:3,3:7)")
+        elif "values" in about:
+            parser.add_argument(flag, dest=name, choices=about["values"], help=helptext)
+        elif about.get("number"):
+            parser.add_argument(flag, dest=name, type=float, help=helptext)
+        elif about.get("integer"):
+            parser.add_argument(flag, dest=name, type=int, help=helptext)
+        elif about.get("flag"):
+            parser.add_argument(flag, dest=name, action="store_true", default=None, help=helptext)
+        elif about.get("columns"):
+            parser.add_argument(flag, dest=name, action="append", default=[], help=helptext + " (repeatable)")
+        elif about.get("column"):
+            parser.add_argument(flag, dest=name, help=helptext)
+        else:
+            raise AssertionError(f"setting {name!r} declares no kind the command line knows")
+
+
+def settings_from(args) -> dict[str, object]:
+    """The declared settings the command line gave (flags left out are not passed, so defaults apply)."""
+    out = {}
+    for name in _declared():
+        value = getattr(args, name, None)
+        if value is not None and value != []:
+            out[name] = value
+    return out
 
 
 def gain_flag(text: str):
     """``--gain``: ``exponential``, ``linear``, or a map ``1:1,2:3,3:7``."""
-    if text in SETTINGS["gain"]["values"]:
+    if text in _declared()["gain"]["values"]:
         return text
     try:
         return {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
@@ -24,3 +82,59 @@ def add_memory_flags(parser) -> None:
     temporary directory, bounded in size, removed afterwards)."""
     parser.add_argument("--memory-limit", help="DuckDB's memory limit, e.g. 4GB (larger inputs spill to disk)")
     parser.add_argument("--temp-directory", help="where DuckDB spills (default: a private temporary directory)")
+
+
+def add_verb_flags(parser) -> None:
+    """The flags every verb has: ``--debug`` (also accepted before the verb) and ``--version``."""
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    parser.add_argument("--version", action="version", version=f"sqlndcg {__version__}")
+
+
+@contextmanager
+def database(args):
+    """The connection ``--database`` names (DuckDB in memory when only the memory flags are given), closed
+    afterwards; None when the verb opens its own."""
+    con = None
+    if getattr(args, "database", None) or getattr(args, "memory_limit", None) or getattr(args, "temp_directory", None):
+        from ..run.connect import open_database
+
+        con = open_database(getattr(args, "database", None), memory_limit=getattr(args, "memory_limit", None),
+                            temp_directory=getattr(args, "temp_directory", None))
+    try:
+        yield con
+    finally:
+        if con is not None:
+            con.close()
+
+
+def run_verb(body: Callable, args, explain: Callable[[SqlndcgError, object], str] | None = None) -> int:
+    """Run ``body(args)``, the one way every verb fails: 0 on success (or what body returns), else one line
+    ``sqlndcg: error: ...`` on standard error and status 2, with the traceback instead under ``--debug``;
+    ``sqlndcg: interrupted`` and 130 on Ctrl-C. ``explain`` may add a hint to a sqlndcg error's message."""
+    debug = getattr(args, "debug", False)
+    try:
+        status = body(args)
+        return 0 if status is None else status
+    except KeyboardInterrupt:  # Ctrl-C: what the shell expects (128 + SIGINT), one line, no traceback
+        print("sqlndcg: interrupted", file=sys.stderr)
+        return 130
+    except SqlndcgError as exc:
+        if debug:
+            raise
+        print(f"sqlndcg: error: {explain(exc, args) if explain else exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say
+        sys.stdout = open(os.devnull, "w")
+        return 0
+    except (OSError, ImportError) as exc:
+        if debug:
+            raise
+        print(f"sqlndcg: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # anything else is a bug, still one line unless --debug
+        if debug:
+            raise
+        print(f"sqlndcg: error: unexpected {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
+              "(run with --debug for the traceback)", file=sys.stderr)
+        return 2

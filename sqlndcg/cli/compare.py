@@ -1,9 +1,9 @@
 """Command line for comparisons: ``sqlndcg compare`` and ``sqlndcg report``, mirroring :func:`sqlndcg.compare`
 and :func:`sqlndcg.report.report`.
 
-``add_commands(subparsers)`` adds the verbs to the main parser; ``run(args)`` runs the chosen one and returns the
-exit status (2 with one ``sqlndcg: error: ...`` line on a mistake). The evaluation settings' flags are generated
-from the settings' declaration (``sqlndcg.spec.SETTINGS``), so they follow it.
+``build(name, parser)`` adds a verb's flags (the evaluation settings' flags generated from their declaration by
+:func:`.common.add_setting_flags`); ``run(args)`` runs the chosen one and returns the exit status (2 with one
+``sqlndcg: error: ...`` line on a mistake, the traceback with ``--debug``).
 
     sqlndcg compare --run bm25=bm25.run --run rerank=rerank.run --qrels q.qrels -m ndcg@10,map --plot diff.png
     sqlndcg compare --run runs.parquet --system system --baseline bm25 --judgments qrels.parquet -m ndcg@10
@@ -13,43 +13,24 @@ from the settings' declaration (``sqlndcg.spec.SETTINGS``), so they follow it.
 
 from __future__ import annotations
 
-import argparse
-import csv
-import json
 import os
 import sys
 
-from ..verbs.compare import BOOTSTRAPS, CORRECTIONS
-from .common import gain_flag
 from ..errors import SettingError
-from ..core.spec import SETTINGS
+from .common import add_setting_flags, add_verb_flags, database, run_verb, settings_from
+from .output import write_table
 
-COMMANDS = ("compare", "report")
-
-
-def _setting_flags(p) -> None:
-    """One flag per declared setting: choices for enumerated ones, --<name>-column for column names."""
-    for name, about in SETTINGS.items():
-        flag = "--" + name.replace("_", "-")
-        helptext = about.get("help", "")
-        if name == "group_by":
-            p.add_argument("--group-by", action="append", default=[], dest="group_by",
-                           help="a stratum column, repeatable (e.g. ds): queries are paired within each")
-        elif about.get("column"):
-            p.add_argument(f"{flag}-column", dest=name, help=helptext)
-        elif about.get("map"):
-            p.add_argument(flag, dest=name, type=gain_flag, help=helptext)
-        elif "values" in about:
-            p.add_argument(flag, dest=name, choices=about["values"], help=helptext)
-        elif about.get("number"):
-            p.add_argument(flag, dest=name, type=float, help=helptext)
-        elif about.get("integer"):
-            p.add_argument(flag, dest=name, type=int, help=helptext)
-        elif about.get("flag"):
-            p.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=helptext)
+#: The verbs of this module, with their one-line help.
+VERBS = {
+    "compare": "compare systems with a baseline: paired tests, intervals, plots",
+    "report": "write a self-contained HTML report: summary, comparison, plots",
+}
+COMMANDS = tuple(VERBS)
 
 
 def _inputs(p) -> None:
+    from ..verbs.compare import BOOTSTRAPS, CORRECTIONS
+
     p.add_argument("--run", action="append", required=True, metavar="[NAME=]RUN",
                    help="a run, repeatable: NAME=FILE (or NAME=TABLE with --database) per system, or one run "
                         "holding every system in the --system column")
@@ -73,25 +54,30 @@ def _inputs(p) -> None:
     p.add_argument("--database", help="a DuckDB database file holding the tables named by --run/--judgments")
     p.add_argument("--max-k", type=int, default=10, help="NDCG@1..max-k in the cutoff plot (default 10)")
     p.add_argument("--time", help="the group column plotted on the x axis over time (default: the --group-by column holding dates)")
-    _setting_flags(p)
+    add_setting_flags(p, helps={"group_by": "a stratum column (e.g. ds): queries are paired within each"})
+
+
+def build(name: str, p) -> None:
+    """The flags of ``compare`` or ``report``."""
+    _inputs(p)
+    if name == "compare":
+        p.add_argument("--format", choices=("text", "csv", "json"), default="text")
+        p.add_argument("--differences", action="store_true", help="print the per-query differences instead")
+        p.add_argument("--plot", metavar="FILE", help="per-query differences against the baseline, .png or .svg")
+        p.add_argument("--plot-cutoffs", metavar="FILE", help="NDCG@k against k = 1..--max-k per system, .png or .svg")
+        p.add_argument("--plot-time", metavar="FILE", help="every metric over --time (needs --group-by), one line per system, .png or .svg")
+    else:
+        p.add_argument("--output", "-o", required=True, metavar="FILE", help="the HTML file to write")
+        p.add_argument("--title", help="the report's title")
+    p.set_defaults(compare_command=name)
 
 
 def add_commands(subparsers) -> None:
-    """Add ``compare`` and ``report`` to the ``sqlndcg`` parser's subparsers."""
-    p = subparsers.add_parser("compare", help="compare systems with a baseline: paired tests, intervals, plots")
-    _inputs(p)
-    p.add_argument("--format", choices=("text", "csv", "json"), default="text")
-    p.add_argument("--differences", action="store_true", help="print the per-query differences instead")
-    p.add_argument("--plot", metavar="FILE", help="per-query differences against the baseline, .png or .svg")
-    p.add_argument("--plot-cutoffs", metavar="FILE", help="NDCG@k against k = 1..--max-k per system, .png or .svg")
-    p.add_argument("--plot-time", metavar="FILE", help="every metric over --time (needs --group-by), one line per system, .png or .svg")
-    p.set_defaults(compare_command="compare")
-
-    p = subparsers.add_parser("report", help="write a self-contained HTML report: summary, comparison, plots")
-    _inputs(p)
-    p.add_argument("--output", "-o", required=True, metavar="FILE", help="the HTML file to write")
-    p.add_argument("--title", help="the report's title")
-    p.set_defaults(compare_command="report")
+    """Add ``compare`` and ``report``, with every flag, to a parser's subparsers."""
+    for name, helptext in VERBS.items():
+        p = subparsers.add_parser(name, help=helptext)
+        build(name, p)
+        add_verb_flags(p)
 
 
 def _runs(values: list[str], database: bool):
@@ -111,7 +97,7 @@ def _runs(values: list[str], database: bool):
 
 
 def _settings(args) -> dict:
-    out = {name: getattr(args, name) for name in SETTINGS if getattr(args, name, None) not in (None, [])}
+    out = settings_from(args)
     out.update(metrics=[m.strip() for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
                system=args.system, run_format=args.run_format, judgments_format=args.judgments_format)
     if args.query_weights is not None:
@@ -124,19 +110,12 @@ def _compare_settings(args) -> dict:
                 seed=args.seed, bootstrap=args.bootstrap, resamples=args.resamples)
 
 
-def _write(table, fmt: str, out) -> None:
-    if fmt == "csv":
-        writer = csv.writer(out)
-        writer.writerow(table.columns)
-        writer.writerows(table.rows)
-    elif fmt == "json":
-        json.dump(table.to_dicts(), out, indent=2, default=str)
-        out.write("\n")
-    else:
-        out.write(table.to_text(max_rows=10**9) + "\n")
+def _run(args) -> None:
+    with database(args) as con:
+        _run_in(args, con)
 
 
-def _run(args, con) -> None:
+def _run_in(args, con) -> None:
     from ..present import plots
     from ..verbs.compare import compare, evaluate_systems
     from ..verbs.report import report
@@ -154,7 +133,7 @@ def _run(args, con) -> None:
     if args.format == "text" and not args.differences:
         print(comparison)
     else:
-        _write(table, args.format, sys.stdout)
+        write_table(table, args.format, sys.stdout)
     if args.plot:
         plots.plot_differences(comparison, args.plot)
     if args.plot_cutoffs:
@@ -170,17 +149,16 @@ def _run(args, con) -> None:
 
 
 def run(args) -> int:
-    """Run the verb ``add_commands`` added; 0 on success, 2 (with one error line on stderr) on a mistake."""
-    from ..run.connect import run_verb
-
+    """Run ``compare`` or ``report``: 0 on success, 2 with one error line on stderr on a mistake (the traceback
+    with --debug)."""
     return run_verb(_run, args)
 
 
 def main(argv=None) -> int:
-    """``python -m sqlndcg.cli_compare compare|report ...``: these verbs alone, until the main CLI includes them."""
-    parser = argparse.ArgumentParser(prog="sqlndcg", description="Compare systems (sqlndcg).")
-    add_commands(parser.add_subparsers(dest="command", required=True))
-    return run(parser.parse_args(argv))
+    """``sqlndcg compare|report ...`` (the main command line, which includes these verbs)."""
+    from . import main as sqlndcg_main
+
+    return sqlndcg_main(argv)
 
 
 if __name__ == "__main__":

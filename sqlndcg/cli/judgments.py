@@ -2,19 +2,25 @@
 ``sqlndcg positions``, mirroring :func:`sqlndcg.labels_from_events`, :func:`sqlndcg.agreement`,
 :func:`sqlndcg.aggregate_labels` and :func:`sqlndcg.positions`.
 
-``add_commands(subparsers)`` adds the verbs to the main parser; ``run(args)`` runs the chosen one and returns the
-exit status (2 with one ``sqlndcg: error: ...`` line on a mistake).
+``build(name, parser)`` adds a verb's flags (those that are evaluation settings generated from their declaration
+by :func:`.common.add_setting_flags`); ``run(args)`` runs the chosen one and returns the exit status (2 with one
+``sqlndcg: error: ...`` line on a mistake, the traceback with ``--debug``).
 """
 
 from __future__ import annotations
 
-import csv
-import json
-import sys
-
 from ..errors import SettingError
+from .common import add_setting_flags, add_verb_flags, database, run_verb, settings_from
+from .output import save_table, write_table
 
-COMMANDS = ("labels", "agreement", "aggregate", "positions")
+#: The verbs of this module, with their one-line help.
+VERBS = {
+    "labels": "turn an event log into judgments (click=1, purchase=3, watch time, rates)",
+    "agreement": "annotator agreement: Cohen's and Fleiss' kappa, Krippendorff's alpha",
+    "aggregate": "one label per (query, document) from several annotators",
+    "positions": "mean label, gain, share relevant and judged at each rank position",
+}
+COMMANDS = tuple(VERBS)
 
 
 def _pairs(flag: str, text: str, key) -> dict:
@@ -30,44 +36,31 @@ def _pairs(flag: str, text: str, key) -> dict:
                            + ("click:1,add_to_cart:2,purchase:3" if key is str else "60:1,180:2")) from None
 
 
-def _gain(text: str | None):
-    if text is None or text in ("exponential", "linear"):
-        return text
-    return _pairs("--gain", text, float)
-
-
-def _common(p, role_help: str) -> None:
-    p.add_argument("--group-by", action="append", default=[], help="grouping column, repeatable (e.g. ds, system)")
-    p.add_argument("--query-id-column", default="query_id", dest="query_id", help="query id column")
-    p.add_argument("--doc-id-column", default="doc_id", dest="doc_id", help="document id column")
+def _common(p, role_help: str, rel_help: str) -> None:
+    add_setting_flags(p, only=("group_by", "query_id", "doc_id", "rel"),
+                      helps={"group_by": "grouping column (e.g. ds, system)", "rel": rel_help})
     p.add_argument("--database", help=f"a DuckDB database file holding the tables named by {role_help}")
     p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="how to print the result")
     p.add_argument("--output", help="also write the result to this file (.csv, or .parquet)")
 
 
-def add_commands(subparsers) -> None:
-    """Add the judgment verbs to the ``sqlndcg`` parser's subparsers."""
-    p = subparsers.add_parser("labels", help="turn an event log into judgments (click=1, purchase=3, watch time, rates)")
-    p.add_argument("--events", required=True, help="event log: Parquet, CSV or TSV file (or a table with --database)")
-    p.add_argument("--impressions", help="shown documents (query, document, group columns): labelled 0 without events")
-    p.add_argument("--rules", help="event grades, e.g. click:1,add_to_cart:2,purchase:3")
-    p.add_argument("--thresholds", help="grades of a measured value strictly above each threshold, e.g. 60:1,180:2")
-    p.add_argument("--rate", help="numerator,denominator columns: the label is their ratio of sums")
-    p.add_argument("--resolve", default="strongest", help="repeated events: strongest (default), most_frequent, latest")
-    p.add_argument("--unknown-events", default="error", help="event types the rules lack: error (default) or ignore")
-    p.add_argument("--event-column", default="event", dest="event")
-    p.add_argument("--value-column", default="value", dest="value")
-    p.add_argument("--time-column", dest="time", help="orders events for --resolve latest")
-    p.add_argument("--rel-column", default="rel", dest="rel", help="name of the label column written")
-    _common(p, "--events/--impressions")
-    p.set_defaults(judgments_command="labels")
-
-    for name, helptext in (("agreement", "annotator agreement: Cohen's and Fleiss' kappa, Krippendorff's alpha"),
-                           ("aggregate", "one label per (query, document) from several annotators")):
-        p = subparsers.add_parser(name, help=helptext)
+def build(name: str, p) -> None:
+    """The flags of one judgment verb."""
+    if name == "labels":
+        p.add_argument("--events", required=True, help="event log: Parquet, CSV or TSV file (or a table with --database)")
+        p.add_argument("--impressions", help="shown documents (query, document, group columns): labelled 0 without events")
+        p.add_argument("--rules", help="event grades, e.g. click:1,add_to_cart:2,purchase:3")
+        p.add_argument("--thresholds", help="grades of a measured value strictly above each threshold, e.g. 60:1,180:2")
+        p.add_argument("--rate", help="numerator,denominator columns: the label is their ratio of sums")
+        p.add_argument("--resolve", default="strongest", help="repeated events: strongest (default), most_frequent, latest")
+        p.add_argument("--unknown-events", default="error", help="event types the rules lack: error (default) or ignore")
+        p.add_argument("--event-column", default="event", dest="event")
+        p.add_argument("--value-column", default="value", dest="value")
+        p.add_argument("--time-column", dest="time", help="orders events for --resolve latest")
+        _common(p, "--events/--impressions", "name of the label column written")
+    elif name in ("agreement", "aggregate"):
         p.add_argument("--judgments", required=True, help="ratings, one row per (query, document, annotator)")
         p.add_argument("--annotator-column", default="annotator", dest="annotator")
-        p.add_argument("--rel-column", default="rel", dest="rel")
         if name == "agreement":
             p.add_argument("--rank-by", default="alpha_ordinal", help="statistic that ranks the least consistent queries")
             p.add_argument("--least", type=int, default=10, help="how many least consistent queries to list")
@@ -76,57 +69,38 @@ def add_commands(subparsers) -> None:
         else:
             p.add_argument("--method", default="majority", help="majority (default), mean or median")
             p.add_argument("--tie", default="lower", help="ties (majority) and even counts (median): lower, higher, mean")
-        _common(p, "--judgments")
-        p.set_defaults(judgments_command=name)
-
-    p = subparsers.add_parser("positions", help="mean label, gain, share relevant and judged at each rank position")
-    p.add_argument("--run", required=True)
-    p.add_argument("--judgments", "--qrels", required=True)
-    p.add_argument("-k", type=int, default=10, help="deepest position (default 10)")
-    p.add_argument("--gain", help="exponential (default), linear, or a map 1:1,2:3,3:7")
-    p.add_argument("--threshold", type=float, help="label from which a document is relevant (default 1)")
-    p.add_argument("--ties", help="doc_id (default), average or rank")
-    p.add_argument("--score-column", default="score", dest="score")
-    p.add_argument("--rank-column", default="rank", dest="rank")
-    p.add_argument("--rel-column", default="rel", dest="rel")
-    p.add_argument("--plot", help="draw --plot-column by position into this image file (needs matplotlib)")
-    p.add_argument("--plot-column", default="mean_gain")
-    _common(p, "--run/--judgments")
-    p.set_defaults(judgments_command="positions")
-
-
-def _write(table, fmt: str, out=None) -> None:
-    out = out or sys.stdout
-    if fmt == "csv":
-        writer = csv.writer(out)
-        writer.writerow(table.columns)
-        writer.writerows(table.rows)
-    elif fmt == "json":
-        json.dump(table.to_dicts(), out, indent=2, default=str)
-        out.write("\n")
+        _common(p, "--judgments", "the ratings' label column")
     else:
-        out.write(table.to_text(max_rows=10**9) + "\n")
+        p.add_argument("--run", required=True)
+        p.add_argument("--judgments", "--qrels", required=True)
+        p.add_argument("-k", type=int, default=10, help="deepest position (default 10)")
+        add_setting_flags(p, only=("gain", "threshold", "ties", "score", "rank"))
+        p.add_argument("--plot", help="draw --plot-column by position into this image file (needs matplotlib)")
+        p.add_argument("--plot-column", default="mean_gain")
+        _common(p, "--run/--judgments", "relevance label column of the judgments")
+    p.set_defaults(judgments_command=name)
 
 
-def _save(table, path: str | None) -> None:
-    if not path:
-        return
-    if path.endswith(".parquet"):
-        import pyarrow.parquet as pq
-
-        pq.write_table(table.to_arrow(), path)
-    else:
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            _write(table, "csv", f)
+def add_commands(subparsers) -> None:
+    """Add the judgment verbs, with every flag, to a parser's subparsers."""
+    for name, helptext in VERBS.items():
+        p = subparsers.add_parser(name, help=helptext)
+        build(name, p)
+        add_verb_flags(p)
 
 
-def _run(args, con) -> None:
+def _run(args) -> None:
+    with database(args) as con:
+        _run_in(args, con)
+
+
+def _run_in(args, con) -> None:
     # (the modules agreement and positions are shadowed by their functions in the package namespace)
     from ..verbs.agreement import aggregate_labels, agreement
     from ..verbs.labels import labels_from_events
     from ..verbs.positions import positions
 
-    common = {"group_by": args.group_by, "query_id": args.query_id, "doc_id": args.doc_id, "con": con}
+    common = {"con": con, **settings_from(args)}  # the settings flags this verb has, those given
     command = args.judgments_command
     if command == "labels":
         table = labels_from_events(
@@ -135,36 +109,32 @@ def _run(args, con) -> None:
             thresholds=None if args.thresholds is None else _pairs("--thresholds", args.thresholds, float),
             rate=None if args.rate is None else [c.strip() for c in args.rate.split(",")],
             resolve=args.resolve, unknown_events=args.unknown_events, event=args.event, value=args.value,
-            time=args.time, rel=args.rel, **common)
+            time=args.time, **common)
     elif command == "aggregate":
-        table = aggregate_labels(args.judgments, method=args.method, tie=args.tie,
-                                           annotator=args.annotator, rel=args.rel, **common)
+        table = aggregate_labels(args.judgments, method=args.method, tie=args.tie, annotator=args.annotator,
+                                 **common)
     elif command == "agreement":
-        res = agreement(args.judgments, annotator=args.annotator, rel=args.rel, rank_by=args.rank_by,
-                                  **common)
+        res = agreement(args.judgments, annotator=args.annotator, rank_by=args.rank_by, **common)
         if args.format == "text":
             print(res.overall.to_text())
             print(f"\nleast consistent queries (by {args.rank_by}):")
         else:
-            _write(res.overall, args.format)
+            write_table(res.overall, args.format)
         table = res.per_query if args.per_query else res.least_consistent(args.least)
-        _write(table, args.format)
+        write_table(table, args.format)
         if args.pairs:
-            _write(res.pairs, args.format)
-        _save(res.per_query, args.output)
+            write_table(res.pairs, args.format)
+        save_table(res.per_query, args.output)
         return
     else:
-        table = positions(
-            args.run, args.judgments, k=args.k, gain=_gain(args.gain), threshold=args.threshold, ties=args.ties,
-            score=args.score, rank=args.rank, rel=args.rel, **common)
+        table = positions(args.run, args.judgments, k=args.k, **common)
         if args.plot:
             table.plot(args.plot_column, path=args.plot)
-    _write(table, args.format)
-    _save(table, args.output)
+    write_table(table, args.format)
+    save_table(table, args.output)
 
 
 def run(args) -> int:
-    """Run the verb ``add_commands`` added; 0 on success, 2 (with one error line on stderr) on a mistake."""
-    from ..run.connect import run_verb
-
+    """Run the judgment verb ``args`` names: 0 on success, 2 with one error line on stderr on a mistake (the
+    traceback with --debug)."""
     return run_verb(_run, args)

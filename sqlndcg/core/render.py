@@ -5,35 +5,39 @@
 ``adapter.dispatch``/``adapter.quote``/``adapter.type``, ``return``, ``exceptions.raise_compiler_error``,
 ``modules.re`` and ``execute``. ``sql/local/`` holds the DuckDB-only helpers (file readers, session helpers) that
 dbt never sees. One renderer per target engine: dispatch picks that engine's fragments, as dbt's adapter would.
+
+Nothing happens at import: Jinja and sqlglot are imported, and the templates compiled, on the first render. The
+source is compiled once per process (a new dialect only binds the compiled macros to its adapter), and
+:func:`activity` says what was compiled and rendered (the tests hold import and a small evaluate to it).
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
-
-import jinja2
-import sqlglot
-import sqlglot.errors
-from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect, Dialects
 
 from ..errors import InputError, MetricError, SettingError, SqlndcgError
 
 
+@lru_cache(maxsize=None)
 def _sql_dir() -> Path:
     """Templates ship inside the wheel as ``sqlndcg/sql``; in a source checkout they sit in ``sql/``."""
+    from importlib import resources
+
     packaged = resources.files("sqlndcg") / "sql"
     if packaged.is_dir():
         return Path(str(packaged))
     return Path(__file__).resolve().parents[2] / "sql"
 
 
-SQL_DIR = _sql_dir()
+def __getattr__(name: str):
+    # SQL_DIR, found on first use (importlib.resources is not needed before anything renders)
+    if name == "SQL_DIR":
+        return _sql_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: sqlglot dialect -> the dbt adapter whose macros render for it, and the adapters it inherits from (as dbt's
 #: dispatch searches redshift__ then postgres__, databricks__ then spark__, before default__).
@@ -115,7 +119,7 @@ class _Namespace:
     def __getattr__(self, name: str):
         macro = getattr(self._module, name, None)
         if macro is None or not callable(macro):
-            raise AttributeError(f"no macro {name!r} in {SQL_DIR}")
+            raise AttributeError(f"no macro {name!r} in {_sql_dir()}")
         return _unwrap(macro)
 
 
@@ -135,7 +139,7 @@ class _Adapter:
             macro = getattr(self.namespace._module, f"{prefix}__{name}", None)
             if macro is not None:
                 return _unwrap(macro)
-        raise LookupError(f"no macro default__{name} in {SQL_DIR}")
+        raise LookupError(f"no macro default__{name} in {_sql_dir()}")
 
     def quote(self, name: str) -> str:
         """What dbt's adapter.quote does: wrap in the engine's quote character (escaping is the caller's job)."""
@@ -145,6 +149,8 @@ class _Adapter:
 
 def _quote_chars(dialect: str) -> tuple[str, str]:
     """The identifier quotes of a dialect: ('"', '"'), ('`', '`'), ('[', ']')."""
+    from sqlglot.dialects.dialect import Dialect
+
     first = Dialect.get_or_raise(_NEAREST.get(dialect, dialect)).tokenizer_class.IDENTIFIERS[0]
     return (first, first) if isinstance(first, str) else tuple(first)
 
@@ -152,13 +158,15 @@ def _quote_chars(dialect: str) -> tuple[str, str]:
 def _source(folders: tuple[str, ...]) -> str:
     """Every template file under the folders, in a stable order. dbt's generic tests (``{% test %}`` blocks, a dbt
     extension of Jinja) are dbt's alone and stay out."""
-    files = [path for folder in folders for path in sorted((SQL_DIR / folder).rglob("*.sql"))
+    files = [path for folder in folders for path in sorted((_sql_dir() / folder).rglob("*.sql"))
              if "generic_tests" not in path.parts]
     return "\n".join(path.read_text(encoding="utf-8") for path in files)
 
 
-def environment() -> jinja2.Environment:
+def environment():
     """A Jinja environment configured as dbt's: ``do`` statements, loop controls, strict about undefined names."""
+    import jinja2
+
     return jinja2.Environment(
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -167,11 +175,18 @@ def environment() -> jinja2.Environment:
     )
 
 
+@lru_cache(maxsize=2)
+def _compile(source: str):
+    """The templates compiled to Python, once per source text: every dialect shares them (only the adapter they
+    are bound to differs), and a changed source (a test adding a measure file) compiles anew."""
+    _ACTIVITY["compiles"] += 1
+    return environment().from_string(source)
+
+
 @lru_cache(maxsize=None)
 def package(dialect: str = "duckdb") -> _Namespace:
-    """Every macro of ``sql/macros`` and ``sql/local``, rendered for ``dialect``'s adapter."""
+    """Every macro of ``sql/macros`` and ``sql/local``, bound to ``dialect``'s adapter."""
     adapter = _Adapter(dialect)
-    env = environment()
     module_globals = {
         "adapter": adapter,
         "return": _return,
@@ -179,7 +194,7 @@ def package(dialect: str = "duckdb") -> _Namespace:
         "modules": _Modules(),
         "execute": True,
     }
-    template = env.from_string(_source(("macros", "local")))
+    template = _compile(_source(("macros", "local")))
     holder: dict = {}
     module_globals["sqlndcg"] = _Lazy(holder)
     module = template.make_module(module_globals)
@@ -233,7 +248,17 @@ def _plain(value) -> bool:
     return False
 
 
+#: What this process compiled and rendered: "compiles" (of the whole source) and one count per macro rendered.
+_ACTIVITY: Counter = Counter()
+
+
+def activity() -> dict[str, int]:
+    """What was compiled and rendered so far: {"compiles": n, "packages": dialects bound, macro name: renders}."""
+    return {**_ACTIVITY, "compiles": _ACTIVITY["compiles"], "packages": package.cache_info().currsize}
+
+
 def _render(macro_name: str, dialect: str, args, kwargs):
+    _ACTIVITY[macro_name] += 1
     result = getattr(package(dialect), macro_name)(*args, **kwargs)
     return result.strip() if isinstance(result, str) else result
 
@@ -245,6 +270,8 @@ def quote(name: str, dialect: str = "duckdb") -> str:
 
 def string_literal(value: str) -> str:
     """A string value as an escaped SQL literal (DuckDB)."""
+    from sqlglot import exp
+
     return exp.Literal.string(value).sql(dialect="duckdb")
 
 
@@ -254,6 +281,8 @@ def sqlglot_dialect(dialect: str) -> str:
 
 
 def known_dialect(dialect: str) -> str:
+    from sqlglot.dialects.dialect import Dialect, Dialects
+
     try:
         Dialect.get_or_raise(_NEAREST.get(dialect, dialect))
     except ValueError:
@@ -266,6 +295,9 @@ def pretty(sql: str, dialect: str = "duckdb") -> str:
     """Format SQL rendered for ``dialect``: sqlglot reads it in that dialect and writes it back for people,
     normalizing what the portable text leaves to each engine (types, NULL ordering); anything sqlglot cannot
     express in that dialect raises instead of emitting something else."""
+    import sqlglot
+    import sqlglot.errors
+
     known_dialect(dialect)
     dialect = _NEAREST.get(dialect, dialect)
     try:

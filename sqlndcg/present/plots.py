@@ -11,16 +11,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..errors import SettingError, SqlndcgError
+from ..errors import MissingExtra, SettingError, SqlndcgError
 from ..core.metrics import metric_range
 from ..core.metrics import parse_metric
 
 FORMATS = {".png": "png", ".svg": "svg"}
 _WIN, _LOSS, _TIE, _BAND = "#2a7f3f", "#b23a3a", "#9a9a9a", "#4c72b0"
-
-
-class MissingExtra(SqlndcgError, ImportError):
-    """An optional dependency (an extra) is not installed."""
 
 
 def _figure(width: float, height: float):

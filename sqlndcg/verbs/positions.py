@@ -7,15 +7,11 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from ..core import render
-from ..errors import SqlndcgError
+from ..errors import MissingDependency, SqlndcgError
 from .judgments import Runner, group_list
 from ..present.results import Table
 
 OUTPUTS: tuple[str, ...] = tuple(render.call("positions_outputs"))
-
-
-class MissingDependency(SqlndcgError, ImportError):
-    """An optional package a feature needs is not installed."""
 
 
 class Positions(Table):

@@ -1,0 +1,38 @@
+"""The one table writer of the command line: every verb prints and saves its tables through it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+#: What --format may ask of a table (evaluate adds parquet, written to --output only).
+TABLE_FORMATS = ("table", "text", "tsv", "csv", "json")
+
+
+def write_table(table, fmt: str, out=None) -> None:
+    """``table`` as csv or tsv (a header row, None as empty), json (a list of row objects), or fixed-width text
+    (``table``/``text``), every row."""
+    out = out or sys.stdout
+    if fmt in ("csv", "tsv"):
+        writer = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+        writer.writerow(table.columns)
+        writer.writerows(["" if v is None else v for v in row] for row in table.rows)
+    elif fmt == "json":
+        json.dump(table.to_dicts(), out, indent=2, default=str)
+        out.write("\n")
+    else:
+        out.write(table.to_text(max_rows=10**9) + "\n")
+
+
+def save_table(table, path: str | None) -> None:
+    """Also write ``table`` to ``path``: Parquet for ``.parquet``, else CSV."""
+    if not path:
+        return
+    if path.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        pq.write_table(table.to_arrow(), path)
+    else:
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            write_table(table, "csv", f)

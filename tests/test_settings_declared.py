@@ -1,0 +1,93 @@
+"""The settings are declared once (``settings_declared()`` in sql/macros/spec.sql); everything else follows it.
+
+The public verbs keep explicit keyword signatures (an editor can only show keywords that are written out), so
+these tests hold them to the declaration by construction: every expected name comes from iterating the
+declaration, never from a list written here.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import sqlndcg
+from sqlndcg.core import spec as spec_module
+from sqlndcg.verbs.compare import compare
+from sqlndcg.verbs.evaluate import evaluate, to_sql
+
+DECLARED = spec_module.settings_declared()
+
+
+def _keywords(verb) -> dict[str, inspect.Parameter]:
+    return {name: p for name, p in inspect.signature(verb).parameters.items() if p.kind is p.KEYWORD_ONLY}
+
+
+@pytest.mark.parametrize("verb", [evaluate, to_sql, compare], ids=lambda v: v.__name__)
+def test_every_declared_setting_is_a_keyword_of_the_verb(verb):
+    keywords = _keywords(verb)
+    for name, about in DECLARED.items():
+        assert name in keywords, f"{verb.__name__}() lacks the declared setting {name}="
+        default = keywords[name].default
+        # None means "not given" (the preset or the declaration's default decides); otherwise the same default.
+        if default is not None:
+            expected = about["default"]
+            assert (list(default) if isinstance(default, tuple) else default) == expected, (verb.__name__, name)
+
+
+@pytest.mark.parametrize("verb", [evaluate, to_sql, compare], ids=lambda v: v.__name__)
+def test_the_settings_reach_the_spec_by_their_keyword(verb, monkeypatch):
+    """Each declared setting given to the verb arrives in make_spec under its own name."""
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_make_spec(metrics, **settings):
+        seen.update(settings)
+        raise Stop
+
+    monkeypatch.setattr(inspect.getmodule(verb), "make_spec", fake_make_spec)
+    given = {name: [f"value of {name}"] if name == "group_by" else f"value of {name}" for name in DECLARED}
+    with pytest.raises(Stop):
+        verb("run", "judgments", ["ndcg@10"], **given)
+    for name in DECLARED:
+        if name == "group_by":  # compare adds the system column to the strata
+            assert list(seen[name])[:1] == given[name]
+        else:
+            assert seen[name] == given[name], name
+
+
+def test_spec_attributes_are_the_declared_settings():
+    spec = spec_module.make_spec(["ndcg@10"])
+    for name in DECLARED:
+        if DECLARED[name].get("column"):
+            assert getattr(spec.columns, name) is not None or DECLARED[name].get("optional")
+        else:
+            assert getattr(spec, name) == spec.data[name] or name in ("group_by",)
+    with pytest.raises(AttributeError):
+        spec.no_such_setting
+
+
+def test_the_module_constants_follow_the_declaration():
+    assert spec_module.SETTINGS == DECLARED
+    assert spec_module.GAINS == tuple(DECLARED["gain"]["values"])
+    assert spec_module.COLUMN_SETTINGS == tuple(n for n, a in DECLARED.items() if a.get("column"))
+    assert sqlndcg.PRESETS == spec_module.presets()
+
+
+def _verb_flags(name: str) -> set[str]:
+    from sqlndcg import cli
+
+    parser = cli.parser_for([name])
+    verb = parser._subparsers._group_actions[0].choices[name]
+    return {option for action in verb._actions for option in action.option_strings}
+
+
+@pytest.mark.parametrize("verb", ["evaluate", "sql", "compare", "report"])
+def test_every_declared_setting_is_a_flag_of_the_verb(verb):
+    from sqlndcg.cli.common import flag_of
+
+    flags = _verb_flags(verb)
+    for name, about in DECLARED.items():
+        assert flag_of(name, about) in flags, (verb, name)
