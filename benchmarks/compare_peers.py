@@ -20,8 +20,11 @@ Tools (and the sqlndcg configuration each one is checked against):
                                                                                      -> checked against sqlndcg_trec
   ranx           pandas DataFrames (ids as str objects, as ranx requires), Qrels/Run.from_df, ranx.evaluate
                  (make_comparable=True), per-query scores                              -> checked against sqlndcg_trec
-  polars         sort by query, score desc, doc_id desc; position within query; cut at max k; left join the
-                 judgments; DCG; IDCG from the judgments sorted by gain (exponential) -> checked against sqlndcg
+  polars_topk    as a polars user writes it: per query, doc ids sorted by (score, doc_id) desc, head(max k),
+                 explode, positions, left join the judgments; DCG; IDCG from each query's top gains the same way
+                                                                                       -> checked against sqlndcg
+  polars         the full sort: sort by query, score desc, doc_id desc; position within query; cut at max k; then
+                 as polars_topk (the weaker peer, kept as a second row)                -> checked against sqlndcg
   pandas         the same in pandas                                                    -> checked against sqlndcg
   floor          DuckDB reads every run column, GROUP BY query (fetched), and reads the judgments: the least any
                  per-query evaluation over these files must do (no check)
@@ -29,6 +32,11 @@ Tools (and the sqlndcg configuration each one is checked against):
                  spark.read.parquet of both files, temp views, sqlndcg.evaluate("run_view", "judgments_view",
                  con=spark) end to end. The session's start-up (JVM launch, SparkContext) is timed separately and
                  is not in the time; the memory is the Python child's peak plus the driver JVM's (VmHWM of each)
+                                                                                       -> checked against sqlndcg
+  spark_sql      (when named) the per-query statement alone on the same kind of session: to_sql(..., con=spark) run
+                 with spark.sql and collected as Arrow                                -> checked against sqlndcg
+  spark_df       (when named) NDCG@k as a PySpark user writes it with DataFrames: ROW_NUMBER over each query's
+                 (score, doc_id) desc, top k, left join the labels, ideal by a window over the judgments
                                                                                        -> checked against sqlndcg
 
 The check compares every tool's per-query values with its sqlndcg reference on every query (the query sets must
@@ -58,9 +66,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 
-ALL_TOOLS = ["sqlndcg", "sqlndcg_trec", "sql", "pytrec_eval", "ranx", "polars", "pandas", "floor", "spark"]
-DEFAULT_TOOLS = [t for t in ALL_TOOLS if t != "spark"]  # spark (a JVM, ~10 s to start) only when asked for
-REFERENCE = {"sql": "sqlndcg", "polars": "sqlndcg", "pandas": "sqlndcg", "spark": "sqlndcg",
+ALL_TOOLS = ["sqlndcg", "sqlndcg_trec", "sql", "pytrec_eval", "ranx", "polars_topk", "polars", "pandas", "floor",
+             "spark", "spark_sql", "spark_df"]
+DEFAULT_TOOLS = [t for t in ALL_TOOLS if not t.startswith("spark")]  # Spark (a JVM) only when asked for
+REFERENCE = {"sql": "sqlndcg", "polars": "sqlndcg", "polars_topk": "sqlndcg", "pandas": "sqlndcg",
+             "spark": "sqlndcg", "spark_sql": "sqlndcg", "spark_df": "sqlndcg",
              "pytrec_eval": "sqlndcg_trec", "ranx": "sqlndcg_trec"}
 CUTOFFS = (1, 3, 5, 10, 20, 100)
 METRIC_SET_14 = [f"ndcg@{k}" for k in CUTOFFS] + [f"p@{k}" for k in CUTOFFS] + ["ap", "rr"]
@@ -253,6 +263,17 @@ def _plan(metrics):
 
 
 def tool_polars(args, metrics):
+    return _polars(args, metrics, topk=False)
+
+
+def tool_polars_topk(args, metrics):
+    return _polars(args, metrics, topk=True)
+
+
+def _polars(args, metrics, topk: bool):
+    """polars_topk keeps each query's top k as a polars user would (group_by, sort_by(...).head(k), explode), for
+    the list and for the ideal; polars sorts every row and cuts after. With a metric without cutoff (ap, rr) both
+    rank whole lists."""
     import polars as pl
 
     parsed, prune = _plan(metrics)
@@ -263,10 +284,16 @@ def tool_polars(args, metrics):
     judg = pl.read_parquet(args.judgments, columns=["query_id", "doc_id", "rel"])
     gain = (pl.when(pl.col("rel") > 0).then((2.0 ** pl.col("rel").cast(pl.Float64)) - 1.0 if exponential
                                                else pl.col("rel").cast(pl.Float64)).otherwise(0.0))
-    ranked = (run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
-                 .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
-    if prune:
-        ranked = ranked.filter(pl.col("pos") <= prune)
+    if topk and prune:
+        ranked = (run.group_by("query_id")
+                     .agg(pl.col("doc_id").sort_by(["score", "doc_id"], descending=[True, True]).head(prune))
+                     .explode("doc_id")
+                     .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
+    else:
+        ranked = (run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+                     .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
+        if prune:
+            ranked = ranked.filter(pl.col("pos") <= prune)
     labels = judg.with_columns(gain=gain, relevant=(pl.col("rel") >= 1).cast(pl.Int64))
     scored = (ranked.join(labels.select("query_id", "doc_id", "gain", "relevant"), on=["query_id", "doc_id"],
                           how="left")
@@ -288,8 +315,13 @@ def tool_polars(args, metrics):
     if "ap" in kinds:
         scored = scored.with_columns(_seen=pl.col("relevant").cum_sum().over("query_id"))
     per_run = scored.group_by("query_id").agg(aggs)
-    ideal = (labels.filter(pl.col("gain") > 0).sort(["query_id", "gain"], descending=[False, True])
-                   .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
+    if topk and prune:
+        ideal = (labels.filter(pl.col("gain") > 0).group_by("query_id")
+                       .agg(pl.col("gain").sort(descending=True).head(prune))
+                       .explode("gain").with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
+    else:
+        ideal = (labels.filter(pl.col("gain") > 0).sort(["query_id", "gain"], descending=[False, True])
+                       .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
     iaggs = [pl.col("relevant").sum().alias("_R")]
     for kind, k in parsed:
         if kind == "ndcg":
@@ -405,9 +437,8 @@ def _peak_kib_of(pid) -> int:
     return 0
 
 
-def tool_spark(args, metrics):
-    """sqlndcg.evaluate(con=SparkSession) on a local session: start-up timed apart, then read + evaluate timed."""
-    import sqlndcg
+def _spark_session(args):
+    """A local SparkSession for one child; its start-up (JVM launch, SparkContext) is timed apart."""
     from pyspark.sql import SparkSession
 
     t0 = time.perf_counter()
@@ -422,19 +453,76 @@ def tool_spark(args, metrics):
     spark.sparkContext.setLogLevel("ERROR")
     jvm_pid = int(spark._jvm.java.lang.ProcessHandle.current().pid())
     jvm_max_heap = int(spark._jvm.java.lang.Runtime.getRuntime().maxMemory())
+    info = {"startup_s": round(startup, 3), "jvm_pid": jvm_pid, "jvm_peak_kib": _peak_kib_of(jvm_pid),
+            "jvm_max_heap_mib": jvm_max_heap // (1024 * 1024), "master": args.spark_master,
+            "shuffle_partitions": args.spark_partitions, "driver_memory": args.spark_driver_memory,
+            "pyspark": __import__("pyspark").__version__}
+    return spark, info
 
+
+def tool_spark(args, metrics):
+    """sqlndcg.evaluate(con=SparkSession): read + evaluate timed (checks, per-query values, summary, account)."""
+    import sqlndcg
+
+    spark, info = _spark_session(args)
     start = time.perf_counter()
     spark.read.parquet(str(args.run)).createOrReplaceTempView("run_view")
     spark.read.parquet(str(args.judgments)).createOrReplaceTempView("judgments_view")
     t_read = time.perf_counter()
     res = sqlndcg.evaluate("run_view", "judgments_view", metrics, con=spark)
     elapsed = time.perf_counter() - start
-    info = {"startup_s": round(startup, 3), "read_and_views_s": round(t_read - start, 3),
-            "evaluate_s": round(time.perf_counter() - t_read, 3), "jvm_pid": jvm_pid,
-            "jvm_peak_kib": _peak_kib_of(jvm_pid), "jvm_max_heap_mib": jvm_max_heap // (1024 * 1024),
-            "master": args.spark_master, "shuffle_partitions": args.spark_partitions,
-            "driver_memory": args.spark_driver_memory, "pyspark": __import__("pyspark").__version__}
+    info.update(read_and_views_s=round(t_read - start, 3), evaluate_s=round(time.perf_counter() - t_read, 3))
     return elapsed, (lambda: _values_from_arrow(res.per_query.to_arrow(), metrics)), info
+
+
+def tool_spark_sql(args, metrics):
+    """The per-query statement alone on Spark (rendered before the clock starts), collected as Arrow."""
+    import sqlndcg
+
+    spark, info = _spark_session(args)
+    spark.read.parquet(str(args.run)).createOrReplaceTempView("run_view")
+    spark.read.parquet(str(args.judgments)).createOrReplaceTempView("judgments_view")
+    sql = sqlndcg.to_sql("run_view", "judgments_view", metrics, con=spark)
+    start = time.perf_counter()
+    table = spark.sql(sql).toArrow()
+    elapsed = time.perf_counter() - start
+    return elapsed, (lambda: _values_from_arrow(table, metrics)), info
+
+
+def tool_spark_df(args, metrics):
+    """NDCG@k written by hand with PySpark DataFrames, as a Spark user would: the peer for sqlndcg on Spark."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    parsed, prune = _plan(metrics)
+    if any(kind != "ndcg" or k is None for kind, k in parsed):
+        raise SystemExit("spark_df computes ndcg@k only")
+    spark, info = _spark_session(args)
+    start = time.perf_counter()
+    run = spark.read.parquet(str(args.run)).select("query_id", "doc_id", "score")
+    judg = spark.read.parquet(str(args.judgments)).select("query_id", "doc_id", "rel")
+    rel = F.col("rel").cast("double")
+    gain = F.when(F.col("rel") > 0, F.pow(F.lit(2.0), rel) - 1.0 if not args.linear else rel).otherwise(0.0)
+    labels = judg.withColumn("gain", gain).select("query_id", "doc_id", "gain")
+    by_score = Window.partitionBy("query_id").orderBy(F.col("score").desc(), F.col("doc_id").desc())
+    top = run.withColumn("pos", F.row_number().over(by_score)).filter(F.col("pos") <= prune)
+    disc = F.lit(1.0) / F.log2(F.col("pos").cast("double") + 1.0)
+    scored = top.join(labels, ["query_id", "doc_id"], "left").withColumn("g", F.coalesce(F.col("gain"), F.lit(0.0)))
+    dcg = scored.groupBy("query_id").agg(*[F.sum(F.when(F.col("pos") <= k, F.col("g") * disc).otherwise(0.0))
+                                           .alias(f"dcg{k}") for _, k in parsed])
+    by_gain = Window.partitionBy("query_id").orderBy(F.col("gain").desc())
+    ideal = (labels.filter(F.col("gain") > 0).withColumn("pos", F.row_number().over(by_gain))
+                   .filter(F.col("pos") <= prune))
+    idcg = ideal.groupBy("query_id").agg(*[F.sum(F.when(F.col("pos") <= k, F.col("gain") * disc).otherwise(0.0))
+                                           .alias(f"idcg{k}") for _, k in parsed])
+    judged = judg.select("query_id").distinct()
+    out = judged.join(idcg, "query_id", "left").join(dcg, "query_id", "left").select(
+        "query_id", *[F.when(F.coalesce(F.col(f"idcg{k}"), F.lit(0.0)) > 0,
+                             F.coalesce(F.col(f"dcg{k}"), F.lit(0.0)) / F.col(f"idcg{k}")).otherwise(0.0).alias(m)
+                      for (_, k), m in zip(parsed, metrics)])
+    table = out.toArrow()
+    elapsed = time.perf_counter() - start
+    return elapsed, (lambda: _values_from_arrow(table, metrics)), info
 
 
 def tool_sqlndcg_stages(args, metrics):
@@ -504,8 +592,8 @@ def child_main(args) -> None:
         elapsed, values = tool_sqlndcg(args, metrics, trec=True)
     elif tool == "sqlndcg_stages":
         elapsed, values, extra = tool_sqlndcg_stages(args, metrics)
-    elif tool == "spark":
-        elapsed, values, spark_info = tool_spark(args, metrics)
+    elif tool.startswith("spark"):
+        elapsed, values, spark_info = globals()["tool_" + tool](args, metrics)
     else:
         elapsed, values = globals()["tool_" + tool](args, metrics)
     peak = _peak_kib()  # before the values are written out for the check (not the tool's work)
