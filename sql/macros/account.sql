@@ -22,18 +22,19 @@
   2 cores): 0.9 s, where a GROUP BY over every (query, document) pair of both inputs (the form before) took 1.5 s.
 -#}
 
-{%- macro account_sql(p, duplicates=false) -%}
+{#- `bucket` ({index, count}): one pass of partitions, only its queries' rows (per_query.sql). -#}
+{%- macro account_sql(p, duplicates=false, bucket=none) -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set int = sqlndcg.integer_type() -%}
 {%- set first = sqlndcg.nulls('FIRST') -%}
-WITH run_rows AS{{ sqlndcg.input_cte(p, 'run') }} (
-  {{ sqlndcg.run_rows(p) }}
+WITH run_rows AS{{ sqlndcg.input_cte(p, 'run', bucket) }} (
+  {{ sqlndcg.run_rows(p, bucket) }}
 ),
-judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments') }} (
-  {{ sqlndcg.judgment_rows(p) }}
+judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
+  {{ sqlndcg.judgment_rows(p, bucket) }}
 ),
 {%- if duplicates %}
 {#- The second copy of a repeated pair is marked: its document equals the one before it and not the one two before. #}
@@ -81,7 +82,7 @@ per_group AS (
   {%- endif %}
 ),
 {%- set only = groups | rejectattr('shared') | list -%}
-{%- set gridded = groups and (shared or p.get('bucket')) %}
+{%- set gridded = groups and (shared or bucket) %}
 {%- if gridded %}
 every_group AS (
   {#- A judged group the run lacks is never absent: every judged value of the shared group columns (a day), for
@@ -104,10 +105,10 @@ every_group AS (
     SELECT {% for g in groups %}{{ 'jg' if g.shared else 'og' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}0 AS _run_rows, 0 AS _run_queries, 0 AS _without_judgments
     FROM (SELECT DISTINCT {% for g in shared %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM judged_queries) AS jg
     {%- if only %}
-    CROSS JOIN ({% if p.get('bucket') %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS og
+    CROSS JOIN ({% if bucket %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS og
     {%- endif %}
     {%- endif %}
-    {%- if p.get('bucket') %}
+    {%- if bucket %}
     UNION ALL
     SELECT {% for g in groups %}ag.{{ g.alias }} AS {{ g.alias }}, {% endfor %}0 AS _run_rows, 0 AS _run_queries, 0 AS _without_judgments
     FROM ({{ sqlndcg.run_groups(p) }}) AS ag

@@ -32,8 +32,10 @@
 -#}
 
 {#- ordered=false leaves out the final ORDER BY, for a relation read further (a table Python fetches in order,
-    a comparison's input): one sort of the result fewer. -#}
-{%- macro per_query_sql(p, ordered=true) -%}
+    a comparison's input): one sort of the result fewer. Per call, not in the plan: `bucket` ({index, count}, one
+    pass of partitions: only its queries' rows) and `longest_list` (the account's longest run list, when the input
+    checks counted it). -#}
+{%- macro per_query_sql(p, ordered=true, bucket=none, longest_list=none) -%}
 {%- set needs = p.needs -%}
 {%- set kinds = p.metrics | map(attribute='kind') | list -%}
 {%- set needs_dcg = 'dcg_at' in needs or 'ideal_rows' in needs -%}
@@ -60,9 +62,9 @@
     so the running counts that need only the labels (AP's relevant-so-far) share the ranking's sort: one sort of
     the whole run fewer. With a cutoff, only the top of each list is joined, after the ranking. -#}
 {%- set join_first = not p.prune_k and not refilter -%}
-{#- The cut is skipped when the input checks found no list longer than k (p.longest_list, from the account's
-    pass): every row is a candidate then, and ranking them directly is faster and holds less (100M short lists). -#}
-{%- set cut = p.prune_k and not refilter and not (p.get('longest_list') and p.longest_list <= p.prune_k) -%}
+{#- The cut is skipped when the input checks found no list longer than k (longest_list, from the account's
+    pass): every row is a candidate then, and ranking them directly is faster and holds less. -#}
+{%- set cut = p.prune_k and not refilter and not (longest_list and longest_list <= p.prune_k) -%}
 {%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel else []) -%}
 {%- for t in p.thresholds %}{% do label_cols.append('_rel_t' ~ loop.index0) %}{% if needs_rows %}{% do label_cols.append('_nonrel_t' ~ loop.index0) %}{% endif %}{% endfor -%}
 {%- do label_cols.extend(['_pool', '_judged']) -%}
@@ -84,11 +86,11 @@
 {%- for m in p.metrics -%}
   {%- for pair in sqlndcg.measure_aggregates(m, p) -%}{%- do own.append([m.id ~ '_' ~ pair[0], pair[1]]) -%}{%- endfor -%}
 {%- endfor -%}
-WITH run_rows AS{{ sqlndcg.input_cte(p, 'run') }} (
-  {{ sqlndcg.run_rows(p) }}
+WITH run_rows AS{{ sqlndcg.input_cte(p, 'run', bucket) }} (
+  {{ sqlndcg.run_rows(p, bucket) }}
 ),
-judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments') }} (
-  {{ sqlndcg.judgment_rows(p) }}
+judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
+  {{ sqlndcg.judgment_rows(p, bucket) }}
 ),
 labels AS (
   SELECT
@@ -470,7 +472,7 @@ scored_queries AS (
   {%- set only = groups | rejectattr('shared') | list %}
   {%- if only %}
   SELECT {% for g in groups %}{{ 'jq' if g.shared else 'rg' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
-  FROM ({% if p.get('bucket') %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS rg
+  FROM ({% if bucket %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS rg
   CROSS JOIN judged_queries AS jq
   {%- else %}
   SELECT {% for g in shared %}jq.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q FROM judged_queries AS jq
@@ -521,7 +523,7 @@ ORDER BY {% for g in groups %}sq.{{ g.alias }}, {% endfor %}sq._q
 {#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _key: the score (higher
     is better) or the rank (lower is better), by which the documents are ordered. Internal names cannot collide
     with whatever the user's columns are called. -#}
-{%- macro run_rows(p) -%}
+{%- macro run_rows(p, bucket=none) -%}
 SELECT
     {%- for g in p.groups %}
     {{ g.run_column }} AS {{ g.alias }},
@@ -531,22 +533,22 @@ SELECT
     {#- Kept in its own type: a cast of large integer scores to DOUBLE would turn distinct scores into ties. #}
     {{ p.score if p.order_by == 'score' else p.rank }} AS _key
   FROM {{ p.run }} AS run_input
-  {{- sqlndcg.in_bucket(p, p.run_query_id) }}
+  {{- sqlndcg.in_bucket(p, p.run_query_id, bucket) }}
 {%- endmacro -%}
 
 
 {#- How a statement holds the CTE over an input (`role`: 'run' or 'judgments'): read again per use where that is
     cheap (dialect.sql, reread), except in a pass over one bucket of queries (partitions): that pass keeps only its
     bucket's rows, and holding them costs less than reading the whole input again for each use. -#}
-{%- macro input_cte(p, role) -%}
-{{- sqlndcg.reread(p.get(role ~ '_rereadable') and not p.get('bucket')) -}}
+{%- macro input_cte(p, role, bucket=none) -%}
+{{- sqlndcg.reread(p[role ~ '_rereadable'] and not bucket) -}}
 {%- endmacro -%}
 
 
 {#- Partitions: only the rows whose query id falls in this pass's bucket (nothing without partitions). -#}
-{%- macro in_bucket(p, query_id) -%}
-{%- if p.get('bucket') %}
-  WHERE {{ sqlndcg.bucket_of(sqlndcg.id(query_id, p.ids_as_text), p.bucket.count) }} = {{ p.bucket.index }}
+{%- macro in_bucket(p, query_id, bucket=none) -%}
+{%- if bucket %}
+  WHERE {{ sqlndcg.bucket_of(sqlndcg.id(query_id, p.ids_as_text), bucket.count) }} = {{ bucket.index }}
 {%- endif %}
 {%- endmacro -%}
 
@@ -561,7 +563,7 @@ SELECT DISTINCT {% for g in (p.groups if groups is none else groups) %}{{ g.run_
 
 
 {#- The judgments' rows: shared group columns, _q, _d, and the label _rel as a DOUBLE. -#}
-{%- macro judgment_rows(p) -%}
+{%- macro judgment_rows(p, bucket=none) -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 SELECT
     {%- for g in shared %}
@@ -571,7 +573,7 @@ SELECT
     {{ sqlndcg.id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
     {% if p.get('labels') == 'integer_part' %}{{ sqlndcg.integer_part('CAST(' ~ p.rel ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% else %}CAST({{ p.rel }} AS {{ sqlndcg.double() }}){% endif %} AS _rel
   FROM {{ p.judgments }} AS judgments_input
-  {{- sqlndcg.in_bucket(p, p.judgments_query_id) }}
+  {{- sqlndcg.in_bucket(p, p.judgments_query_id, bucket) }}
 {%- endmacro -%}
 
 

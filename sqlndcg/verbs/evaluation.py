@@ -18,12 +18,13 @@ from ..errors import DataError, EmptyQueryError, InputError, ResourceError, Sett
 from ..present.results import FormattedSQL, Result, Table
 from ..run.sources import brief
 from ..core.spec import Spec
+from ..core.plan import Plan, checked
 
 
 @dataclass
 class Prepared:
     spec: Spec
-    plan: dict
+    plan: Plan
     sql: str
     run: sources.Source
     judgments: sources.Source
@@ -35,6 +36,7 @@ class Prepared:
     # The per-query statement once per bucket (each pass holds 1/partitions of the inputs), without its final ORDER
     # BY: the table the passes fill is read back in order.
     pass_sqls: list[str] | None = None
+    longest_list: int | None = None  # the run's longest list, when the checks counted it (per_query.sql reads it)
 
     @property
     def sources(self) -> list[sources.Source]:
@@ -94,11 +96,11 @@ def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Sou
     return spec, facts, declared
 
 
-def _buckets(plan: dict, partitions: int) -> list[dict]:
-    """The plan once per bucket of queries (partitions > 1: each reads only its queries' rows), else itself."""
+def _buckets(partitions: int) -> list[dict | None]:
+    """The bucket argument of each pass (partitions > 1: each reads only its queries' rows), else one pass of all."""
     if partitions == 1:
-        return [plan]
-    return [{**plan, "bucket": {"index": i, "count": partitions}} for i in range(partitions)]
+        return [None]
+    return [{"index": i, "count": partitions} for i in range(partitions)]
 
 
 #: Each partition is a pass that reads every input again: past this many, the reads cost more than any sort saves
@@ -139,8 +141,8 @@ def _sum_accounts(tables: list, plan: dict):
 def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False, each=None):
     """The account (account.sql), one pass per bucket of queries; ``each`` sees every bucket's table first."""
     tables = []
-    for bucket in _buckets(plan, partitions):
-        table = eng.fetch_arrow(render.call("account_sql", bucket, duplicates, dialect=eng.dialect))
+    for bucket in _buckets(partitions):
+        table = eng.fetch_arrow(render.call("account_sql", plan, duplicates, bucket, dialect=eng.dialect))
         if each:
             each(table)
         tables.append(table)
@@ -176,14 +178,14 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     judgment_src = ses.resolve(judgments, "judgments", judgments_format)
     ses.register(run_src, judgment_src)
     spec, facts, declared = _facts(ses, spec, run_src, judgment_src, check)
-    plan = render.call("plan", facts, dialect=eng.dialect)
+    plan = checked(render.call("plan", facts, dialect=eng.dialect))
     prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions)
     if check:
-        prepared.account, longest = _checked_account(eng, plan, run_src, judgment_src, declared, partitions)
-        prepared.plan = {**plan, "longest_list": longest}
-    prepared.sql = render.call("per_query_sql", prepared.plan, dialect=eng.dialect)
-    prepared.pass_sqls = [render.call("per_query_sql", bucket, False, dialect=eng.dialect)
-                          for bucket in _buckets(prepared.plan, partitions)]
+        prepared.account, prepared.longest_list = _checked_account(eng, plan, run_src, judgment_src, declared,
+                                                                   partitions)
+    prepared.sql = render.call("per_query_sql", plan, True, None, prepared.longest_list, dialect=eng.dialect)
+    prepared.pass_sqls = [render.call("per_query_sql", plan, False, bucket, prepared.longest_list,
+                                      dialect=eng.dialect) for bucket in _buckets(partitions)]
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(ses, plan, query_weights, weight_column, check)
     return prepared

@@ -1,0 +1,59 @@
+"""The plan's typed mirror (sqlndcg/core/plan.py) states the keys the `plan` macro returns: adding a key on one
+side fails here until the other has it."""
+
+from __future__ import annotations
+
+import pytest
+
+from sqlndcg.core import plan as typed
+from sqlndcg.core import render
+from sqlndcg.core.spec import make_spec
+
+SPECS = [
+    (["ndcg@10", "p@5", "map@10", "rr@10"], {"group_by": ["system", "day"]}),
+    (["ndcg", "judged@5", "rndcg"], {"preset": "trec_eval", "short_lists": "truncate"}),
+    (["rbp", "iprec_at_recall"], {"ideal": "retrieved", "depth": 5, "judged_only": True}),
+]
+
+
+def _plans():
+    for metrics, settings in SPECS:
+        spec = make_spec(metrics, **settings).plain()
+        yield render.call("plan", render.call("assumed_facts", spec, '"runs"', '"qrels"', "text"))
+        run = {"sql": '"runs"', "label": "run", "rereadable": True,
+               "columns": [{"name": n, "type": "VARCHAR", "class": "text"} for n in ("query_id", "doc_id", "system", "day")]
+               + [{"name": "score", "type": "DOUBLE", "class": "number"}]}
+        judgments = {"sql": '"qrels"', "label": "judgments",
+                     "columns": [{"name": n, "type": "BIGINT", "class": "integer"} for n in ("query_id", "doc_id", "rel", "day")]}
+        yield render.call("plan", render.call("facts", spec, run, judgments))
+
+
+@pytest.mark.parametrize("plan", list(_plans()))
+def test_the_mirror_states_the_plan_keys(plan):
+    assert set(plan) == typed.keys_of(typed.Plan)
+    assert typed.checked(plan) is plan
+    for m in plan["metrics"]:
+        assert set(m) == typed.keys_of(typed.Metric)
+    for g in plan["groups"]:
+        assert set(g) == typed.keys_of(typed.Group)
+    for c in plan["cutoffs"]:
+        assert set(c) == typed.keys_of(typed.Cutoff)
+
+
+def test_a_key_on_one_side_only_is_refused():
+    plan = next(_plans())
+    with pytest.raises(AssertionError, match="longest_list"):
+        typed.checked({**plan, "longest_list": 3})
+    with pytest.raises(AssertionError, match="prune_k"):
+        typed.checked({k: v for k, v in plan.items() if k != "prune_k"})
+
+
+def test_per_call_values_are_arguments():
+    """A partition's bucket and the longest list change the statement, not the plan."""
+    plan = next(_plans())
+    whole = render.call("per_query_sql", plan, False)
+    bucket = render.call("per_query_sql", plan, False, {"index": 1, "count": 4})
+    assert whole != bucket and "= 1" in bucket
+    short = render.call("per_query_sql", plan, True, None, 3)  # no list longer than k: no top-k cut
+    assert "list_cut" in render.call("per_query_sql", plan) and "list_cut" not in short
+    assert render.call("account_sql", plan, False, {"index": 0, "count": 2}) != render.call("account_sql", plan)
