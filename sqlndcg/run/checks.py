@@ -34,29 +34,38 @@ def check_trec_lines(eng, source: Source) -> None:
         )
 
 
-def _show(columns: list[str], row: tuple) -> str:
+def show_row(columns: list[str], row: tuple) -> str:
+    """A row as messages show it: (column=value, ...), each value cut short."""
     return "(" + ", ".join(f"{c}={brief(v)}" for c, v in zip(columns, row)) + ")"
 
 
-def check_rows(eng, source: Source, identity: list[str],
-               problems: list[tuple[dict, str]], key_meaning: str, hint: str = "", duplicates: bool = True) -> int:
-    """Run every row check on one input in a single scan; raise on the first problem found. Returns row count.
-    With duplicates=False the caller counts repeated keys elsewhere (the run and judgments: in the account's
-    pass, see :func:`refuse_duplicates`)."""
-    checks = [c for c, _ in problems]
-    counts = eng.fetch(render.call("profile", source.sql, checks, dialect=eng.dialect))[1][0]
-    rows = counts[0]  # never 0: Source.describe refused an input without rows before any check ran
-    shown_cols = [render.quote(c, eng.dialect) for c in identity]
-    for (check, message), count in zip(problems, counts[1:]):
+def refuse_problems(eng, source: Source, identity: list[str], checks: list[dict],
+                    macros: tuple[str, str] = ("profile", "offending_rows")) -> int:
+    """Count every declared row check ({kind, column, name, message, ...}) in one scan of the input; the first
+    that fails is refused, naming the input, the column and a few offending rows with their ``identity`` columns.
+    Returns the input's row count. ``macros`` count and show the failing rows: evaluate's (checks.sql) or the
+    judgment tools' (judgments/common.sql)."""
+    counts = eng.fetch(render.call(macros[0], source.sql, checks, dialect=eng.dialect))[1][0]
+    for check, count in zip(checks, counts[1:]):
         if count:
-            columns = shown_cols + ([check["column"]] if check["column"] not in shown_cols else [])
-            examples = eng.fetch(render.call("offending_rows", source.sql, check, columns, EXAMPLES,
-                                             dialect=eng.dialect))[1]
             names = identity + ([check["name"]] if check["name"] not in identity else [])
-            shown = ", ".join(_show(names, r) for r in examples)
-            raise DataError(f"{source.label}: column {check['name']!r} {message} in {count} row(s), e.g. {shown}")
+            columns = [render.quote(n, eng.dialect) for n in names]
+            examples = eng.fetch(render.call(macros[1], source.sql, check, columns, EXAMPLES, dialect=eng.dialect))[1]
+            shown = ", ".join(show_row(names, r) for r in examples)
+            raise DataError(f"{source.label}: column {check['name']!r} {check['message']} in {count} row(s), "
+                            f"e.g. {shown}")
+    return counts[0]
+
+
+def check_rows(eng, source: Source, identity: list[str], checks: list[dict], key_meaning: str, hint: str = "",
+               duplicates: bool = True) -> int:
+    """Run every row check on one input in a single scan; raise on the first problem found. Returns row count
+    (never 0: Source.describe refused an input without rows before any check ran). With duplicates=False the
+    caller counts repeated keys elsewhere (the run and judgments: in the account's pass, see
+    :func:`refuse_duplicates`)."""
+    rows = refuse_problems(eng, source, identity, checks)
     if duplicates:
-        found = _duplicates(eng, source, identity)
+        found = repeated_keys(eng, source, identity)
         if found:
             _refuse_repeated_keys(source, identity, key_meaning, hint, *found)
     return rows
@@ -73,19 +82,19 @@ def _refuse_repeated_keys(source: Source, identity: list[str], key_meaning: str,
 def refuse_duplicates(eng, source: Source, declared: dict, counted: int) -> None:
     """An input whose keys the account found repeated (`counted` keys) is refused, with a few of them shown."""
     if counted:
-        found = _duplicates(eng, source, declared["identity"])
+        found = repeated_keys(eng, source, declared["identity"])
         shown = found[1] if found else "(not found again: did the input change?)"
         _refuse_repeated_keys(source, declared["identity"], declared["key_meaning"], declared["hint"], counted,
                               shown)
 
 
-def _duplicates(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
+def repeated_keys(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
     """How many key values occur more than once, and a few of them shown; None when all are distinct."""
     dupes = eng.fetch(render.call("duplicates", source.sql, [render.quote(k, eng.dialect) for k in keys], EXAMPLES,
                                   dialect=eng.dialect))[1]
     if not dupes:
         return None
-    return dupes[0][-1], ", ".join(_show(keys + ["copies"], r[:-1]) for r in dupes)
+    return dupes[0][-1], ", ".join(show_row(keys + ["copies"], r[:-1]) for r in dupes)
 
 
 def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, str], shared: list[str]) -> dict:
@@ -93,11 +102,10 @@ def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, 
     problem. Repeated keys are counted later, in the account's pass; the declaration is returned for that."""
     described = [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()]
     declared = render.call("input_checks", role, spec.plain(), described, shared, dialect=eng.dialect)
-    problems = [(check, check["message"]) for check in declared["problems"]]
-    check_rows(eng, source, declared["identity"], problems, declared["key_meaning"], declared["hint"],
+    check_rows(eng, source, declared["identity"], declared["problems"], declared["key_meaning"], declared["hint"],
                duplicates=False)
     if declared["unique_ranks"]:
-        found = _duplicates(eng, source, declared["unique_ranks"])
+        found = repeated_keys(eng, source, declared["unique_ranks"])
         if found:
             count, shown = found
             raise DataError(

@@ -34,7 +34,7 @@ class Session:
         self._opened = self.eng is not con
         #: sqlndcg opened a new, empty DuckDB: an input's table cannot be there (Source.describe says so).
         self.own_connection = con is None
-        self._frames: dict[str, object] = {}  # name of a registered frame -> its source (None: a caller's name)
+        self._frames: list[str] = []  # the names frames are registered under here
         self._tables: list[str] = []  # tables made here and not dropped yet, quoted
 
     @classmethod
@@ -63,11 +63,11 @@ class Session:
         for src in srcs:
             if src is not None and src.frame is not None and src.frame_name not in self._frames:
                 src.register(self.eng)
-                self._frames[src.frame_name] = src
+                self._frames.append(src.frame_name)
 
     def register_frame(self, name: str, frame) -> None:
         """A frame as the table ``name`` (unquoted, the caller's choice) until the session closes."""
-        self._frames[name] = None  # first: a table left half-made is dropped at close too
+        self._frames.append(name)  # first: a table left half-made is dropped at close too
         self.eng.register(name, frame)
 
     def describe(self, src: sources.Source, empty_ok: bool = False) -> dict[str, str]:
@@ -154,6 +154,6 @@ class Session:
                 except Exception:  # noqa: BLE001 - already gone: nothing to undo
                     pass
         finally:
-            self._tables, self._frames = [], {}
+            self._tables, self._frames = [], []
             if self._opened:
                 self.eng.close()

@@ -47,6 +47,7 @@ class Source:
     rereadable: bool = False
 
     def register(self, eng: Engine) -> None:
+        """A frame made readable as ``frame_name`` (run.session.Session registers it once and unregisters it)."""
         if self.frame is not None:
             try:
                 eng.register(self.frame_name, self.frame)
@@ -70,13 +71,6 @@ class Source:
             return None
         shown = "; ".join(f"line {n} has {got} field(s): {brief(line)}" for n, line, got, _, _ in bad)
         return f"{bad[0][4]} line(s) do not have the header's {bad[0][3]} fields: {shown}"
-
-    def unregister(self, eng: Engine) -> None:
-        if self.frame is not None:
-            try:
-                eng.unregister(self.frame_name)
-            except Exception:  # already gone: nothing to undo
-                pass
 
     def describe(self, eng: Engine, own_connection: bool = False, empty_ok: bool = False) -> dict[str, str]:
         """Column name -> the engine's type; fails with the reason the engine gives, attributed to this input.

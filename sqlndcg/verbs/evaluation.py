@@ -198,8 +198,8 @@ def _weights(ses: Session, plan: dict, query_weights, weight_column: str, check:
     weights_plan = ses.render("weights_plan", plan, ses.described(src, columns), weight_column)
     if check:
         declared = ses.render("weights_checks", weights_plan)
-        checks.check_rows(ses.eng, src, declared["identity"], [(c, c["message"]) for c in declared["problems"]],
-                          declared["key_meaning"], declared["hint"])
+        checks.check_rows(ses.eng, src, declared["identity"], declared["problems"], declared["key_meaning"],
+                          declared["hint"])
     return src, weights_plan
 
 

@@ -11,13 +11,11 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ..core import render
 from ..run import sources
-from ..run.checks import EXAMPLES
+from ..run.checks import refuse_problems, repeated_keys, show_row  # noqa: F401 - show_row: labels.py shows rows
 from ..run.session import Session
 from ..errors import DataError
 from ..present.results import Table
-from ..run.sources import brief
 
 
 @dataclass
@@ -71,28 +69,14 @@ class Runner:
         """Refuse the first problem the declared checks find, naming the input, the column and a few rows;
         then (with `keys`, column names) refuse keys that occur more than once. `profile` names the macros that
         count and show failing rows: the judgment tools' checks (common.sql), or evaluate's (checks.sql)."""
-        if checks:
-            counts = self.rows(self.render(profile[0], inp.source.sql, checks))[0]
-            for check, count in zip(checks, counts[1:]):
-                if not count:
-                    continue
-                shown_names = identity + ([check["name"]] if check["name"] not in identity else [])
-                columns = [render.quote(n, self.dialect) for n in shown_names]
-                examples = self.rows(self.render(profile[1], inp.source.sql, check, columns, EXAMPLES))
-                shown = ", ".join(show_row(shown_names, r) for r in examples)
-                raise DataError(f"{inp.label}: column {check['name']!r} {check['message']} in {count} row(s), "
-                                f"e.g. {shown}")
-        if keys:
-            quoted = [render.quote(k, self.dialect) for k in keys]
-            dupes = self.rows(self.render("duplicates", inp.source.sql, quoted, EXAMPLES))
-            if dupes:
-                shown = ", ".join(show_row(keys + ["copies"], r[:-1]) for r in dupes)
-                raise DataError(f"{inp.label}: {dupes[0][-1]} {key_meaning} occur more than once "
-                                f"({', '.join(keys)}), e.g. {shown}{hint}")
-
-
-def show_row(columns: list[str], row: tuple) -> str:
-    return "(" + ", ".join(f"{c}={brief(v)}" for c, v in zip(columns, row)) + ")"
+        with self.ses.explained("could not compute the result"):
+            if checks:
+                refuse_problems(self.ses.eng, inp.source, identity, checks, profile)
+            found = repeated_keys(self.ses.eng, inp.source, keys) if keys else None
+        if found:
+            count, shown = found
+            raise DataError(f"{inp.label}: {count} {key_meaning} occur more than once ({', '.join(keys)}), "
+                            f"e.g. {shown}{hint}")
 
 
 def group_list(group_by) -> list[str]:
