@@ -6,9 +6,10 @@
 ``modules.re`` and ``execute``. ``sql/local/`` holds the DuckDB-only helpers (file readers, session helpers) that
 dbt never sees. One renderer per target engine: dispatch picks that engine's fragments, as dbt's adapter would.
 
-Nothing happens at import: Jinja and sqlglot are imported, and the templates compiled, on the first render. The
-source is compiled once per process (a new dialect only binds the compiled macros to its adapter), and
-:func:`activity` says what was compiled and rendered (the tests hold import and a small evaluate to it).
+Nothing happens at import: Jinja and sqlglot are imported on the first render, and each template file is compiled
+when one of its macros is first called, once per process (a new dialect only binds the compiled macros to its
+adapter), so reading the settings' declaration compiles one file, not the package. :func:`activity` says what was
+compiled and rendered (the tests hold import, --help and a small evaluate to it).
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ def __getattr__(name: str):
     if name == "SQL_DIR":
         return _sql_dir()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _root() -> Path:
+    """The templates' folder: SQL_DIR when it was set (a test pointing at a copy with one more file), else found."""
+    return globals().get("SQL_DIR") or _sql_dir()
 
 #: sqlglot dialect -> the dbt adapter whose macros render for it, and the adapters it inherits from (as dbt's
 #: dispatch searches redshift__ then postgres__, databricks__ then spark__, before default__).
@@ -111,15 +117,28 @@ class _Modules:
 
 
 class _Namespace:
-    """``sqlndcg.name``: the package's macros, as dbt exposes an installed package."""
+    """``sqlndcg.name``: the package's macros, as dbt exposes an installed package. Each file's macros are bound
+    to the dialect's globals (adapter, ...) when the first of them is called."""
 
-    def __init__(self, module) -> None:
-        self._module = module
+    def __init__(self, files: "_Files", module_globals: dict) -> None:
+        self._files = files
+        self._globals = module_globals
+        self._modules: dict = {}  # file -> its compiled macros, bound to this dialect
+
+    def macro(self, name: str):
+        """The macro ``name`` (None when no file defines it)."""
+        path = self._files.where.get(name)
+        if path is None:
+            return None
+        module = self._modules.get(path)
+        if module is None:
+            module = self._modules[path] = _compile(self._files.texts[path]).make_module(self._globals)
+        return getattr(module, name, None)
 
     def __getattr__(self, name: str):
-        macro = getattr(self._module, name, None)
+        macro = self.macro(name)
         if macro is None or not callable(macro):
-            raise AttributeError(f"no macro {name!r} in {_sql_dir()}")
+            raise AttributeError(f"no macro {name!r} in {_root()}")
         return _unwrap(macro)
 
 
@@ -136,10 +155,10 @@ class _Adapter:
 
     def dispatch(self, name: str, macro_namespace: str | None = None):
         for prefix in (*self.chain, "default"):
-            macro = getattr(self.namespace._module, f"{prefix}__{name}", None)
+            macro = self.namespace.macro(f"{prefix}__{name}")
             if macro is not None:
                 return _unwrap(macro)
-        raise LookupError(f"no macro default__{name} in {_sql_dir()}")
+        raise LookupError(f"no macro default__{name} in {_root()}")
 
     def quote(self, name: str) -> str:
         """What dbt's adapter.quote does: wrap in the engine's quote character (escaping is the caller's job)."""
@@ -155,12 +174,20 @@ def _quote_chars(dialect: str) -> tuple[str, str]:
     return (first, first) if isinstance(first, str) else tuple(first)
 
 
-def _source(folders: tuple[str, ...]) -> str:
-    """Every template file under the folders, in a stable order. dbt's generic tests (``{% test %}`` blocks, a dbt
-    extension of Jinja) are dbt's alone and stay out."""
-    files = [path for folder in folders for path in sorted((_sql_dir() / folder).rglob("*.sql"))
-             if "generic_tests" not in path.parts]
-    return "\n".join(path.read_text(encoding="utf-8") for path in files)
+#: A macro definition's opening tag (the files hold macros only, no top-level statements).
+_MACRO = re.compile(r"{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+class _Files:
+    """Every template file under the folders, read in a stable order, and which file defines each macro (a name
+    defined twice: the later file's, as in one concatenated template). dbt's generic tests (``{% test %}`` blocks,
+    a dbt extension of Jinja) are dbt's alone and stay out."""
+
+    def __init__(self, folders: tuple[str, ...]) -> None:
+        paths = [path for folder in folders for path in sorted((_root() / folder).rglob("*.sql"))
+                 if "generic_tests" not in path.parts]
+        self.texts = {path: path.read_text(encoding="utf-8") for path in paths}
+        self.where = {name: path for path, text in self.texts.items() for name in _MACRO.findall(text)}
 
 
 def environment():
@@ -175,12 +202,17 @@ def environment():
     )
 
 
-@lru_cache(maxsize=2)
-def _compile(source: str):
-    """The templates compiled to Python, once per source text: every dialect shares them (only the adapter they
-    are bound to differs), and a changed source (a test adding a measure file) compiles anew."""
+@lru_cache(maxsize=None)
+def _environment():
+    return environment()
+
+
+@lru_cache(maxsize=None)
+def _compile(text: str):
+    """One file compiled to Python, once per text: every dialect shares it (only the globals its macros are bound
+    to differ), and a changed file (a test adding a measure) compiles anew."""
     _ACTIVITY["compiles"] += 1
-    return environment().from_string(source)
+    return _environment().from_string(text)
 
 
 @lru_cache(maxsize=None)
@@ -194,11 +226,9 @@ def package(dialect: str = "duckdb") -> _Namespace:
         "modules": _Modules(),
         "execute": True,
     }
-    template = _compile(_source(("macros", "local")))
     holder: dict = {}
     module_globals["sqlndcg"] = _Lazy(holder)
-    module = template.make_module(module_globals)
-    namespace = _Namespace(module)
+    namespace = _Namespace(_Files(("macros", "local")), module_globals)
     holder["namespace"] = namespace
     adapter.namespace = namespace
     return namespace
