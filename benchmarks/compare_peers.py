@@ -1004,20 +1004,23 @@ def main() -> None:
     for row in rows:
         sp = [r["spark"] for r in runs[row["tool"]] if r.get("spark")]
         if sp:
-            med = lambda key: statistics.median(x[key] for x in sp)  # noqa: E731
-            row["spark"] = {"startup_s_median": round(med("startup_s"), 3),
-                            "read_and_views_s_median": round(med("read_and_views_s"), 3),
-                            "evaluate_s_median": round(med("evaluate_s"), 3),
+            def med(key):  # spark_sql and spark_df time one step: they have no read/evaluate split
+                return round(statistics.median(x[key] for x in sp), 3) if all(key in x for x in sp) else None
+
+            row["spark"] = {"startup_s_median": med("startup_s"),
+                            "read_and_views_s_median": med("read_and_views_s"),
+                            "evaluate_s_median": med("evaluate_s"),
                             "jvm_peak_mib": round(max(x["jvm_peak_kib"] for x in sp) / 1024, 1),
                             "python_peak_mib": round(max(x["python_peak_kib"] for x in sp) / 1024, 1),
                             **{k: sp[0][k] for k in ("master", "shuffle_partitions", "driver_memory",
                                                      "jvm_max_heap_mib", "pyspark")}}
             s_ = row["spark"]
+            split = (f" in the time: read.parquet + views {s_['read_and_views_s_median']:.2f} s, evaluate "
+                     f"{s_['evaluate_s_median']:.2f} s (medians);" if s_["evaluate_s_median"] is not None else "")
             print(f"\n{row['tool']}: {s_['master']}, shuffle partitions {s_['shuffle_partitions']}, driver memory "
                   f"{s_['driver_memory']} (JVM max heap {s_['jvm_max_heap_mib']} MiB), pyspark {s_['pyspark']}; "
                   f"session start-up (JVM launch, SparkContext; not in the time) median {s_['startup_s_median']:.2f} s;"
-                  f" in the time: read.parquet + views {s_['read_and_views_s_median']:.2f} s, evaluate "
-                  f"{s_['evaluate_s_median']:.2f} s (medians); peak memory: driver JVM "
+                  f"{split} peak memory: driver JVM "
                   f"{fmt_mem(s_['jvm_peak_mib'])}, Python {fmt_mem(s_['python_peak_mib'])} (the table adds them)")
 
     if args.json:
