@@ -3,9 +3,9 @@
 :mod:`.judgments`.
 
 One package, one way for everything every verb shares (:mod:`.common`): the settings flags are generated from the
-one declaration of the settings (``settings_declared()`` in ``sql/macros/spec.sql``), a setting added there is a
-flag of every verb that takes settings; one table writer (:mod:`.output`); every error is one line on standard
-error and exit status 2, the traceback only with ``--debug``.
+one declaration of the settings (``settings_declared()`` in ``sql/macros/settings.sql``), so a setting added there
+is a flag of every verb that takes settings; one table writer (:mod:`.output`); every error is one line on
+standard error and exit status 2, the traceback only with ``--debug``.
 
 Only the parser of the verb named on the command line is built, and nothing heavy is imported before a verb
 runs, so ``sqlndcg --help`` renders no template and imports no engine.

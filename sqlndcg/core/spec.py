@@ -1,7 +1,8 @@
 """Metrics and settings, validated once into an immutable :class:`Spec`; everything downstream trusts it.
 
-The declaration of every setting, the presets and the validation live in the SQL package
-(``sql/macros/spec.sql``), where dbt models call them too; this module gives the result Python types. Nothing is
+The declaration of every setting and the presets (``sql/macros/settings.sql``) and the validation
+(``sql/macros/spec.sql``) live in the SQL package, where dbt models call them too; this module gives the result
+Python types. Nothing is
 rendered at import: the declaration's constants (``SETTINGS``, ``PRESETS``, ``GAINS``, ...) are read from the
 templates on first use and kept, so importing the package (or the command line's ``--help``) stays quick.
 """
@@ -19,7 +20,7 @@ from .metrics import Metric, plain
 
 @cache
 def settings_declared() -> dict[str, dict]:
-    """Every setting: allowed values or kind, default, and what it decides (declared once, in spec.sql)."""
+    """Every setting: allowed values or kind, default, and what it decides (declared once, in settings.sql)."""
     return render.call("settings_declared")
 
 
