@@ -8,7 +8,9 @@ in 9.x (the presets ``trec_eval`` and ``trec_eval-9``); with ``-q -c``, 10.0 pri
 lacks (zeros, ``num_rel`` from the judgments), 9.x only averages them; ``all_trec`` has ``rbp``, ``rbp_resid`` and
 ``unj`` in 10.0 only.
 
-Every number comes from the measures in ``sql/macros/measures/`` (one file per trec_eval family); this module
+Every number comes from the measures in ``sql/macros/measures/``, and so does what the command knows of trec_eval's
+families: each measure's file declares its trec_eval names, their printing order, nicknames, default cutoffs or
+levels, how their parameters are read and how they print (:func:`tables`, read on first use). This module
 maps trec_eval's ``-m`` spellings (``P.5,10``, ``iprec_at_recall..1,.25``, ``utility.2,-1,0,0``, ``rbp.p=0.95``,
 ``ndcg.1=3,2=9``, ``11pt_avg..25,.5,.75``) to sqlndcg metric names as trec_eval's meas_init.c reads them, reads
 the files as trec_eval does (``sql/local/readers.sql``), runs :func:`sqlndcg.evaluate` with the version's preset,
@@ -29,55 +31,108 @@ import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 import duckdb
 
 from ..core import render
 from ..errors import DataError, InputError, MetricError
-from ..core.metrics import MEASURES
+from ..core import measures
 from ..run.sources import brief, file_literal
 
 #: The trec_eval versions the command reproduces, and the preset that carries each one's settings.
 VERSIONS = {"10": "trec_eval", "9": "trec_eval-9"}
 
-#: trec_eval's families in its printing order (trec_eval's measures.c), with the sqlndcg kind of each.
-FAMILIES: dict[str, str] = {
-    "runid": "", "num_q": "num_q", "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
-    "map": "ap", "gm_map": "gm_map", "Rprec": "rprec", "bpref": "bpref", "recip_rank": "rr",
-    "iprec_at_recall": "iprec_at_recall", "P": "p", "relstring": "", "recall": "r", "infAP": "infap",
-    "gm_bpref": "gm_bpref", "Rprec_mult": "rprec_mult", "utility": "utility", "11pt_avg": "11pt_avg",
-    "binG": "bing", "G": "g", "ndcg": "ndcg", "ndcg_rel": "ndcg_rel", "Rndcg": "rndcg", "ndcg_cut": "ndcg",
-    "map_cut": "ap", "relative_P": "relative_p", "success": "hit", "set_P": "set_p",
-    "set_relative_P": "set_relative_p", "set_recall": "set_recall", "set_map": "set_map", "set_F": "set_f",
-    "num_nonrel_judged_ret": "num_nonrel_judged_ret", "rbp": "rbp", "rbp_resid": "rbp_resid", "unj": "unj",
+#: trec_eval's nicknames (measures.c), in the order an error lists them; which families each names is declared by
+#: the families' measures.
+NICKNAME_NAMES = ("official", "all_trec", "set")
+
+#: The lines trec_eval prints that are not measures: the run id, and relstring (a string of the top labels, made
+#: by this command), each declared as a measure's trec_eval family is (sql/macros/measures/registry.sql).
+NOT_MEASURES = (
+    {"name": "runid", "order": 0, "nicknames": ["official", "all_trec", "set"], "since": 9, "params": "none",
+     "defaults": [], "param": None, "of": None, "collection_size": None, "integer": False, "summary_only": True},
+    {"name": "relstring", "order": 12, "nicknames": ["all_trec"], "since": 9, "params": "none", "defaults": [],
+     "param": None, "of": None, "collection_size": None, "integer": False, "summary_only": False},
+)
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What the command knows of trec_eval's families, derived from the measures' declarations."""
+
+    #: trec_eval family -> the sqlndcg kind computing it ("" for runid, relstring), in trec_eval's printing order
+    families: dict[str, str]
+    #: trec_eval family -> its declaration (registry.sql's trec_eval keys)
+    about: dict[str, dict]
+    #: nickname -> the families it names
+    nicknames: dict[str, tuple[str, ...]]
+
+    def _where(self, key: str) -> tuple[str, ...]:
+        return tuple(f for f, about in self.about.items() if about[key])
+
+    @property
+    def cutoffs(self) -> dict[str, tuple[int, ...]]:
+        """Families whose cutoffs are parameters (name_k lines), with trec_eval's defaults."""
+        return {f: tuple(a["defaults"]) for f, a in self.about.items() if a["params"] == "cutoffs"}
+
+    @property
+    def levels(self) -> dict[str, tuple[str, tuple[float, ...]]]:
+        """Families with a list of float levels (name_0.20 lines), and the sqlndcg parameter each level sets."""
+        return {f: (a["param"], tuple(float(x) for x in a["defaults"]))
+                for f, a in self.about.items() if a["params"] == "levels"}
+
+    @property
+    def gain_pairs(self) -> tuple[str, ...]:
+        """Families that take per-grade gains (rel_level=gain pairs)."""
+        return tuple(f for f, a in self.about.items() if a["params"] == "gain_pairs")
+
+    @property
+    def integer(self) -> tuple[str, ...]:
+        return self._where("integer")
+
+    @property
+    def summary_only(self) -> tuple[str, ...]:
+        return self._where("summary_only")
+
+    @property
+    def new_in_10(self) -> tuple[str, ...]:
+        """Families 9.x's all_trec lacks."""
+        return tuple(f for f, a in self.about.items() if a["since"] >= 10)
+
+
+@lru_cache(maxsize=None)
+def tables() -> Tables:
+    """trec_eval's families as the measures declare them, read on first use."""
+    entries = [(about, "") for about in NOT_MEASURES]
+    entries += [(about, kind) for kind, declared in measures.declarations().items() for about in declared["trec_eval"]]
+    entries.sort(key=lambda entry: (entry[0]["order"], entry[0]["name"]))
+    families = {about["name"]: kind for about, kind in entries}
+    if len(families) < len(entries):
+        raise ValueError("two measures declare the same trec_eval family")
+    nicknames = {nick: tuple(about["name"] for about, _ in entries if nick in about["nicknames"])
+                 for nick in NICKNAME_NAMES}
+    return Tables(families, {about["name"]: about for about, _ in entries}, nicknames)
+
+
+#: The tables' older names, as module attributes computed on first use.
+_DERIVED = {
+    "FAMILIES": lambda: tables().families,
+    "NICKNAMES": lambda: tables().nicknames,
+    "NEW_IN_10": lambda: tables().new_in_10,
+    "CUTOFFS": lambda: tables().cutoffs,
+    "LEVELS": lambda: tables().levels,
+    "GAIN_PAIRS": lambda: tables().gain_pairs,
+    "INTEGER": lambda: tables().integer,
+    "SUMMARY_ONLY": lambda: tables().summary_only,
 }
 
-#: trec_eval 10.0's nicknames (measures.c); 9.x's all_trec lacks rbp, rbp_resid and unj (NEW_IN_10).
-NICKNAMES: dict[str, tuple[str, ...]] = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
-                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
-                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
-                 "set_F", "num_nonrel_judged_ret"),
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"),
-}
-NEW_IN_10 = ("rbp", "rbp_resid", "unj")
 
-#: Families whose cutoffs are parameters (name_k lines), with trec_eval's defaults.
-CUTOFFS = {"P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-           "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-           "relative_P": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "success": (1, 5, 10), "unj": (5, 10, 20)}
-#: Families with a list of float levels (name_0.20 lines), and the sqlndcg parameter each level sets.
-LEVELS = {"iprec_at_recall": ("recall", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
-          "Rprec_mult": ("x", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))}
-#: Families that take per-grade gains (rel_level=gain pairs).
-GAIN_PAIRS = ("ndcg", "ndcg_rel", "Rndcg", "G")
-INTEGER = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
-SUMMARY_ONLY = ("runid", "num_q", "gm_map", "gm_bpref")
+def __getattr__(name: str):
+    if name in _DERIVED:
+        return _DERIVED[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -172,23 +227,25 @@ def _level_name(family: str, x: float) -> str:
 
 
 def _family_lines(family: str, params: str | None, collection_size: int) -> list[Line]:
-    """One family's printed lines, with the parameters trec_eval took for it (None: its defaults)."""
-    kind = FAMILIES[family]
+    """One family's printed lines, with the parameters trec_eval took for it (None: its defaults), read the way
+    its measure declares (registry.sql: the trec_eval key ``params``)."""
+    table = tables()
+    kind, about = table.families[family], table.about[family]
+    style = about["params"]
     if family in ("runid", "relstring"):
         length = int(_floats(family, params)[0]) if params else 10
         return [Line(f"{family}_{params}" if params and family == "relstring" else family, family, None,
                      ((length, 0.0),))]
-    if family in CUTOFFS:
-        cuts = _cutoffs(family, params) if params else CUTOFFS[family]
+    if style == "cutoffs":
+        cuts = _cutoffs(family, params) if params else about["defaults"]
         return [Line(f"{family}_{c}", family, _metric(kind, c)) for c in cuts]
-    if family in LEVELS:
-        param, defaults = LEVELS[family]
-        levels = sorted(_floats(family, params)) if params else defaults
+    if style == "levels":
+        levels = sorted(_floats(family, params)) if params else [float(x) for x in about["defaults"]]
         if len(set(levels)) < len(levels):
             raise MetricError(f"trec_eval measure {family}.{params}: a level is given twice "
                               "(trec_eval refuses it too)")
-        return [Line(_level_name(family, x), family, _metric(kind, **{param: x})) for x in levels]
-    if family == "11pt_avg" and params:
+        return [Line(_level_name(family, x), family, _metric(kind, **{about["param"]: x})) for x in levels]
+    if style == "averaged_levels" and params:
         # m_11pt_avg.c averages iprec at the levels given (in that order, repeats counted); its walk down the
         # ranking assumes them ascending, and gives other numbers for other orders, which sqlndcg does not copy
         levels = _floats(family, params)
@@ -196,33 +253,39 @@ def _family_lines(family: str, params: str | None, collection_size: int) -> list
             raise MetricError(f"trec_eval measure {family}.{params}: give the recall levels in ascending order "
                               f"(trec_eval's m_11pt_avg.c assumes it)")
         return [Line(f"{family}_{params}", family, None,
-                     levels=tuple(_metric("iprec_at_recall", recall=x) for x in levels))]
-    if family == "utility":
-        coefficients = _floats(family, params) if params else [1.0, -1.0, 0.0, 0.0]
-        if len(coefficients) != 4:
-            raise MetricError(f"trec_eval measure utility.{params}: utility takes 4 coefficients, "
-                              "e.g. utility.1,-1,0,0")
-        a, b, c, d = coefficients
-        name = f"utility_{params}" if params else "utility"
-        return [Line(name, family, _metric(kind, a=a, b=b, c=c, d=d, n=collection_size))]
-    if family == "set_F":
+                     levels=tuple(_metric(about["of"], **{about["param"]: x}) for x in levels))]
+    if style == "coefficients":
+        defaults = [float(x) for x in about["defaults"]]
+        coefficients = _floats(family, params) if params else defaults
+        if len(coefficients) != len(defaults):
+            example = ",".join(_number_text(x) for x in defaults)
+            raise MetricError(f"trec_eval measure {family}.{params}: {family} takes {len(defaults)} coefficients, "
+                              f"e.g. {family}.{example}")
+        given = dict(zip(about["param"], coefficients))
+        if about["collection_size"]:
+            given[about["collection_size"]] = collection_size
+        return [Line(f"{family}_{params}" if params else family, family, _metric(kind, **given))]
+    if style == "beta_squared":
         # trec_eval's set_F.x is (x + 1) * P * R / (x * P + R) (m_set_F.c): x weighs recall as beta^2 does in
         # sqlndcg's set_f(beta), so set_F.x is set_f(beta=sqrt(x)); only the first parameter counts, as there
-        x = _floats(family, params)[0] if params else 1.0
+        x = _floats(family, params)[0] if params else float(about["defaults"][0])
         if x < 0:
-            raise MetricError(f"trec_eval measure set_F.{params}: set_F's weight of recall must be 0 or more")
-        return [Line(f"set_F_{params}" if params else "set_F", family, _metric(kind, beta=math.sqrt(x)))]
-    if family == "rbp":
-        p = 0.9
+            raise MetricError(f"trec_eval measure {family}.{params}: {family}'s weight of recall must be 0 or more")
+        beta = {about["param"]: math.sqrt(x)}
+        return [Line(f"{family}_{params}" if params else family, family, _metric(kind, **beta))]
+    if style == "named":
+        name = about["param"]
+        value = measures.declarations()[kind]["params"][name]
         for pair in filter(None, (params or "").split(",")):
-            name, _, value = pair.partition("=")
-            if name != "p":
-                raise MetricError(f"trec_eval measure rbp.{params}: rbp takes p=<persistence>, e.g. rbp.p=0.95")
-            p = _floats(family, value)[0]
-        return [Line(f"rbp_{params}" if params else "rbp", family, _metric(kind, p=p))]
-    if family in GAIN_PAIRS and params:
+            given, _, text = pair.partition("=")
+            if given != name:
+                raise MetricError(f"trec_eval measure {family}.{params}: {family} takes {name}=<number>, "
+                                  f"e.g. {family}.{name}={_number_text(value)}")
+            value = _floats(family, text)[0]
+        return [Line(f"{family}_{params}" if params else family, family, _metric(kind, **{name: value}))]
+    if style == "gain_pairs" and params:
         gains = []
-        pairs = f"trec_eval measure {family}.{params}: gains are level=gain pairs, e.g. ndcg.1=3,2=9"
+        pairs = f"trec_eval measure {family}.{params}: gains are level=gain pairs, e.g. {family}.1=3,2=9"
         for pair in params.split(","):
             level, eq, value = pair.partition("=")
             try:
@@ -241,24 +304,26 @@ def select(specs: list[str], collection_size: int = 0, major: str = "10") -> lis
     """The lines trec_eval prints for its ``-m`` arguments (``official`` when there are none), as trec_eval.c and
     meas_init.c decide: every family named (directly or by a nickname) is printed once, in measures.c's order,
     with the parameters of the first ``-m family.params`` that names it (``-m P.5 -m P.10`` prints P_5 only)."""
+    table = tables()
     marked: set[str] = set()
     params: dict[str, str] = {}
     for spec in specs or ["official"]:
         name, dot, given = spec.partition(".")
         if dot and not given:
             raise MetricError(f"trec_eval measure {spec!r}: give parameters after the '.', e.g. P.5,10")
-        if name in NICKNAMES:
+        if name in table.nicknames:
             if dot:
                 raise MetricError(f"trec_eval measure {spec!r}: {name} is a nickname; it takes no parameters")
-            marked.update(f for f in NICKNAMES[name] if major == "10" or name != "all_trec" or f not in NEW_IN_10)
+            marked.update(f for f in table.nicknames[name]
+                          if name != "all_trec" or int(major) >= table.about[f]["since"])
             continue
-        if name not in FAMILIES:
-            known = ", ".join(list(NICKNAMES) + list(FAMILIES))
+        if name not in table.families:
+            known = ", ".join(list(table.nicknames) + list(table.families))
             raise MetricError(f"trec_eval measure {spec!r} is not known; choose one of {known}")
         marked.add(name)
         if dot:
             params.setdefault(name, given)
-    return [line for family in FAMILIES if family in marked
+    return [line for family in table.families if family in marked
             for line in _family_lines(family, params.get(family), collection_size)]
 
 
@@ -480,9 +545,10 @@ def compute(options: Options, con=None) -> Output:
         return total / len(line.levels)
 
     per_query, summary = [], []
+    summary_only = tables().summary_only
     for q in printed:
         for line in lines:
-            if line.family in SUMMARY_ONLY:
+            if line.family in summary_only:
                 continue
             if line.family == "relstring":
                 shown = "" if q in cleared and _cleared(line.name) else relstrings.get(q, "")
@@ -507,7 +573,7 @@ def _cleared(name: str) -> bool:
 def _summarize(line: Line, per: list[float]) -> float:
     """trec_eval's `all` value: the per-query values added in query order as meas_acc.c does (not a correctly
     rounded sum: the last bit can differ, and so can a printed digit), then meas_avg.c's mean, exp(mean) or sum."""
-    rule = MEASURES[FAMILIES[line.family]]["summary"]
+    rule = measures.declarations()[tables().families[line.family]]["summary"]
     total = 0.0
     for v in per:
         total += v
@@ -519,7 +585,7 @@ def _summarize(line: Line, per: list[float]) -> float:
 
 
 def _text(line: Line, value: float) -> str:
-    if line.family in INTEGER:
+    if tables().about[line.family]["integer"]:
         return str(int(round(value)))
     return f"{value:.4f}"
 

@@ -12,5 +12,5 @@
            'ir_measures': 'AP@k'}) }}
 {%- endmacro -%}
 {%- macro default__value_ap(m, p, a) -%}
-{{ return('CASE WHEN ' ~ a.r ~ ' = 0 THEN ' ~ a.empty ~ ' ELSE COALESCE(rm._ap_' ~ m.suffix ~ '_t' ~ m.threshold_index ~ ', 0) / ' ~ a.r ~ ' END') }}
+{{ return('CASE WHEN ' ~ a.r ~ ' = 0 THEN ' ~ a.empty ~ ' ELSE ' ~ a.ap_sum ~ ' / ' ~ a.r ~ ' END') }}
 {%- endmacro -%}

@@ -7,4 +7,4 @@
 {{ return({'help': 'cumulative gain: sum of relevance labels in the top k', 'k': true, 'additive': true,
            'needs': ['cg_at']}) }}
 {%- endmacro -%}
-{%- macro default__value_cg(m, p, a) -%}{{ return('COALESCE(rm._cg_' ~ m.suffix ~ ', 0)') }}{%- endmacro -%}
+{%- macro default__value_cg(m, p, a) -%}{{ return(a.cg) }}{%- endmacro -%}

@@ -6,4 +6,4 @@
 {%- macro default__measure_dcg() -%}
 {{ return({'help': 'discounted cumulative gain', 'k': true, 'additive': true, 'needs': ['dcg_at']}) }}
 {%- endmacro -%}
-{%- macro default__value_dcg(m, p, a) -%}{{ return('COALESCE(rm._dcg_' ~ m.suffix ~ ', 0)') }}{%- endmacro -%}
+{%- macro default__value_dcg(m, p, a) -%}{{ return(a.dcg) }}{%- endmacro -%}

@@ -10,6 +10,6 @@
            'trec_eval': [{'name': 'gm_map', 'order': 6, 'nicknames': ['official', 'all_trec'], 'summary_only': true}]}) }}
 {%- endmacro -%}
 {%- macro default__value_gm_map(m, p, a) -%}
-{%- set ap = 'CASE WHEN ' ~ a.r ~ ' = 0 THEN 0 ELSE COALESCE(rm._ap_all_t' ~ m.threshold_index ~ ', 0) / ' ~ a.r ~ ' END' -%}
+{%- set ap = 'CASE WHEN ' ~ a.r ~ ' = 0 THEN 0 ELSE ' ~ a.ap_sum_all ~ ' / ' ~ a.r ~ ' END' -%}
 {{ return('LN(' ~ sqlndcg.greatest('(' ~ ap ~ ')', sqlndcg.number(0.00001)) ~ ')') }}
 {%- endmacro -%}

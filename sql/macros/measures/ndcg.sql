@@ -13,6 +13,6 @@
            'ir_measures': 'nDCG@k'}) }}
 {%- endmacro -%}
 {%- macro default__value_ndcg(m, p, a) -%}
-{{ return('CASE WHEN ' ~ a.has_gain ~ ' = 0 THEN ' ~ a.empty ~ ' WHEN ' ~ a.idcg ~ ' = 0 THEN 0 ELSE COALESCE(rm._dcg_'
-          ~ m.suffix ~ ', 0) / ' ~ a.idcg ~ ' END') }}
+{{ return('CASE WHEN ' ~ a.has_gain ~ ' = 0 THEN ' ~ a.empty ~ ' WHEN ' ~ a.idcg ~ ' = 0 THEN 0 ELSE ' ~ a.dcg
+          ~ ' / ' ~ a.idcg ~ ' END') }}
 {%- endmacro -%}

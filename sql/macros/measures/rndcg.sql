@@ -18,8 +18,8 @@
 {%- macro default__value_rndcg(m, p, a) -%}
 {%- set o = a.own -%}
 {%- set beyond = 'CASE WHEN ' ~ a.n ~ ' > ' ~ a.npos ~ ' + 1 THEN 1 ELSE 0 END' -%}
-{%- set total = '(COALESCE(' ~ o ~ 'sum, 0) + COALESCE(' ~ o ~ 'dcg, 0) * (COALESCE(rt._tail_inverse, 0) + (' ~ beyond ~ ') / ' ~ a.idcg_total ~ '))' -%}
-{%- set count = '(COALESCE(' ~ o ~ 'count, 0) + COALESCE(rt._tail_count, 0) + (' ~ beyond ~ '))' -%}
+{%- set total = '(COALESCE(' ~ o ~ 'sum, 0) + COALESCE(' ~ o ~ 'dcg, 0) * (' ~ a.tail_inverse ~ ' + (' ~ beyond ~ ') / ' ~ a.idcg_total ~ '))' -%}
+{%- set count = '(COALESCE(' ~ o ~ 'count, 0) + ' ~ a.tail_count ~ ' + (' ~ beyond ~ '))' -%}
 {#- A list emptied by judged_only has DCG 0 at every boundary: 0. -#}
 {{ return('CASE WHEN ' ~ a.r ~ ' = 0 OR ' ~ a.npos ~ ' = 0 OR ' ~ a.in_run ~ ' = 0 OR ' ~ count ~ ' = 0 THEN 0 ELSE ' ~ total ~ ' / ' ~ count ~ ' END') }}
 {%- endmacro -%}

@@ -9,7 +9,7 @@
            'range': [0, 1], 'trec_eval': [{'name': 'recip_rank', 'order': 9, 'nicknames': ['official', 'all_trec']}], 'ir_measures': 'RR@k'}) }}
 {%- endmacro -%}
 {%- macro default__value_rr(m, p, a) -%}
-{%- set first = 'rm._first_t' ~ m.threshold_index -%}
+{%- set first = a.first -%}
 {{ return('CASE WHEN COALESCE(' ~ first ~ ', 0) > 0' ~ ('' if m.k is none else ' AND COALESCE(' ~ first ~ ', 0) <= ' ~ m.k)
           ~ ' THEN 1 / ' ~ sqlndcg.as_double(first) ~ ' ELSE 0 END') }}
 {%- endmacro -%}
