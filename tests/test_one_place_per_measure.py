@@ -61,6 +61,17 @@ def test_the_registry_lists_every_family_a_file_declares():
     assert declared == set(render.call("measure_families"))
 
 
+def test_value_macros_read_only_the_accessor():
+    """A value macro gets its per-query aggregates as `a.<name>` expressions; the statement's aliases (rm, rt, jq, it,
+    idl, rq) and private column names stay in per_query.sql and registry.sql."""
+    for path in MEASURE_DIR.glob("*.sql"):
+        if path.name == "registry.sql":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name, body in re.findall(r"macro default__value_(\w+)\(.*?\)(.*?)endmacro", text, re.S):
+            assert not re.search(r"\b(rm|rt|jq|it|idl|rq)\.", body), f"{path.name}: value_{name} reads a private column"
+
+
 def test_trec_eval_families_have_one_name_and_one_place_each():
     families = [f for about in measures.declarations().values() for f in about["trec_eval"]]
     families += list(trec_eval.NOT_MEASURES)

@@ -63,7 +63,8 @@ def with_table(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    path = Path((argv if argv is not None else sys.argv[1:] or [DOC])[0])
+    args = sys.argv[1:] if argv is None else argv
+    path = Path(args[0]) if args else DOC
     path.write_text(with_table(path.read_text(encoding="utf-8")), encoding="utf-8")
     return 0
 
