@@ -141,12 +141,12 @@ def test_spill_directories_of_killed_processes_are_removed_on_the_next_start(tmp
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     # A process that opens a connection (making its spill directory), says so, then waits to be killed.
     child = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from sqlndcg import engines; eng = engines.for_connection(None); "
+        "import sys, time; from sqlndcg.run import engines; eng = engines.for_connection(None); "
         "print(eng.limits['temp_directory'], flush=True); time.sleep(600)")], env=env, stdout=subprocess.PIPE,
         text=True)
     killed = child.stdout.readline().strip()
     live = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from sqlndcg import engines; eng = engines.for_connection(None); "
+        "import sys, time; from sqlndcg.run import engines; eng = engines.for_connection(None); "
         "print(eng.limits['temp_directory'], flush=True); time.sleep(600)")], env=env, stdout=subprocess.PIPE,
         text=True)
     alive = live.stdout.readline().strip()
@@ -155,7 +155,7 @@ def test_spill_directories_of_killed_processes_are_removed_on_the_next_start(tmp
         child.wait(timeout=30)
         assert os.path.isdir(killed) and os.path.isdir(alive) and os.path.dirname(killed) == str(tmp_path)
         started = subprocess.run([sys.executable, "-c", (
-            "from sqlndcg import engines; eng = engines.for_connection(None); eng.close()")], env=env, timeout=120)
+            "from sqlndcg.run import engines; eng = engines.for_connection(None); eng.close()")], env=env, timeout=120)
         assert started.returncode == 0
         assert not os.path.exists(killed)  # the killed process's directory is gone
         assert os.path.isdir(alive)        # the live one's is kept

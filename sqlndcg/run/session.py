@@ -140,14 +140,16 @@ class Session:
 
     def close(self, failed: bool = False) -> None:
         """Drop the tables made and unregister the frames registered here, then end the engine if opened here.
-        After a failure the clean-up is best effort: the first error is the one to report."""
+        A table that cannot be dropped is an error only when nothing failed before: the first error is the one to
+        report."""
+        problem = None
         try:
             for name in reversed(self._tables):
                 try:
                     self.eng.drop(name)
                 except Exception as exc:  # noqa: BLE001
-                    if not failed:
-                        raise (self.error(exc) if isinstance(exc, self.eng.errors) else exc) from None
+                    if problem is None and not failed:
+                        problem = self.error(exc) if isinstance(exc, self.eng.errors) else exc
             for name in reversed(self._frames):
                 try:
                     self.eng.unregister(name)
@@ -157,3 +159,5 @@ class Session:
             self._tables, self._frames = [], []
             if self._opened:
                 self.eng.close()
+        if problem is not None:
+            raise problem
