@@ -57,3 +57,36 @@ def test_per_call_values_are_arguments():
     short = render.call("per_query_sql", plan, True, None, 3)  # no list longer than k: no top-k cut
     assert "list_cut" in render.call("per_query_sql", plan) and "list_cut" not in short
     assert render.call("account_sql", plan, False, {"index": 0, "count": 2}) != render.call("account_sql", plan)
+
+
+def test_output_columns_states_the_plan_shape():
+    """output_columns (outputs.sql) gives, from a spec alone, the shape every plan carries."""
+    for metrics, settings in SPECS:
+        spec = make_spec(metrics, **settings).plain()
+        out = render.call("output_columns", spec, settings["group_by"][0] if "group_by" in settings else None)
+        assert set(out) == typed.keys_of(typed.OutputColumns)
+        plan = render.call("plan", render.call("assumed_facts", spec, '"runs"', '"qrels"', "text"))
+        for key in typed.keys_of(typed.Outputs) - {"groups", "metrics", "spec"}:
+            assert plan[key] == out[key]
+        assert [{k: g[k] for k in typed.keys_of(typed.OutputGroup)} for g in plan["groups"]] == out["groups"]
+        assert [{k: m[k] for k in typed.keys_of(typed.OutputMetric)} for m in plan["metrics"]] == out["metrics"]
+
+
+def test_output_columns_name_the_tables_columns():
+    import sqlglot
+    from sqlglot import exp
+
+    import sqlndcg
+    from sqlndcg.stats.intervals import with_bootstrap
+
+    metrics = ["ndcg@5", "p@5", "map"]
+    res = sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), metrics, group_by="tag")
+    spec = make_spec(metrics, group_by=["tag"]).plain()
+    out = render.call("output_columns", spec, "tag")
+    assert list(res.per_query.columns) == out["per_query"]
+    assert list(res.summary.columns) == out["summary"]
+    assert list(res.account.columns) == out["account"]
+    assert list(with_bootstrap(res, resamples=10).summary.columns) == out["summary"] + out["added"]
+    paired = sqlglot.parse_one(render.call("paired_sql", '"pq"', out, "tag", "bm25"), read="duckdb")
+    first = paired.find(exp.Union).find(exp.Select)
+    assert [c.strip('"') for c in first.named_selects] == out["compare"]

@@ -45,11 +45,17 @@
 {{ return(sqlndcg.text_literal(value | string)) }}
 {%- endmacro -%}
 
-{#- The output columns whose names are fixed; a group column may not take one of them. -#}
-{%- macro compare_reserved() -%}
+{#- paired_sql's columns after the strata and the system column, in order (output_columns names them). -#}
+{%- macro compare_columns() -%}
 {{ return(['baseline', 'metric', 'metric_index', 'pairs', 'effective_pairs', 'baseline_mean', 'mean', 'difference',
            'difference_std', 't_low', 't_high', 'relative_change', 'wins', 'ties', 'losses', 'only_baseline',
-           'only_system', 'baseline_value', 'value']) }}
+           'only_system']) }}
+{%- endmacro -%}
+
+{#- The output columns whose names are fixed (the paired statement's and the differences'); a group column may
+    not take one of them. -#}
+{%- macro compare_reserved() -%}
+{{ return(sqlndcg.compare_columns() + ['baseline_value', 'value']) }}
 {%- endmacro -%}
 
 {#- The plan's system group and the other groups (strata), checked; with query weights, that they weigh queries,
@@ -341,8 +347,8 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
 {%- if baseline is none -%}{{ sqlndcg.fail('setting', "compare needs baseline=, the system the others are compared with, e.g. baseline='bm25'") }}{%- endif -%}
 {%- set settings = sqlndcg.compare_settings(settings, system) -%}
 {%- if per_query is not none -%}
-  {%- set spec = sqlndcg.spec(metrics, settings) -%}
-  {%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, per_query | string, per_query | string)) -%}
+  {#- A per-query model: the statements read only its columns, which the spec names. -#}
+  {%- set plan = sqlndcg.output_columns(sqlndcg.spec(metrics, settings), system) -%}
   {%- set relation = per_query -%}
 {%- else -%}
   {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, settings, run_where, judgments_where) -%}

@@ -157,8 +157,7 @@
 {%- if metrics is none -%}{{ sqlndcg.fail('metric', "summary needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
 {%- if per_query is not none -%}
   {#- Summarize a per-query model built by sqlndcg.per_query with the same metrics and group_by. -#}
-  {%- set spec = sqlndcg.spec(metrics, kwargs) -%}
-  {%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, per_query | string, per_query | string)) -%}
+  {%- set plan = sqlndcg.output_columns(sqlndcg.spec(metrics, kwargs)) -%}
   {%- set source = per_query -%}
 {%- else -%}
   {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}

@@ -124,26 +124,26 @@
 {%- endfor -%}
 {%- set full_depth = none in cutoffs -%}
 {%- set prune = not full_depth and spec.ideal == 'judgments' -%}
+{#- Output names (metric and group columns, the query id, `queries`) come from output_columns (outputs.sql); the
+    plan adds what the statements need inside. -#}
+{%- set outputs = sqlndcg.output_columns(spec) -%}
 {%- set metrics = [] -%}
 {%- for m in spec.metrics -%}
   {%- set t = spec.threshold if m.rel is none else m.rel -%}
-  {%- do metrics.append({
+  {%- set planned = {
     'name': m.name, 'kind': m.kind, 'k': m.k, 'suffix': sqlndcg.suffix(m.k),
     'params': m.get('params', {}), 'id': '_m' ~ loop.index0, 'summary_rule': kinds[m.kind].summary,
-    'emptyable': kinds[m.kind].emptyable,
     'threshold_index': thresholds.index(t) if kinds[m.kind].binary else none,
-    'column': sqlndcg.quote(m.name),
-    'count_column': sqlndcg.quote(m.name ~ '_count'),
-    'std_column': sqlndcg.quote(m.name ~ '_std'),
-    'ci_low_column': sqlndcg.quote(m.name ~ '_ci_low'),
-    'ci_high_column': sqlndcg.quote(m.name ~ '_ci_high'),
-  }) -%}
+  } -%}
+  {%- do planned.update(outputs.metrics[loop.index0]) -%}
+  {%- do metrics.append(planned) -%}
 {%- endfor -%}
 {%- set groups = [] -%}
 {%- for name in spec.group_by -%}
-  {%- do groups.append({'alias': '_g' ~ loop.index0, 'run_column': sqlndcg.quote(name),
-                        'judgments_column': sqlndcg.quote(name), 'output': sqlndcg.quote(name),
-                        'shared': name in facts.shared_groups, 'name': name}) -%}
+  {%- set planned = {'alias': '_g' ~ loop.index0, 'run_column': sqlndcg.quote(name),
+                     'judgments_column': sqlndcg.quote(name), 'shared': name in facts.shared_groups} -%}
+  {%- do planned.update(outputs.groups[loop.index0]) -%}
+  {%- do groups.append(planned) -%}
 {%- endfor -%}
 {#- What the metrics read (their registry `needs`), overall and per cutoff: the SQL computes only that. The full
     depth (k = none) is always planned, since measures without a cutoff read totals there. -#}
@@ -194,7 +194,7 @@
   'iprec_reach': spec.get('iprec_reach', 'round'),
   'prune_k': (positive_k | max) if prune else none,
   'metrics': metrics,
-  'query_output': sqlndcg.quote(cols.query_id),
-  'queries_output': sqlndcg.quote('queries'),
+  'query_output': outputs.query_output,
+  'queries_output': outputs.queries_output,
 }) }}
 {%- endmacro -%}

@@ -349,12 +349,8 @@
     each metric and its summary columns, `queries`, the account's counts): a group column, or a query id column,
     with one of those names would give a table two columns of one name, so it is refused, never shadowed. -#}
 {%- macro refuse_shadowed_outputs(spec) -%}
-{%- set own = ['queries'] + sqlndcg.account_columns() -%}
-{%- for m in spec.metrics -%}
-  {%- for suffix in ['', '_count', '_std', '_ci_low', '_ci_high', '_bootstrap_low', '_bootstrap_high'] -%}
-    {%- do own.append(m.name ~ suffix) -%}
-  {%- endfor -%}
-{%- endfor -%}
+{%- set out, n = sqlndcg.output_columns(spec), spec.group_by | length -%}
+{%- set own = out.summary[n:] + out.added + out.account[n:] -%}
 {%- for g in spec.group_by + [spec.columns.query_id] if g in own -%}
   {%- set role = 'the query id column' if g == spec.columns.query_id else 'group_by column' -%}
   {{ sqlndcg.fail('setting', role ~ ' ' ~ sqlndcg.show(g) ~ ' has the name of a column sqlndcg adds to its results (' ~ ('a metric or its summary' if g not in ['queries'] + sqlndcg.account_columns() else 'the summary or the account') ~ '); rename the input column (e.g. to ' ~ sqlndcg.show(g ~ '_') ~ ') so no output column shadows another') }}

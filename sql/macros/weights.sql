@@ -5,7 +5,8 @@
   is NULL, negative or not finite, is refused by name. summary.sql states the weighted mean and interval.
 -#}
 
-{#- The weights input as the summary takes it; `weights` is {sql, label, columns} (classed columns, plan.sql). -#}
+{#- The weights input as the summary takes it; `weights` is {sql, label, columns} (classed columns, plan.sql); `p` a
+    plan, or a per-query model's output_columns (its ids compared as stored). -#}
 {%- macro weights_plan(p, weights, weight_column='weight') -%}
 {%- set spec = p.spec -%}
 {%- set query_column = spec.columns.query_id -%}
@@ -22,7 +23,7 @@
 {%- for g in p.groups if g.name in names -%}
   {%- do groups.append({'name': g.name, 'column': sqlndcg.quote(g.name), 'output': g.output}) -%}
 {%- endfor -%}
-{%- set as_text = p.ids_as_text or sqlndcg.column_of(weights.columns, query_column).class != 'integer' -%}
+{%- set as_text = p.get('ids_as_text', false) or sqlndcg.column_of(weights.columns, query_column).class != 'integer' -%}
 {{ return({'sql': weights.sql, 'label': weights.label, 'query_column': sqlndcg.quote(query_column),
            'weight_column': sqlndcg.quote(weight_column), 'weight_name': weight_column, 'query_name': query_column,
            'groups': groups, 'ids_as_text': as_text}) }}

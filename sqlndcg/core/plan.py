@@ -34,13 +34,23 @@ class OutputMetric(TypedDict):
 
 class Outputs(TypedDict):
     """What the statements over a per-query table read (summary, comparison, weights, generic tests): the
-    ``output_columns`` macro gives it from a spec alone, and every plan carries the same keys."""
+    ``output_columns`` macro (sql/macros/outputs.sql) gives it from a spec alone, and every plan has these keys."""
 
     spec: dict
     groups: list[OutputGroup]
     metrics: list[OutputMetric]
     query_output: str
     queries_output: str
+
+
+class OutputColumns(Outputs):
+    """What ``output_columns(spec, system)`` returns: the shape, and each table's column names in order."""
+
+    per_query: list[str]
+    summary: list[str]
+    added: list[str]  # the summary columns Python adds (the bootstrap interval)
+    account: list[str]
+    compare: Optional[list[str]]  # with a system column, else None
 
 
 class Group(OutputGroup):

@@ -98,10 +98,9 @@ SELECT 1 AS problem WHERE 1 = 0
 {#- A per-query model's queries with nothing to find (NULL in a metric that `empty` leaves NULL): evaluate()
     refuses them under empty='error'; build the model with empty='skip' (or 'error') and add this test. -#}
 {%- test no_empty_queries(model, metrics) -%}
-{%- set spec = sqlndcg.spec(metrics, kwargs) -%}
-{%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, model | string, model | string)) -%}
-{%- set identity = [] -%}{%- for g in plan.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(plan.query_output) -%}
-{%- set emptyable = [] -%}{%- for m in plan.metrics if m.emptyable -%}{%- do emptyable.append(m.column) -%}{%- endfor -%}
+{%- set out = sqlndcg.output_columns(sqlndcg.spec(metrics, kwargs)) -%}
+{%- set identity = [] -%}{%- for g in out.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(out.query_output) -%}
+{%- set emptyable = [] -%}{%- for m in out.metrics if m.emptyable -%}{%- do emptyable.append(m.column) -%}{%- endfor -%}
 {%- if emptyable %}
 SELECT 'judged query with nothing to find (no document with a positive gain, or no relevant document for R and AP): empty=''error'' refuses it' AS problem, per_query.*
 FROM ({{ sqlndcg.rows_where(model, identity, emptyable, 'null') }}) AS per_query
@@ -112,11 +111,10 @@ SELECT 1 AS problem WHERE 1 = 0
 
 {#- A per-query model's metrics that are not finite numbers: labels or gains too large for a double. -#}
 {%- test finite_metrics(model, metrics) -%}
-{%- set spec = sqlndcg.spec(metrics, kwargs) -%}
-{%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, model | string, model | string)) -%}
-{%- set identity = [] -%}{%- for g in plan.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(plan.query_output) -%}
+{%- set out = sqlndcg.output_columns(sqlndcg.spec(metrics, kwargs)) -%}
+{%- set identity = [] -%}{%- for g in out.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(out.query_output) -%}
 SELECT 'metric not a finite number: labels or gains too large for a double' AS problem, per_query.*
-FROM ({{ sqlndcg.rows_where(model, identity, plan.metrics | map(attribute='column') | list, 'not_finite') }}) AS per_query
+FROM ({{ sqlndcg.rows_where(model, identity, out.metrics | map(attribute='column') | list, 'not_finite') }}) AS per_query
 {%- endtest -%}
 
 
@@ -150,8 +148,8 @@ SELECT 1 AS problem WHERE 1 = 0
     group_by=), also the scored queries that have no weight, which evaluate() and compare() refuse. -#}
 {%- test valid_query_weights(model, per_query=none, weight_column='weight') -%}
 {%- if execute -%}
-{%- set spec = sqlndcg.spec(['ndcg'], kwargs) -%}
-{%- set plan = sqlndcg.plan(sqlndcg.assumed_facts(spec, model | string, model | string)) -%}
+{#- Only the per-query table's query and group columns are read: any metric names them. -#}
+{%- set plan = sqlndcg.output_columns(sqlndcg.spec(['ndcg'], kwargs)) -%}
 {%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', model), weight_column) -%}
 {{ sqlndcg.problem_rows(model, sqlndcg.weights_checks(weights), 'query weights relation ' ~ model) }}
 {%- if per_query is not none %}
