@@ -27,8 +27,13 @@
     ideal_totals positive-gain documents, their total gain and IDCG     ideal_tail  Rndcg's boundaries past the list
     in_run       whether the run answered the query   own        the measure's own aggregates (registry.sql)
 
+  Reading it: per_query_sql lists the statement's stages (its CTEs) in order; each stage is a macro of its own
+  below (per_query_<stage>, with a line saying what it computes), and per_query_flags derives once, at the top,
+  what the stages compute and how (`f`).
+
   The plan `p` is plain data (lists, dicts, strings, validated numbers; identifiers already quoted), so the same
-  macro renders from Python and from dbt. Written in DuckDB SQL restricted to a portable subset (DESIGN.md).
+  macro renders from Python and from dbt. Written in DuckDB SQL restricted to a portable subset; what differs
+  between engines is in dialect.sql.
 -#}
 
 {#- ordered=false leaves out the final ORDER BY, for a relation read further (a table Python fetches in order,
@@ -36,8 +41,52 @@
     pass of partitions: only its queries' rows) and `longest_list` (the account's longest run list, when the input
     checks counted it). -#}
 {%- macro per_query_sql(p, ordered=true, bucket=none, longest_list=none) -%}
+{%- set f = sqlndcg.per_query_flags(p, longest_list) -%}
+WITH run_rows AS{{ sqlndcg.input_cte(p, 'run', bucket) }} (
+  {{ sqlndcg.run_rows(p, bucket) }}
+),
+judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
+  {{ sqlndcg.judgment_rows(p, bucket) }}
+),
+{{ sqlndcg.per_query_labels(p, f) }},
+{{ sqlndcg.per_query_judged_queries(p, f) }},
+{{ sqlndcg.per_query_run_queries(p, f) }},
+{%- if f.join_first %}
+{{ sqlndcg.per_query_labelled(p, f) }},
+{%- endif %}
+{%- if f.cut %}
+{{ sqlndcg.per_query_cut(p, f) }},
+{%- endif %}
+{{ sqlndcg.per_query_ranked(p, f) }},
+{%- if f.refilter %}
+{{ sqlndcg.per_query_refiltered(p, f) }},
+{%- endif %}
+{{ sqlndcg.per_query_top_ranked(p, f) }},
+{%- if f.needs_ideal %}
+{{ sqlndcg.per_query_ideal(p, f) }},
+{%- endif %}
+{%- if f.needs_ideal_totals %}
+{{ sqlndcg.per_query_ideal_totals(p, f) }},
+{%- endif %}
+{{ sqlndcg.per_query_scored(p, f) }},
+{{ sqlndcg.per_query_positioned(p, f) }},
+{{ sqlndcg.per_query_accumulated(p, f) }},
+{{ sqlndcg.per_query_run_metrics(p, f) }},
+{%- if f.needs_tail %}
+{{ sqlndcg.per_query_ideal_tail(p, f) }},
+{%- endif %}
+{%- if f.needs_idcg and p.ideal == 'judgments' %}
+{{ sqlndcg.per_query_ideal_dcg(p, f) }},
+{%- endif %}
+{{ sqlndcg.per_query_scored_queries(p, f, bucket) }}
+{{ sqlndcg.per_query_result(p, f, ordered) }}
+{%- endmacro -%}
+
+
+{#- What the statement computes, derived once from the plan (what the metrics `need`, the settings) and the call's
+    longest_list: every stage macro below reads these flags (`f`) and names instead of deriving its own. -#}
+{%- macro per_query_flags(p, longest_list=none) -%}
 {%- set needs = p.needs -%}
-{%- set kinds = p.metrics | map(attribute='kind') | list -%}
 {%- set needs_dcg = 'dcg_at' in needs or 'ideal_rows' in needs -%}
 {%- set needs_idcg = 'ideal_at' in needs -%}
 {%- set needs_hits = 'hits_at' in needs or 'totals' in needs or 'own' in needs -%}
@@ -65,6 +114,8 @@
 {#- The cut is skipped when the input checks found no list longer than k (longest_list, from the account's
     pass): every row is a candidate then, and ranking them directly is faster and holds less. -#}
 {%- set cut = p.prune_k and not refilter and not (longest_list and longest_list <= p.prune_k) -%}
+{#- The label columns (joined to the run before or after the ranking), the running relevant counts AP reads, and
+    which of them the ranking carries when the labels are joined first. -#}
 {%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel else []) -%}
 {%- for t in p.thresholds %}{% do label_cols.append('_rel_t' ~ loop.index0) %}{% if needs_rows %}{% do label_cols.append('_nonrel_t' ~ loop.index0) %}{% endif %}{% endfor -%}
 {%- do label_cols.extend(['_pool', '_judged']) -%}
@@ -75,26 +126,40 @@
     is most common: descending with NULLS LAST, ascending with NULLS FIRST; so transpiled SQL needs no emulation. -#}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
 {%- set direction = ('DESC' ~ last) if p.order_by == 'score' else ('ASC' ~ first) -%}
-{%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
-{%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
+{#- The group columns' internal names as a prefix of a key list (all groups; the judgments' shared ones). -#}
+{%- set g_cols %}{% for g in p.groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set running %}PARTITION BY {{ g_cols }}_q ORDER BY _pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW{% endset -%}
+{#- The per-position values that ties='average' averages over each tied group. -#}
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
+{#- Each measure's own aggregates (measures/<family>.sql), as [alias, expression] pairs. -#}
 {%- set own = [] -%}
 {%- for m in p.metrics -%}
   {%- for pair in sqlndcg.measure_aggregates(m, p) -%}{%- do own.append([m.id ~ '_' ~ pair[0], pair[1]]) -%}{%- endfor -%}
 {%- endfor -%}
-WITH run_rows AS{{ sqlndcg.input_cte(p, 'run', bucket) }} (
-  {{ sqlndcg.run_rows(p, bucket) }}
-),
-judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
-  {{ sqlndcg.judgment_rows(p, bucket) }}
-),
+{{ return({
+  'needs_dcg': needs_dcg, 'needs_idcg': needs_idcg, 'needs_hits': needs_hits, 'needs_ap': needs_ap,
+  'needs_rr': needs_rr, 'needs_cg': needs_cg, 'needs_judged': needs_judged, 'needs_rows': needs_rows,
+  'needs_ideal_rows': needs_ideal_rows, 'needs_ideal_totals': needs_ideal_totals, 'needs_ideal': needs_ideal,
+  'needs_max_rel': needs_max_rel, 'needs_tail': needs_tail, 'average': average, 'counted_hits': counted_hits,
+  'counted_judged': counted_judged, 'refilter': refilter, 'join_first': join_first, 'cut': cut,
+  'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
+  'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running,
+  'averaged': ns.values, 'own': own,
+  'rank_order': sqlndcg.rank_order('_key', sqlndcg.tie_doc(p), p.order_by),
+}) }}
+{%- endmacro -%}
+
+
+{#- The statement's stages, in the order they appear in it. -#}
+
+{#- Each judgment's label, gain and 0/1 columns per relevance threshold. -#}
+{%- macro per_query_labels(p, f) -%}
 labels AS (
   SELECT
-    {{ s_cols }}_q, _d, _rel,
+    {{ f.s_cols }}_q, _d, _rel,
     {{ sqlndcg.gain('_rel', p) }} AS _gain,
     CASE WHEN _rel > 0 THEN _rel ELSE 0 END AS _cg,
     {%- for t in p.thresholds %}
@@ -104,10 +169,14 @@ labels AS (
     CASE WHEN _rel < 0 THEN 1 ELSE 0 END AS _pool,
     CASE WHEN _rel >= 0 THEN 1 ELSE 0 END AS _judged
   FROM judgment_rows
-),
+)
+{%- endmacro -%}
+
+{#- Per judged (shared group, query): R and judged non-relevant per threshold, the largest label, any gain. -#}
+{%- macro per_query_judged_queries(p, f) -%}
 judged_queries AS (
   SELECT
-    {{ s_cols }}_q,
+    {{ f.s_cols }}_q,
     {%- for t in p.thresholds %}
     SUM(_rel_t{{ loop.index0 }}) AS _r_t{{ loop.index0 }},
     SUM(_nonrel_t{{ loop.index0 }}) AS _nr_t{{ loop.index0 }},
@@ -115,265 +184,302 @@ judged_queries AS (
     MAX(_cg) AS _max_rel,
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
   FROM labels
-  GROUP BY {{ s_cols }}_q
-),
+  GROUP BY {{ f.s_cols }}_q
+)
+{%- endmacro -%}
+
+{#- The (group, query) pairs of the run, marked as answered. -#}
+{%- macro per_query_run_queries(p, f) -%}
 run_queries AS (
   {#- Every (group, query) the run answered, before any document is cut by depth or judged_only. #}
-  SELECT DISTINCT {{ g_cols }}_q, 1 AS _in_run
+  SELECT DISTINCT {{ f.g_cols }}_q, 1 AS _in_run
   FROM run_rows
-),
-{%- if join_first %}
+)
+{%- endmacro -%}
+
+{#- The run's rows with their labels, when the labels are joined before the ranking (no cutoff prunes). -#}
+{%- macro per_query_labelled(p, f) -%}
 labelled AS (
   {#- ClickHouse fills unmatched LEFT JOIN columns with 0/'' instead of NULL, so every joined value is read
       through COALESCE and never tested with IS NULL. #}
   SELECT
-    {%- for g in groups %}
+    {%- for g in p.groups %}
     r.{{ g.alias }} AS {{ g.alias }},
     {%- endfor %}
     r._q AS _q, r._d AS _d, r._key AS _key
-    {%- for c in label_cols %},
+    {%- for c in f.label_cols %},
     COALESCE(l.{{ c }}, 0) AS {{ c }}
     {%- endfor %}
   FROM run_rows AS r
   LEFT JOIN labels AS l
-    ON l._q = r._q AND l._d = r._d{% for g in shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
-),
-{%- endif %}
-{%- if cut %}
+    ON l._q = r._q AND l._d = r._d{% for g in f.shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+)
+{%- endmacro -%}
+
+{#- Each list's k-th best key and the rows that can reach the top k (list_cut, candidates). -#}
+{%- macro per_query_cut(p, f) -%}
 list_cut AS (
   {#- The k-th best key of each list (its last, if the list is shorter): every document that can reach the top k
       has a key at least as good, so ranking only those gives every position the same document. A one-key
-      ROW_NUMBER filtered to k is a per-group top-k that engines run in little memory (DuckDB: 100M rows in 4 GB,
-      where ranking by (key, doc) needed more). #}
-  SELECT {{ g_cols }}_q, {{ 'MIN' if p.order_by == 'score' else 'MAX' }}(_key) AS _cut
+      ROW_NUMBER filtered to k is a per-group top-k that engines run in little memory, where ranking by (key, doc)
+      needs more. #}
+  SELECT {{ f.g_cols }}_q, {{ 'MIN' if p.order_by == 'score' else 'MAX' }}(_key) AS _cut
   FROM (
-    SELECT {{ g_cols }}_q, _key, ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}) AS _n
+    SELECT {{ f.g_cols }}_q, _key, ROW_NUMBER() OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _key {{ f.direction }}) AS _n
     FROM run_rows
   ) AS by_key
   WHERE _n <= {{ p.prune_k }}
-  GROUP BY {{ g_cols }}_q
+  GROUP BY {{ f.g_cols }}_q
 ),
 candidates AS (
-  SELECT {% for g in groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, r._key AS _key
+  SELECT {% for g in p.groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, r._key AS _key
   FROM run_rows AS r
   JOIN list_cut AS c
-    ON c._q = r._q{% for g in groups %} AND c.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+    ON c._q = r._q{% for g in p.groups %} AND c.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
   {#- A NULL key (refused by the input checks; possible in an unchecked dbt model) ranks last, as before the cut. #}
   WHERE r._key {{ '>=' if p.order_by == 'score' else '<=' }} c._cut OR r._key IS NULL
-),
-{%- endif %}
-{%- set rank_order = sqlndcg.rank_order('_key', sqlndcg.tie_doc(p), p.order_by) %}
+)
+{%- endmacro -%}
+
+{#- Each list ranked once: positions (and tie groups, running relevant counts when joined first). -#}
+{%- macro per_query_ranked(p, f) -%}
 ranked AS (
   SELECT
-    {{ g_cols }}_q, _d, _key,
-    {%- for c in label_cols if join_first %}
+    {{ f.g_cols }}_q, _d, _key,
+    {%- for c in f.label_cols if f.join_first %}
     {{ c }},
     {%- endfor %}
-    {%- for t in seen_cols if join_first %}
-    SUM(_rel_t{{ loop.index0 }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ rank_order }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS {{ t }},
+    {%- for t in f.seen_cols if f.join_first %}
+    SUM(_rel_t{{ loop.index0 }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY {{ f.rank_order }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS {{ t }},
     {%- endfor %}
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ rank_order }}) AS _pos
-    {%- if average %},
-    RANK() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _key {{ direction }}) AS _tie_start
+    ROW_NUMBER() OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY {{ f.rank_order }}) AS _pos
+    {%- if f.average %},
+    RANK() OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _key {{ f.direction }}) AS _tie_start
     {%- endif %}
-  FROM {{ 'labelled' if join_first else ('candidates' if cut else 'run_rows') }}
-),
-{%- if refilter %}
+  FROM {{ 'labelled' if f.join_first else ('candidates' if f.cut else 'run_rows') }}
+)
+{%- endmacro -%}
+
+{#- trec_eval -M/-J: the kept rows ranked again (kept, reranked). -#}
+{%- macro per_query_refiltered(p, f) -%}
 kept AS (
   {#- trec_eval -M (depth): the top `depth` of each list; -J (judged_only): then only judged documents, ranked again
       in the same order. #}
-  SELECT {% for g in groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos0{% if average %}, r._tie_start AS _tie_start{% endif %}
+  SELECT {% for g in p.groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos0{% if f.average %}, r._tie_start AS _tie_start{% endif %}
   FROM ranked AS r
   {%- if p.judged_only %}
   JOIN labels AS l
-    ON l._q = r._q AND l._d = r._d{% for g in shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %} AND l._judged = 1
+    ON l._q = r._q AND l._d = r._d{% for g in f.shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %} AND l._judged = 1
   {%- endif %}
   {%- if p.depth is not none %}
   WHERE r._pos <= {{ p.depth }}
   {%- endif %}
 ),
 reranked AS (
-  SELECT {{ g_cols }}_q, _d, _key, ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _pos0{{ first }}) AS _pos{% if average %}, _tie_start{% endif %}
+  SELECT {{ f.g_cols }}_q, _d, _key, ROW_NUMBER() OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _pos0{{ f.first }}) AS _pos{% if f.average %}, _tie_start{% endif %}
   FROM kept
-),
-{%- endif %}
+)
+{%- endmacro -%}
+
+{#- The top of each list that any metric reads. -#}
+{%- macro per_query_top_ranked(p, f) -%}
 top_ranked AS (
   {#- Only the top of each list is joined to the judgments when every metric has a cutoff; tied groups that
       start inside the cutoff are kept whole, because their average needs every member. #}
-  SELECT {{ g_cols }}_q, _d, _key, _pos{% if average %}, _tie_start{% endif %}{% for c in carried %}, {{ c }}{% endfor %}
-  FROM {{ 'reranked' if refilter else 'ranked' }}
+  SELECT {{ f.g_cols }}_q, _d, _key, _pos{% if f.average %}, _tie_start{% endif %}{% for c in f.carried %}, {{ c }}{% endfor %}
+  FROM {{ 'reranked' if f.refilter else 'ranked' }}
   {%- if p.prune_k %}
-  WHERE {% if average %}_tie_start{% else %}_pos{% endif %} <= {{ p.prune_k }}
+  WHERE {% if f.average %}_tie_start{% else %}_pos{% endif %} <= {{ p.prune_k }}
   {%- endif %}
-),
-{%- if needs_ideal %}
+)
+{%- endmacro -%}
+
+{#- The ideal ranking of the judged gains and its running IDCG (ideal_order, ideal_ranking). -#}
+{%- macro per_query_ideal(p, f) -%}
 ideal_order AS (
-  SELECT {{ s_cols }}_q, _gain,
-    ROW_NUMBER() OVER (PARTITION BY {{ s_cols }}_q ORDER BY _gain DESC) AS _ideal_pos
+  SELECT {{ f.s_cols }}_q, _gain,
+    ROW_NUMBER() OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _gain DESC) AS _ideal_pos
   FROM labels
   WHERE _gain > 0
 ),
 ideal_ranking AS (
-  SELECT {{ s_cols }}_q, _ideal_pos, _gain,
-    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
-    {%- if needs_ideal_rows %},
+  SELECT {{ f.s_cols }}_q, _ideal_pos, _gain,
+    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
+    {%- if f.needs_ideal_rows %},
     {#- The last position of each gain level of the ideal ranking (Rndcg's boundaries). #}
-    CASE WHEN _gain <> COALESCE(LEAD(_gain) OVER (PARTITION BY {{ s_cols }}_q ORDER BY _ideal_pos{{ first }}), 0) THEN 1 ELSE 0 END AS _boundary
+    CASE WHEN _gain <> COALESCE(LEAD(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }}), 0) THEN 1 ELSE 0 END AS _boundary
     {%- endif %}
   FROM ideal_order
-  {%- if p.prune_k and not needs_ideal_totals %}
+  {%- if p.prune_k and not f.needs_ideal_totals %}
   {#- Only the top of the ideal ranking is read: a filtered ROW_NUMBER lets an engine keep the top k per query
       (DuckDB's per-group top-k) instead of sorting every relevant judgment. #}
   WHERE _ideal_pos <= {{ p.prune_k }}
   {%- endif %}
-),
-{%- endif %}
-{%- if needs_ideal_totals %}
+)
+{%- endmacro -%}
+
+{#- Per query: positive-gain documents, their total gain and the full IDCG. -#}
+{%- macro per_query_ideal_totals(p, f) -%}
 ideal_totals AS (
-  SELECT {{ s_cols }}_q, COUNT(*) AS _npos, SUM(_gain) AS _ideal_gain, MAX(_idcg_run) AS _idcg_total
+  SELECT {{ f.s_cols }}_q, COUNT(*) AS _npos, SUM(_gain) AS _ideal_gain, MAX(_idcg_run) AS _idcg_total
   FROM ideal_ranking
-  GROUP BY {{ s_cols }}_q
-),
-{%- endif %}
+  GROUP BY {{ f.s_cols }}_q
+)
+{%- endmacro -%}
+
+{#- The ranked rows with their labels, R counts and ideal values joined. -#}
+{%- macro per_query_scored(p, f) -%}
 scored AS (
   {#- ClickHouse fills unmatched LEFT JOIN columns with 0/'' instead of NULL, so every joined value is read
       through COALESCE and never tested with IS NULL. #}
   SELECT
-    {%- for g in groups %}
+    {%- for g in p.groups %}
     r.{{ g.alias }} AS {{ g.alias }},
     {%- endfor %}
-    {%- for c in carried %}
+    {%- for c in f.carried %}
     r.{{ c }} AS {{ c }},
     {%- endfor %}
-    {%- if not join_first %}
+    {%- if not f.join_first %}
     COALESCE(l._gain, 0) AS _gain,
     COALESCE(l._cg, 0) AS _cg,
     {%- endif %}
-    {%- if needs_max_rel %}
-    {%- if not join_first %}
+    {%- if f.needs_max_rel %}
+    {%- if not f.join_first %}
     COALESCE(l._rel, 0) AS _rel,
     {%- endif %}
     COALESCE(jq._max_rel, 0) AS _max_rel,
     {%- endif %}
     {%- for t in p.thresholds %}
-    {%- if not join_first %}
+    {%- if not f.join_first %}
     COALESCE(l._rel_t{{ loop.index0 }}, 0) AS _rel_t{{ loop.index0 }},
     {%- endif %}
-    {%- if needs_rows %}
-    {%- if not join_first %}
+    {%- if f.needs_rows %}
+    {%- if not f.join_first %}
     COALESCE(l._nonrel_t{{ loop.index0 }}, 0) AS _nonrel_t{{ loop.index0 }},
     {%- endif %}
     COALESCE(jq._r_t{{ loop.index0 }}, 0) AS _r_t{{ loop.index0 }},
     COALESCE(jq._nr_t{{ loop.index0 }}, 0) AS _nr_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
-    {%- if needs_ideal_rows %}
+    {%- if f.needs_ideal_rows %}
     COALESCE(i._gain, 0) AS _igain,
     COALESCE(i._boundary, 0) AS _boundary,
     {#- IDCG stops growing after the last positive-gain document of the ideal ranking. #}
     CASE WHEN COALESCE(i._ideal_pos, 0) > 0 THEN i._idcg_run ELSE COALESCE(it._idcg_total, 0) END AS _idcg_at,
     {%- endif %}
-    {%- if not join_first %}
+    {%- if not f.join_first %}
     COALESCE(l._pool, 0) AS _pool,
     COALESCE(l._judged, 0) AS _judged,
     {%- endif %}
     r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos
   FROM top_ranked AS r
-  {%- if not join_first %}
+  {%- if not f.join_first %}
   LEFT JOIN labels AS l
-    ON l._q = r._q AND l._d = r._d{% for g in shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+    ON l._q = r._q AND l._d = r._d{% for g in f.shared %} AND l.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
   {%- endif %}
-  {%- if needs_rows or needs_max_rel %}
+  {%- if f.needs_rows or f.needs_max_rel %}
   LEFT JOIN judged_queries AS jq
-    ON jq._q = r._q{% for g in shared %} AND jq.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+    ON jq._q = r._q{% for g in f.shared %} AND jq.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
   {%- endif %}
-  {%- if needs_ideal_rows %}
+  {%- if f.needs_ideal_rows %}
   LEFT JOIN ideal_ranking AS i
-    ON i._q = r._q AND i._ideal_pos = r._pos{% for g in shared %} AND i.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+    ON i._q = r._q AND i._ideal_pos = r._pos{% for g in f.shared %} AND i.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
   LEFT JOIN ideal_totals AS it
-    ON it._q = r._q{% for g in shared %} AND it.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+    ON it._q = r._q{% for g in f.shared %} AND it.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
   {%- endif %}
-),
+)
+{%- endmacro -%}
+
+{#- Per position: the values the running sums read (tie-averaged under ties='average'). -#}
+{%- macro per_query_positioned(p, f) -%}
 positioned AS (
   SELECT
-    {{ g_cols }}_q, _pos, _judged, _pool,
+    {{ f.g_cols }}_q, _pos, _judged, _pool,
     {%- for t in p.thresholds %}
     _rel_t{{ loop.index0 }},
-    {%- if needs_rows %}
+    {%- if f.needs_rows %}
     _nonrel_t{{ loop.index0 }}, _r_t{{ loop.index0 }}, _nr_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
-    {%- if needs_max_rel %}
+    {%- if f.needs_max_rel %}
     _rel, _max_rel,
     {%- endif %}
-    {%- if needs_ideal_rows %}
+    {%- if f.needs_ideal_rows %}
     _igain, _boundary, _idcg_at,
     {%- endif %}
     {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
         fixes the order of summation, so the mean is the same bits on every run). #}
-    {%- for v in ns.values %}
-    {% if average %}AVG(CAST({{ v }} AS {{ sqlndcg.double() }})) OVER (PARTITION BY {{ g_cols }}_q, _key ORDER BY _pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
+    {%- for v in f.averaged %}
+    {% if f.average %}AVG(CAST({{ v }} AS {{ sqlndcg.double() }})) OVER (PARTITION BY {{ f.g_cols }}_q, _key ORDER BY _pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING){% else %}{{ v }}{% endif %} AS {{ v }}_at,
     {%- endfor %}
-    {%- for t in seen_cols %}
-    {% if join_first %}{{ t }}{% else %}SUM(_rel_t{{ loop.index0 }}) OVER ({{ running }}){% endif %} AS {{ t }},
+    {%- for t in f.seen_cols %}
+    {% if f.join_first %}{{ t }}{% else %}SUM(_rel_t{{ loop.index0 }}) OVER ({{ f.running }}){% endif %} AS {{ t }},
     {%- endfor %}
-    {%- if needs_idcg and p.ideal == 'retrieved' %}
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY _gain DESC) AS _ideal_pos,
+    {%- if f.needs_idcg and p.ideal == 'retrieved' %}
+    ROW_NUMBER() OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _gain DESC) AS _ideal_pos,
     {%- endif %}
     _gain
   FROM scored
-),
+)
+{%- endmacro -%}
+
+{#- Running sums in rank order. -#}
+{%- macro per_query_accumulated(p, f) -%}
 accumulated AS (
   {#- Running sums in rank order: a metric at cutoff k is the running sum at position min(k, n), which is the
       largest running sum within k since no contribution is negative. Summing in one fixed order keeps every
       number bit-identical whatever the engine's thread count. #}
   SELECT
-    {{ g_cols }}_q, _pos, _judged, _pool,
+    {{ f.g_cols }}_q, _pos, _judged, _pool,
     {%- for t in p.thresholds %}
     _rel_t{{ loop.index0 }},
-    {%- if needs_rows %}
+    {%- if f.needs_rows %}
     _r_t{{ loop.index0 }}, _nr_t{{ loop.index0 }},
-    SUM(_nonrel_t{{ loop.index0 }}) OVER ({{ running }}) AS _nonrel_run_t{{ loop.index0 }},
+    SUM(_nonrel_t{{ loop.index0 }}) OVER ({{ f.running }}) AS _nonrel_run_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
-    {%- if needs_max_rel %}
+    {%- if f.needs_max_rel %}
     _rel, _max_rel,
     {%- endif %}
-    {%- if 'pool_run' in needs %}
-    SUM(_pool) OVER ({{ running }}) AS _pool_run,
+    {%- if 'pool_run' in p.needs %}
+    SUM(_pool) OVER ({{ f.running }}) AS _pool_run,
     {%- endif %}
-    {%- if needs_ideal_rows %}
+    {%- if f.needs_ideal_rows %}
     _igain, _boundary, _idcg_at,
-    SUM(CASE WHEN _igain > 1 THEN _igain ELSE 1 END) OVER ({{ running }}) AS _cost_run,
-    SUM(_gain) OVER ({{ running }}) AS _got_run,
+    SUM(CASE WHEN _igain > 1 THEN _igain ELSE 1 END) OVER ({{ f.running }}) AS _cost_run,
+    SUM(_gain) OVER ({{ f.running }}) AS _got_run,
     {%- endif %}
-    {%- if needs_dcg %}
-    SUM(_gain_at * {{ sqlndcg.discount('_pos') }}) OVER ({{ running }}) AS _dcg_run,
+    {%- if f.needs_dcg %}
+    SUM(_gain_at * {{ sqlndcg.discount('_pos') }}) OVER ({{ f.running }}) AS _dcg_run,
     {%- endif %}
-    {%- if needs_cg %}
-    SUM(_cg_at) OVER ({{ running }}) AS _cg_run,
+    {%- if f.needs_cg %}
+    SUM(_cg_at) OVER ({{ f.running }}) AS _cg_run,
     {%- endif %}
-    {%- if needs_judged and not counted_judged %}
-    SUM(_judged_at) OVER ({{ running }}) AS _judged_run,
+    {%- if f.needs_judged and not f.counted_judged %}
+    SUM(_judged_at) OVER ({{ f.running }}) AS _judged_run,
     {%- endif %}
     {%- for t in p.thresholds %}
-    {%- if needs_hits and not counted_hits %}
-    SUM(_rel_t{{ loop.index0 }}_at) OVER ({{ running }}) AS _hits_run_t{{ loop.index0 }},
+    {%- if f.needs_hits and not f.counted_hits %}
+    SUM(_rel_t{{ loop.index0 }}_at) OVER ({{ f.running }}) AS _hits_run_t{{ loop.index0 }},
     {%- endif %}
-    {%- if needs_ap %}
-    SUM(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN CAST(_seen_t{{ loop.index0 }} AS {{ sqlndcg.double() }}) / _pos ELSE 0 END) OVER ({{ running }}) AS _ap_run_t{{ loop.index0 }},
+    {%- if f.needs_ap %}
+    SUM(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN CAST(_seen_t{{ loop.index0 }} AS {{ sqlndcg.double() }}) / _pos ELSE 0 END) OVER ({{ f.running }}) AS _ap_run_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
-    {%- if needs_idcg and p.ideal == 'retrieved' %}
+    {%- if f.needs_idcg and p.ideal == 'retrieved' %}
     _ideal_pos,
-    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ g_cols }}_q ORDER BY _ideal_pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
+    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
     {%- endif %}
     _gain
   FROM positioned
-),
+)
+{%- endmacro -%}
+
+{#- Per (group, query): the running sums read at each cutoff, totals, first relevant position, own aggregates. -#}
+{%- macro per_query_run_metrics(p, f) -%}
 run_metrics AS (
   SELECT
-    {{ g_cols }}_q,
+    {{ f.g_cols }}_q,
     MAX(_pos) AS _n,
     {#- Per cutoff, only the values that the metrics at that cutoff read. #}
     {%- for c in p.cutoffs %}
@@ -388,41 +494,44 @@ run_metrics AS (
     MAX(CASE WHEN {{ within }} THEN _cg_run ELSE 0 END) AS _cg_{{ c.suffix }},
     {%- endif %}
     {%- if 'judged_at' in c.needs %}
-    {% if counted_judged %}SUM(CASE WHEN {{ within }} THEN _judged ELSE 0 END){% else %}MAX(CASE WHEN {{ within }} THEN _judged_run ELSE 0 END){% endif %} AS _judged_{{ c.suffix }},
+    {% if f.counted_judged %}SUM(CASE WHEN {{ within }} THEN _judged ELSE 0 END){% else %}MAX(CASE WHEN {{ within }} THEN _judged_run ELSE 0 END){% endif %} AS _judged_{{ c.suffix }},
     {%- endif %}
     {%- for t in p.thresholds %}
     {%- if 'hits_at' in c.needs %}
-    {% if counted_hits %}SUM(CASE WHEN {{ within }} THEN _rel_t{{ loop.index0 }} ELSE 0 END){% else %}MAX(CASE WHEN {{ within }} THEN _hits_run_t{{ loop.index0 }} ELSE 0 END){% endif %} AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
+    {% if f.counted_hits %}SUM(CASE WHEN {{ within }} THEN _rel_t{{ loop.index0 }} ELSE 0 END){% else %}MAX(CASE WHEN {{ within }} THEN _hits_run_t{{ loop.index0 }} ELSE 0 END){% endif %} AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
     {%- if 'ap_at' in c.needs %}
     MAX(CASE WHEN {{ within }} THEN _ap_run_t{{ loop.index0 }} ELSE 0 END) AS _ap_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
     {%- endfor %}
-    {%- if 'totals' in needs %}
+    {%- if 'totals' in p.needs %}
     {%- for t in p.thresholds %}
-    {% if counted_hits %}SUM(_rel_t{{ loop.index0 }}){% else %}MAX(_hits_run_t{{ loop.index0 }}){% endif %} AS _hits_total_t{{ loop.index0 }},
+    {% if f.counted_hits %}SUM(_rel_t{{ loop.index0 }}){% else %}MAX(_hits_run_t{{ loop.index0 }}){% endif %} AS _hits_total_t{{ loop.index0 }},
     {%- endfor %}
-    {% if counted_judged %}SUM(_judged){% else %}MAX(_judged_run){% endif %} AS _judged_total,
+    {% if f.counted_judged %}SUM(_judged){% else %}MAX(_judged_run){% endif %} AS _judged_total,
     {%- endif %}
-    {%- if needs_rr %}
+    {%- if f.needs_rr %}
     {%- for t in p.thresholds %}
     MIN(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN _pos ELSE NULL END) AS _first_t{{ loop.index0 }},
     {%- endfor %}
     {%- endif %}
     {#- Each measure's own aggregates (measures/<family>.sql). #}
-    {%- for pair in own %}
+    {%- for pair in f.own %}
     {{ pair[1] }} AS {{ pair[0] }},
     {%- endfor %}
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
   FROM accumulated
-  GROUP BY {{ g_cols }}_q
-),
-{%- if needs_tail %}
+  GROUP BY {{ f.g_cols }}_q
+)
+{%- endmacro -%}
+
+{#- Rndcg's ideal boundaries past the end of the run's list. -#}
+{%- macro per_query_ideal_tail(p, f) -%}
 ideal_tail AS (
   {#- Rndcg's boundaries past the end of the run's list: sum of 1 / IDCG(b) and how many. #}
   SELECT
-    {%- for g in groups %}
+    {%- for g in p.groups %}
     rm.{{ g.alias }} AS {{ g.alias }},
     {%- endfor %}
     rm._q AS _q,
@@ -430,27 +539,29 @@ ideal_tail AS (
     SUM(CASE WHEN i._ideal_pos > rm._n THEN 1 ELSE 0 END) AS _tail_count
   FROM run_metrics AS rm
   JOIN ideal_ranking AS i
-    ON i._q = rm._q{% for g in shared %} AND i.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
+    ON i._q = rm._q{% for g in f.shared %} AND i.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
   WHERE i._boundary = 1
-  GROUP BY {% for g in groups %}rm.{{ g.alias }}, {% endfor %}rm._q
-),
-{%- endif %}
-{%- if needs_idcg and p.ideal == 'judgments' %}
-{%- if p.short_lists == 'pad' %}
+  GROUP BY {% for g in p.groups %}rm.{{ g.alias }}, {% endfor %}rm._q
+)
+{%- endmacro -%}
+
+{#- The ideal DCG at each cutoff (padded lists: k positions; truncated: min(k, n)). -#}
+{%- macro per_query_ideal_dcg(p, f) -%}
+{%- if p.short_lists == 'pad' -%}
 ideal_dcg AS (
   {#- Padded lists: the ideal takes k positions whatever the length of the run's list (trec_eval). #}
-  SELECT {{ s_cols }}_q,
+  SELECT {{ f.s_cols }}_q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM ideal_ranking
-  GROUP BY {{ s_cols }}_q
-),
-{%- else %}
+  GROUP BY {{ f.s_cols }}_q
+)
+{%- else -%}
 ideal_dcg AS (
   {#- Truncated lists: the ideal takes min(k, n) positions, n being the length of this group's list. #}
   SELECT
-    {%- for g in groups %}
+    {%- for g in p.groups %}
     rm.{{ g.alias }} AS {{ g.alias }},
     {%- endfor %}
     rm._q AS _q,
@@ -459,34 +570,41 @@ ideal_dcg AS (
     {%- endfor %}
   FROM run_metrics AS rm
   JOIN ideal_ranking AS i
-    ON i._q = rm._q{% for g in shared %} AND i.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
-  GROUP BY {% for g in groups %}rm.{{ g.alias }}, {% endfor %}rm._q
-),
-{%- endif %}
-{%- endif %}
+    ON i._q = rm._q{% for g in f.shared %} AND i.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
+  GROUP BY {% for g in p.groups %}rm.{{ g.alias }}, {% endfor %}rm._q
+)
+{%- endif -%}
+{%- endmacro -%}
+
+{#- The (group, query) pairs that get a row, by the `queries` setting. -#}
+{%- macro per_query_scored_queries(p, f, bucket) -%}
 scored_queries AS (
   {%- if p.queries == 'judged' %}
   {#- Every judged (shared group, query) for every value of the run-only group columns in the run (each system):
       a query, or a whole day, that a system did not answer scores 0, even a day no system ran (it is judged and
       nobody answered it; the account lists it). Without run-only groups, every judged (shared group, query). #}
-  {%- set only = groups | rejectattr('shared') | list %}
+  {%- set only = p.groups | rejectattr('shared') | list %}
   {%- if only %}
-  SELECT {% for g in groups %}{{ 'jq' if g.shared else 'rg' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
+  SELECT {% for g in p.groups %}{{ 'jq' if g.shared else 'rg' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
   FROM ({% if bucket %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS rg
   CROSS JOIN judged_queries AS jq
   {%- else %}
-  SELECT {% for g in shared %}jq.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q FROM judged_queries AS jq
+  SELECT {% for g in f.shared %}jq.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q FROM judged_queries AS jq
   {%- endif %}
   {%- else %}
   {#- Only queries both answered and judged (trec_eval without -c). #}
-  SELECT {% for g in groups %}rq.{{ g.alias }} AS {{ g.alias }}, {% endfor %}rq._q AS _q
+  SELECT {% for g in p.groups %}rq.{{ g.alias }} AS {{ g.alias }}, {% endfor %}rq._q AS _q
   FROM run_queries AS rq
   JOIN judged_queries AS jq
-    ON jq._q = rq._q{% for g in shared %} AND jq.{{ g.alias }} = rq.{{ g.alias }}{% endfor %}
+    ON jq._q = rq._q{% for g in f.shared %} AND jq.{{ g.alias }} = rq.{{ g.alias }}{% endfor %}
   {%- endif %}
 )
+{%- endmacro -%}
+
+{#- One row per scored (group, query): every metric's value from the shared aggregates. -#}
+{%- macro per_query_result(p, f, ordered) -%}
 SELECT
-  {%- for g in groups %}
+  {%- for g in p.groups %}
   sq.{{ g.alias }} AS {{ g.output }},
   {%- endfor %}
   sq._q AS {{ p.query_output }},
@@ -495,27 +613,27 @@ SELECT
   {%- endfor %}
 FROM scored_queries AS sq
 LEFT JOIN run_metrics AS rm
-  ON rm._q = sq._q{% for g in groups %} AND rm.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+  ON rm._q = sq._q{% for g in p.groups %} AND rm.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
 LEFT JOIN judged_queries AS jq
-  ON jq._q = sq._q{% for g in shared %} AND jq.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
-{%- if 'in_run' in needs %}
+  ON jq._q = sq._q{% for g in f.shared %} AND jq.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+{%- if 'in_run' in p.needs %}
 LEFT JOIN run_queries AS rq
-  ON rq._q = sq._q{% for g in groups %} AND rq.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+  ON rq._q = sq._q{% for g in p.groups %} AND rq.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
 {%- endif %}
-{%- if needs_ideal_totals %}
+{%- if f.needs_ideal_totals %}
 LEFT JOIN ideal_totals AS it
-  ON it._q = sq._q{% for g in shared %} AND it.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+  ON it._q = sq._q{% for g in f.shared %} AND it.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
 {%- endif %}
-{%- if needs_tail %}
+{%- if f.needs_tail %}
 LEFT JOIN ideal_tail AS rt
-  ON rt._q = sq._q{% for g in groups %} AND rt.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+  ON rt._q = sq._q{% for g in p.groups %} AND rt.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
 {%- endif %}
-{%- if needs_idcg and p.ideal == 'judgments' %}
+{%- if f.needs_idcg and p.ideal == 'judgments' %}
 LEFT JOIN ideal_dcg AS idl
-  ON idl._q = sq._q{% for g in (shared if p.short_lists == 'pad' else groups) %} AND idl.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
+  ON idl._q = sq._q{% for g in (f.shared if p.short_lists == 'pad' else p.groups) %} AND idl.{{ g.alias }} = sq.{{ g.alias }}{% endfor %}
 {%- endif %}
 {%- if ordered %}
-ORDER BY {% for g in groups %}sq.{{ g.alias }}, {% endfor %}sq._q
+ORDER BY {% for g in p.groups %}sq.{{ g.alias }}, {% endfor %}sq._q
 {%- endif %}
 {%- endmacro -%}
 
