@@ -378,7 +378,7 @@ def _standalone_sql(ses: Session, prepared, union_sql: str | None, system: str, 
     """The paired statement as one statement over the inputs themselves (the per-query statement inlined, the runs'
     union too), so it runs as shown wherever the inputs are: files are read by path. Formatted when read."""
     plan = prepared.plan if union_sql is None else {**prepared.plan, "run": f"({union_sql})", "run_rereadable": False}
-    per_query = ses.render("per_query_sql", plan, False)
+    per_query = ses.render("per_query_sql", plan, False, None, prepared.longest_list)
     return FormattedSQL(ses.render("paired_sql", f"({per_query})", prepared.plan, system, str(baseline),
                                    prepared.weights_plan), ses.dialect)
 
