@@ -2,7 +2,7 @@ import pytest
 
 # Session-scoped engine fixtures (a throwaway PostgreSQL server, a local SparkSession) and the hook that marks the
 # tests using them `engine`; see tests/servers.py. Imported by name so pytest registers them from this conftest.
-from servers import postgres, pytest_collection_modifyitems, spark  # noqa: F401
+from servers import postgres, pytest_collection_modifyitems, spark, spark_cluster, spark_connect  # noqa: F401
 
 
 # --- helpers for the reference-comparison tests (test_worked_example.py, test_reference_*.py) ------------------

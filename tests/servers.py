@@ -18,6 +18,11 @@ that need an engine without these fixtures (dbt-duckdb, say) should carry ``@pyt
         postgres.host, postgres.port, postgres.user, postgres.password
 
 ``spark`` yields a ``pyspark.sql.SparkSession`` (``local[2]``, time zone UTC, 2 shuffle partitions, no UI).
+
+``spark_cluster`` yields the URL of a Spark standalone cluster (``spark://127.0.0.1:PORT``): a master and two workers,
+each its own JVM, started from pyspark's own launcher (``bin/spark-class``). ``spark_connect`` yields the address of
+a Spark Connect server (``sc://127.0.0.1:PORT``) whose work runs on that cluster: how Databricks Connect and
+serverless clients reach Spark. Both stop at the end of the run.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from pathlib import Path
 
 import pytest
 
-ENGINE_FIXTURES = ("postgres", "spark")
+ENGINE_FIXTURES = ("postgres", "spark", "spark_cluster", "spark_connect")
 
 # How long a server start may take before we give up (it takes ~1-3 s here).
 PG_START_TIMEOUT = 60
@@ -472,3 +477,128 @@ def spark(tmp_path_factory):
         yield session
     finally:
         session.stop()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# A Spark standalone cluster (a master and two workers) and a Spark Connect server on it
+# --------------------------------------------------------------------------------------------------------------
+
+SPARK_START_TIMEOUT = 240
+
+
+def _spark_home() -> Path:
+    try:
+        import pyspark
+    except Exception as e:
+        _fail(f"pyspark is not importable ({type(e).__name__}: {e}). {INSTALL_PY}")
+    problem = _java_problem()
+    if problem:
+        _fail(f"Spark needs Java: {problem} {INSTALL_JAVA}")
+    return Path(pyspark.__file__).parent
+
+
+class _Daemons:
+    """JVMs started for the run, stopped (and their logs kept for messages) at the end."""
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.procs: list[tuple[str, subprocess.Popen, Path]] = []
+
+    def start(self, name: str, argv: list[str], env: dict) -> Path:
+        log = self.tmp / f"{name}.log"
+        proc = subprocess.Popen(argv, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+        self.procs.append((name, proc, log))
+        return log
+
+    def wait_for(self, name: str, log: Path, pattern: str) -> re.Match:
+        deadline = time.monotonic() + SPARK_START_TIMEOUT
+        proc = next(p for n, p, _ in self.procs if n == name)
+        while time.monotonic() < deadline:
+            found = re.search(pattern, log.read_text(errors="replace"))
+            if found:
+                return found
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+        self.stop()
+        _fail(f"Spark {name} did not start within {SPARK_START_TIMEOUT} s (exit {proc.poll()}); log tail:\n{tail}")
+
+    def stop(self) -> None:
+        import signal
+
+        for _, proc, _ in reversed(self.procs):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for _, proc, _ in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        self.procs.clear()
+
+
+def _spark_env(home: Path, tmp: Path) -> dict:
+    log4j = tmp / "log4j2.properties"
+    log4j.write_text("rootLogger.level = warn\nrootLogger.appenderRef.stderr.ref = console\n"
+                     "appender.console.type = Console\nappender.console.name = console\n"
+                     "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
+                     "appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n\n"
+                     "logger.started.name = org.apache.spark\nlogger.started.level = info\n")
+    env = dict(os.environ, SPARK_HOME=str(home), SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+               PYSPARK_DRIVER_PYTHON=sys.executable, SPARK_LOG_DIR=str(tmp), SPARK_WORKER_DIR=str(tmp / "work"),
+               SPARK_NO_DAEMONIZE="1")
+    env["SPARK_DAEMON_JAVA_OPTS"] = f"-Dlog4j2.configurationFile=file:{log4j} -Duser.timezone=UTC"
+    return env
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """A standalone cluster on localhost: a master and two workers (one core, 1 GB each), separate JVMs."""
+    home = _spark_home()
+    tmp = tmp_path_factory.mktemp("spark_cluster")
+    env = _spark_env(home, tmp)
+    spark_class = str(home / "bin" / "spark-class")
+    daemons = _Daemons(tmp)
+    port = _free_port()
+    log = daemons.start("master", [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                                   "--port", str(port), "--webui-port", "0"], env)
+    daemons.wait_for("master", log, r"I have been elected leader|Starting Spark master")
+    url = f"spark://127.0.0.1:{port}"
+    for i in (1, 2):
+        log = daemons.start(f"worker{i}", [spark_class, "org.apache.spark.deploy.worker.Worker", url,
+                                           "--host", "127.0.0.1", "--cores", "1", "--memory", "1g",
+                                           "--webui-port", "0", "--work-dir", str(tmp / f"work{i}")], env)
+        daemons.wait_for(f"worker{i}", log, r"Successfully registered with master")
+    try:
+        yield url
+    finally:
+        daemons.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_connect(spark_cluster, tmp_path_factory):
+    """A Spark Connect server whose jobs run on ``spark_cluster``; yields its ``sc://`` address."""
+    home = _spark_home()
+    tmp = tmp_path_factory.mktemp("spark_connect")
+    env = _spark_env(home, tmp)
+    port = _free_port()
+    daemons = _Daemons(tmp)
+    log = daemons.start("connect", [
+        str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+        "--master", spark_cluster, "--name", "sqlndcg-tests-connect",
+        "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+        "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.session.timeZone=UTC",
+        "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.driver.host=127.0.0.1",
+        "--conf", "spark.executor.memory=512m", "--conf", f"spark.local.dir={tmp / 'local'}",
+        "--driver-java-options", env["SPARK_DAEMON_JAVA_OPTS"],
+    ], env)
+    daemons.wait_for("connect", log, r"Spark Connect server started")
+    try:
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        daemons.stop()
