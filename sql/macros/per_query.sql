@@ -735,6 +735,10 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg.number(grad
   'judged': 'COALESCE(rm._judged_' ~ s ~ ', 0)', 'judged_all': 'COALESCE(rm._judged_total, 0)',
   'max_rel': 'COALESCE(jq._max_rel, 0)', 'in_run': 'COALESCE(rq._in_run, 0)',
   'npos': 'COALESCE(it._npos, 0)', 'ideal_gain': 'COALESCE(it._ideal_gain, 0)', 'idcg_total': 'it._idcg_total',
+  'cg': 'COALESCE(rm._cg_' ~ s ~ ', 0)', 'dcg': 'COALESCE(rm._dcg_' ~ s ~ ', 0)',
+  'ap_sum': 'COALESCE(rm._ap_' ~ s ~ '_t' ~ t ~ ', 0)', 'ap_sum_all': 'COALESCE(rm._ap_all_t' ~ t ~ ', 0)',
+  'first': 'rm._first_t' ~ t,
+  'tail_inverse': 'COALESCE(rt._tail_inverse, 0)', 'tail_count': 'COALESCE(rt._tail_count, 0)',
   'own': 'rm.' ~ m.id ~ '_',
 } -%}
 {{ sqlndcg.measure_value(m, p, a) }}

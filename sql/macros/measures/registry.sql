@@ -89,31 +89,10 @@
 {{ return(out) }}
 {%- endmacro -%}
 
-{#- One metric's per-query value: the family's value macro, given the accessor `a` (per_query.sql's
-    metric_value) with the per-metric aggregates below added, so a value macro reads only `a`. -#}
+{#- One metric's per-query value: the family's value macro, given `a`, the per-query aggregates as SQL expressions
+    (per_query.sql's metric_value builds it): a value macro reads only `a`, never the statement's columns. -#}
 {%- macro measure_value(m, p, a) -%}
-{%- set full = {} -%}
-{%- do full.update(a) -%}
-{%- do full.update(sqlndcg.measure_accessors(m)) -%}
-{{ return(sqlndcg.dispatched('value_' ~ m.kind)(m, p, full)) }}
-{%- endmacro -%}
-
-{#- Shared per-query aggregates that depend on the metric's cutoff (its suffix) or threshold, as SQL expressions:
-      cg, dcg         CG@k and DCG@k of the run's list (0 when it has none)
-      ap_sum          the sum of precision at each relevant position up to k (AP@k times R)
-      ap_sum_all      the same over the whole list
-      first           the position of the first relevant document (NULL when there is none)
-      tail_inverse, tail_count   Rndcg's terms past the run's list (ideal_tail)
-    TODO: these belong in per_query.sql's metric_value beside the others; they are here while that file is being
-    restructured. -#}
-{%- macro measure_accessors(m) -%}
-{%- set s, t = m.suffix, m.threshold_index -%}
-{{ return({
-  'cg': 'COALESCE(rm._cg_' ~ s ~ ', 0)', 'dcg': 'COALESCE(rm._dcg_' ~ s ~ ', 0)',
-  'ap_sum': 'COALESCE(rm._ap_' ~ s ~ '_t' ~ t ~ ', 0)', 'ap_sum_all': 'COALESCE(rm._ap_all_t' ~ t ~ ', 0)',
-  'first': 'rm._first_t' ~ t,
-  'tail_inverse': 'COALESCE(rt._tail_inverse, 0)', 'tail_count': 'COALESCE(rt._tail_count, 0)',
-}) }}
+{{ return(sqlndcg.dispatched('value_' ~ m.kind)(m, p, a)) }}
 {%- endmacro -%}
 
 {#- One metric's own per-query aggregates ([suffix, expression] pairs); none unless its family defines them. -#}
