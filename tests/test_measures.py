@@ -80,8 +80,11 @@ def test_every_family_is_declared_in_one_file_with_its_definition_on_top(kind):
     text = files[0].read_text()
     assert text.startswith("{#-"), "a measure file opens with its definition"
     assert f"default__value_{kind}(" in text
-    if about["trec_eval"]:
-        assert "trec_eval:" in text.split("-#}")[0] or f"trec_eval: {about['trec_eval']['name']}" in text
+    before = text[:text.index(f"default__measure_{kind}()")]
+    # the definition: the file's opening comment, or the comment just above the declaration
+    definitions = text.split("-#}")[0] + before[before.rindex("{#-"):]
+    for family in about["trec_eval"]:
+        assert family["name"] in definitions, f"{kind}: its definition does not name trec_eval's {family['name']}"
     assert about["help"] and about["summary"] in ("mean", "gm", "sum")
 
 
