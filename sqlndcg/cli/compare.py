@@ -29,7 +29,7 @@ COMMANDS = tuple(VERBS)
 
 
 def _inputs(p) -> None:
-    from ..verbs.compare import BOOTSTRAPS, CORRECTIONS
+    from ..stats.methods import BOOTSTRAPS, CORRECTIONS
 
     p.add_argument("--run", action="append", required=True, metavar="[NAME=]RUN",
                    help="a run, repeatable: NAME=FILE (or NAME=TABLE with --database) per system, or one run "

@@ -104,23 +104,3 @@ def open_database(text: str | None, *, progress: bool | None = None, memory_limi
     show = progress if progress is not None else (sys.stdout.isatty() and sys.stderr.isatty())
     con.execute(f"SET enable_progress_bar = {'true' if show else 'false'}")
     return con
-
-
-def run_verb(body, args) -> int:
-    """Run a command-line verb ``body(args, con)`` with the connection ``--database`` names (None without one):
-    0 on success, 2 with one error line on stderr on a mistake."""
-    from ..errors import SqlndcgError
-
-    con = None
-    try:
-        if getattr(args, "database", None) or getattr(args, "memory_limit", None) or getattr(args, "temp_directory", None):
-            con = open_database(getattr(args, "database", None), memory_limit=getattr(args, "memory_limit", None),
-                                temp_directory=getattr(args, "temp_directory", None))
-        body(args, con)
-        return 0
-    except SqlndcgError as exc:
-        print(f"sqlndcg: error: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        if con is not None:
-            con.close()

@@ -14,10 +14,10 @@ from __future__ import annotations
 import dataclasses
 
 from ..core.metrics import metric_range
+from .methods import BOOTSTRAPS as METHODS
 from .paired import bootstrap_intervals
 from ..present.results import Result, Table
 
-METHODS = ("percentile", "bca")
 
 
 def _bounds(metric: str, values: list[float]):

@@ -20,6 +20,7 @@ from typing import Mapping, Sequence
 
 from . import evaluation as engine
 from ..stats import paired
+from ..stats.methods import BOOTSTRAPS, CORRECTIONS
 from ..core import render
 from ..run import sources
 from ..run.session import Session
@@ -29,8 +30,6 @@ from ..core.metrics import metric_range
 from ..present.results import FormattedSQL, Result, Table
 from ..core.spec import make_spec, settings_given
 
-CORRECTIONS = ("holm", "bonferroni", "none")
-BOOTSTRAPS = ("percentile", "bca")
 
 
 @dataclass(frozen=True)
