@@ -1,4 +1,4 @@
-"""sqlndcg_t975(df), the 97.5% quantile of Student's t as a SQL expression, against SciPy; and stats.t975."""
+"""_t975_expression(df), the 97.5% quantile of Student's t as a SQL expression, against SciPy; and stats.t975."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import jinja2
 import pytest
 import sqlglot
 
-from sqlndcg.stats import paired
+from sqlndcg.stats import paired, t975_generator
 from sqlndcg.stats import distributions as stats
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
-MACRO_FILE = Path(__file__).resolve().parent.parent / "sql" / "macros" / "sqlndcg_t_quantile.sql"
+MACRO_FILE = Path(__file__).resolve().parent.parent / "sql" / "macros" / "t975_expression.sql"
 N = stats.T975_TABLE_MAX
 
 # Every integer df from 1 to 5000, then about 3000 integers spread geometrically up to 10^9 (and its neighbours).
@@ -38,8 +38,11 @@ class _Namespace:
 def render_t975(df_sql: str, double: str = "DOUBLE") -> str:
     env = jinja2.Environment(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
     env.globals["sqlndcg"] = _Namespace(double)
-    module = env.from_string(MACRO_FILE.read_text(encoding="utf-8")).module
-    return str(module.sqlndcg_t975(df_sql)).strip()
+    template = env.from_string(MACRO_FILE.read_text(encoding="utf-8"))
+    context = template.new_context()
+    for _ in template.root_render_func(context):  # defines the file's macros (a private one is not exported)
+        pass
+    return str(context.vars["_t975_expression"](df_sql)).strip()
 
 
 def scipy_t975(dfs):
@@ -127,7 +130,7 @@ def test_constants_are_what_the_generators_produce():
 
     assert stats._T975_Z == pytest.approx(NormalDist().inv_cdf(0.975), abs=1e-15)
     # The SQL file is the generator's output for these constants, byte for byte.
-    assert MACRO_FILE.read_text(encoding="utf-8") == paired.t975_macro_text()
+    assert MACRO_FILE.read_text(encoding="utf-8") == t975_generator.t975_macro_text()
 
 
 def test_expansion_polynomials_match_abramowitz_and_stegun():

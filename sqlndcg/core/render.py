@@ -132,8 +132,8 @@ class _Namespace:
             return None
         module = self._modules.get(path)
         if module is None:
-            module = self._modules[path] = _compile(self._files.texts[path]).make_module(self._globals)
-        return getattr(module, name, None)
+            module = self._modules[path] = _macros_of(_compile(self._files.texts[path]), self._globals)
+        return module.get(name)
 
     def __getattr__(self, name: str):
         macro = self.macro(name)
@@ -176,6 +176,15 @@ def _quote_chars(dialect: str) -> tuple[str, str]:
 
 #: A macro definition's opening tag (the files hold macros only, no top-level statements).
 _MACRO = re.compile(r"{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _macros_of(template, module_globals: dict) -> dict:
+    """Every macro a file defines, the private ones (a leading underscore, dbt-utils' mark) included: a Jinja
+    module exports only public names, while dbt's namespace holds every macro of a package."""
+    context = template.new_context(module_globals)
+    for _ in template.root_render_func(context):
+        pass
+    return dict(context.vars)
 
 
 class _Files:

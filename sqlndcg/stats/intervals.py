@@ -4,7 +4,7 @@ The t interval of the summary (computed in SQL, ``sql/macros/summary.sql``) is s
 leave the metric's range: an rr@10 whose queries mostly score 1 gets an upper bound above 1, and two queries give
 an interval wider than [0, 1]. A percentile bootstrap interval is made of resampled means, so it always lies
 within the observed values, hence within the metric's range; BCa corrects it for bias and skew. docs/compare.md
-says when to use which. The bootstrap is :func:`sqlndcg.paired.bootstrap_interval` (SplitMix64 from ``seed``;
+says when to use which. The bootstrap is :func:`sqlndcg.stats.paired.bootstrap_intervals` (SplitMix64 from ``seed``;
 NumPy, when installed, only makes it faster), run on the per-query values a result already holds: one value per
 query, small.
 """
