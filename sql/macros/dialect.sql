@@ -165,7 +165,7 @@
 
 {#- A CTE that reads an input cheap to read again (a Parquet file, a base table, an Arrow frame: the plan's
     run_rereadable / judgments_rereadable, set by Python): DuckDB then reads it once per use instead of first holding a
-    copy of every row (NDCG@10 at 10M run rows 10% faster; at 100M rows under a 4 GB limit, 10.8 -> 8.0 s). Elsewhere,
+    copy of every row, which is faster and, under a memory limit, spills less (docs/speed.md). Elsewhere,
     and for inputs that cost more to read again (CSV and TREC files are parsed, views computed), the engine decides. -#}
 {%- macro reread(rereadable) -%}{{ return(adapter.dispatch('reread', 'sqlndcg')(rereadable)) }}{%- endmacro -%}
 {%- macro default__reread(rereadable) -%}{{ return('') }}{%- endmacro -%}
@@ -174,7 +174,7 @@
 
 {#- FROM-clause text for the rows of `left` (alias `l`) that no row of `right` (alias `r`) matches on `condition`:
     NOT EXISTS, which engines run as an anti-join. DuckDB's own ANTI JOIN on plain equalities runs faster than its
-    rewrite of NOT EXISTS (null-safe comparisons): 100M run rows against 35M judgments under 4 GB, 6.8 -> 4.6 s. -#}
+    rewrite of NOT EXISTS (null-safe comparisons), most of all on inputs larger than memory. -#}
 {%- macro unmatched_rows(left, l, right, r, condition) -%}{{ return(adapter.dispatch('unmatched_rows', 'sqlndcg')(left, l, right, r, condition)) }}{%- endmacro -%}
 {%- macro default__unmatched_rows(left, l, right, r, condition) -%}
 {{ return(left ~ ' AS ' ~ l ~ ' WHERE NOT EXISTS (SELECT 1 FROM ' ~ right ~ ' AS ' ~ r ~ ' WHERE ' ~ condition ~ ')') }}
