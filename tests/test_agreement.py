@@ -259,10 +259,10 @@ def test_the_sql_renders_for_every_target_engine():
     described = {"sql": '"ratings"', "label": "judgments", "columns": COLUMNS}
     for dialect in ("duckdb", "postgres", "spark", "sqlite", "clickhouse", "snowflake", "bigquery"):
         for by in ("all", "query", "pair"):
-            sql = render.call("agreement_sql", render.call("agreement_plan", described, {"by": by}, dialect=dialect),
+            sql = render.call("_agreement_sql", render.call("_agreement_plan", described, {"by": by}, dialect=dialect),
                               dialect=dialect)
             assert "QUALIFY" not in sql and "UNNEST" not in sql
-        render.call("aggregate_labels_sql", render.call("aggregate_plan", described, {"method": "median"},
+        render.call("_aggregate_labels_sql", render.call("_aggregate_plan", described, {"method": "median"},
                                                         dialect=dialect), dialect=dialect)
 
 

@@ -186,4 +186,4 @@ def test_the_declared_account_columns_are_the_account():
     from sqlndcg.core import render
 
     res = sqlndcg.evaluate(pa.table({"system": ["s1", "s2"], **RUN}), pa.table(QRELS), ["ndcg@10"], group_by="system")
-    assert res.account.to_arrow().column_names == ["system"] + render.call("account_columns")
+    assert res.account.to_arrow().column_names == ["system"] + render.call("_account_columns")

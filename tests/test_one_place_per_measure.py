@@ -58,7 +58,7 @@ def test_every_declaration_is_complete(kind):
 def test_the_registry_lists_every_family_a_file_declares():
     declared = {m for path in MEASURE_DIR.glob("*.sql")
                 for m in re.findall(r"macro default__measure_(\w+)\(\)", path.read_text(encoding="utf-8"))}
-    assert declared == set(render.call("measure_families"))
+    assert declared == set(render.call("_measure_families"))
 
 
 def test_value_macros_read_only_the_accessor():

@@ -19,13 +19,13 @@ SPECS = [
 def _plans():
     for metrics, settings in SPECS:
         spec = make_spec(metrics, **settings).plain()
-        yield render.call("plan", render.call("assumed_facts", spec, '"runs"', '"qrels"', "text"))
+        yield render.call("_plan", render.call("_assumed_facts", spec, '"runs"', '"qrels"', "text"))
         run = {"sql": '"runs"', "label": "run", "rereadable": True,
                "columns": [{"name": n, "type": "VARCHAR", "class": "text"} for n in ("query_id", "doc_id", "system", "day")]
                + [{"name": "score", "type": "DOUBLE", "class": "number"}]}
         judgments = {"sql": '"qrels"', "label": "judgments",
                      "columns": [{"name": n, "type": "BIGINT", "class": "integer"} for n in ("query_id", "doc_id", "rel", "day")]}
-        yield render.call("plan", render.call("facts", spec, run, judgments))
+        yield render.call("_plan", render.call("_facts", spec, run, judgments))
 
 
 @pytest.mark.parametrize("plan", list(_plans()))
@@ -51,21 +51,21 @@ def test_a_key_on_one_side_only_is_refused():
 def test_per_call_values_are_arguments():
     """A partition's bucket and the longest list change the statement, not the plan."""
     plan = next(_plans())
-    whole = render.call("per_query_sql", plan, False)
-    bucket = render.call("per_query_sql", plan, False, {"index": 1, "count": 4})
+    whole = render.call("_per_query_sql", plan, False)
+    bucket = render.call("_per_query_sql", plan, False, {"index": 1, "count": 4})
     assert whole != bucket and "= 1" in bucket
-    short = render.call("per_query_sql", plan, True, None, 3)  # no list longer than k: no top-k cut
-    assert "list_cut" in render.call("per_query_sql", plan) and "list_cut" not in short
-    assert render.call("account_sql", plan, False, {"index": 0, "count": 2}) != render.call("account_sql", plan)
+    short = render.call("_per_query_sql", plan, True, None, 3)  # no list longer than k: no top-k cut
+    assert "list_cut" in render.call("_per_query_sql", plan) and "list_cut" not in short
+    assert render.call("_account_sql", plan, False, {"index": 0, "count": 2}) != render.call("_account_sql", plan)
 
 
 def test_output_columns_states_the_plan_shape():
     """output_columns (outputs.sql) gives, from a spec alone, the shape every plan carries."""
     for metrics, settings in SPECS:
         spec = make_spec(metrics, **settings).plain()
-        out = render.call("output_columns", spec, settings["group_by"][0] if "group_by" in settings else None)
+        out = render.call("_output_columns", spec, settings["group_by"][0] if "group_by" in settings else None)
         assert set(out) == typed.keys_of(typed.OutputColumns)
-        plan = render.call("plan", render.call("assumed_facts", spec, '"runs"', '"qrels"', "text"))
+        plan = render.call("_plan", render.call("_assumed_facts", spec, '"runs"', '"qrels"', "text"))
         for key in typed.keys_of(typed.Outputs) - {"groups", "metrics", "spec"}:
             assert plan[key] == out[key]
         assert [{k: g[k] for k in typed.keys_of(typed.OutputGroup)} for g in plan["groups"]] == out["groups"]
@@ -82,11 +82,11 @@ def test_output_columns_name_the_tables_columns():
     metrics = ["ndcg@5", "p@5", "map"]
     res = sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), metrics, group_by="tag")
     spec = make_spec(metrics, group_by=["tag"]).plain()
-    out = render.call("output_columns", spec, "tag")
+    out = render.call("_output_columns", spec, "tag")
     assert list(res.per_query.columns) == out["per_query"]
     assert list(res.summary.columns) == out["summary"]
     assert list(res.account.columns) == out["account"]
     assert list(with_bootstrap(res, resamples=10).summary.columns) == out["summary"] + out["added"]
-    paired = sqlglot.parse_one(render.call("paired_sql", '"pq"', out, "tag", "bm25"), read="duckdb")
+    paired = sqlglot.parse_one(render.call("_paired_sql", '"pq"', out, "tag", "bm25"), read="duckdb")
     first = paired.find(exp.Union).find(exp.Select)
     assert [c.strip('"') for c in first.named_selects] == out["compare"]

@@ -139,7 +139,7 @@ def test_bad_settings_and_inputs_are_refused():
     with pytest.raises(sqlndcg.DataError, match=r"occur more than once"):
         sqlndcg.positions(run, qrels, group_by=())  # two systems in one run: repeated (query, document) pairs
     with pytest.raises(SettingError, match=r"positions: unknown setting 'metrics'"):
-        render.call("positions_plan", {}, {}, 3, {"metrics": ["ndcg"]})
+        render.call("_positions_plan", {}, {}, 3, {"metrics": ["ndcg"]})
 
 
 def test_the_dbt_entry_macro_renders_from_relations(monkeypatch):

@@ -18,18 +18,18 @@
 {#- The temporary table, qualified by the temporary schema where the engine has one, so that loading and dropping
     never touch a permanent table of the same name. -#}
 {%- macro sqlndcg_frame_table(name) -%}{{ return(adapter.dispatch('sqlndcg_frame_table', 'sqlndcg')(name)) }}{%- endmacro -%}
-{%- macro default__sqlndcg_frame_table(name) -%}{{ return(sqlndcg.quote(name)) }}{%- endmacro -%}
-{%- macro sqlite__sqlndcg_frame_table(name) -%}{{ return('temp.' ~ sqlndcg.quote(name)) }}{%- endmacro -%}
-{%- macro postgres__sqlndcg_frame_table(name) -%}{{ return('pg_temp.' ~ sqlndcg.quote(name)) }}{%- endmacro -%}
+{%- macro default__sqlndcg_frame_table(name) -%}{{ return(sqlndcg._quote(name)) }}{%- endmacro -%}
+{%- macro sqlite__sqlndcg_frame_table(name) -%}{{ return('temp.' ~ sqlndcg._quote(name)) }}{%- endmacro -%}
+{%- macro postgres__sqlndcg_frame_table(name) -%}{{ return('pg_temp.' ~ sqlndcg._quote(name)) }}{%- endmacro -%}
 
 {%- macro sqlndcg_frame_columns(columns) -%}
-{%- for c in columns %}{{ sqlndcg.quote(c) }}{% if not loop.last %}, {% endif %}{% endfor -%}
+{%- for c in columns %}{{ sqlndcg._quote(c) }}{% if not loop.last %}, {% endif %}{% endfor -%}
 {%- endmacro -%}
 
 {%- macro sqlndcg_frame_create(name, columns) -%}
-CREATE TEMPORARY TABLE {{ sqlndcg.quote(name) }} (
+CREATE TEMPORARY TABLE {{ sqlndcg._quote(name) }} (
 {%- for c in columns %}
-  {{ sqlndcg.quote(c.name) }} {{ sqlndcg.sqlndcg_frame_type(c.kind) }}{% if not loop.last %},{% endif %}
+  {{ sqlndcg._quote(c.name) }} {{ sqlndcg.sqlndcg_frame_type(c.kind) }}{% if not loop.last %},{% endif %}
 {%- endfor %}
 )
 {%- endmacro -%}

@@ -31,7 +31,7 @@ DROP TABLE IF EXISTS {{ name }}
 {%- macro sqlndcg_result_size(p) -%}
 {%- set only = p.groups | rejectattr('shared') | list -%}
 SELECT
-  (SELECT COUNT(*) FROM ({{ sqlndcg.run_groups(p, only) }}) AS run_groups) AS run_groups,
+  (SELECT COUNT(*) FROM ({{ sqlndcg._run_groups(p, only) }}) AS run_groups) AS run_groups,
   (SELECT COUNT(*) FROM (SELECT DISTINCT {% for g in p.groups if g.shared %}{{ g.judgments_column }}, {% endfor %}{{ p.judgments_query_id }} FROM {{ p.judgments }} AS judgments_input) AS judged) AS judged_queries
 {%- endmacro -%}
 

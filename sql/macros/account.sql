@@ -23,27 +23,27 @@
 -#}
 
 {#- `bucket` ({index, count}): one pass of partitions, only its queries' rows (per_query.sql). -#}
-{%- macro account_sql(p, duplicates=false, bucket=none) -%}
+{%- macro _account_sql(p, duplicates=false, bucket=none) -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set int = sqlndcg.integer_type() -%}
 {%- set first = sqlndcg.nulls('FIRST') -%}
-WITH run_rows AS{{ sqlndcg.input_cte(p, 'run', bucket) }} (
-  {{ sqlndcg.run_rows(p, bucket) }}
+WITH run_rows AS{{ sqlndcg._input_cte(p, 'run', bucket) }} (
+  {{ sqlndcg._run_rows(p, bucket) }}
 ),
-judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
-  {{ sqlndcg.judgment_rows(p, bucket) }}
+judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
+  {{ sqlndcg._judgment_rows(p, bucket) }}
 ),
 {%- if duplicates %}
 {#- The second copy of a repeated pair is marked: its document equals the one before it and not the one two before. #}
 run_marked AS (
-  SELECT {{ g_cols }}_q, {{ sqlndcg.second_copy('_d', 'PARTITION BY ' ~ g_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
+  SELECT {{ g_cols }}_q, {{ sqlndcg._second_copy('_d', 'PARTITION BY ' ~ g_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
   FROM run_rows
 ),
 judgment_marked AS (
-  SELECT {{ s_cols }}_q, {{ sqlndcg.second_copy('_d', 'PARTITION BY ' ~ s_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
+  SELECT {{ s_cols }}_q, {{ sqlndcg._second_copy('_d', 'PARTITION BY ' ~ s_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
   FROM judgment_rows
 ),
 {%- endif %}
@@ -105,13 +105,13 @@ every_group AS (
     SELECT {% for g in groups %}{{ 'jg' if g.shared else 'og' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}0 AS _run_rows, 0 AS _run_queries, 0 AS _without_judgments
     FROM (SELECT DISTINCT {% for g in shared %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM judged_queries) AS jg
     {%- if only %}
-    CROSS JOIN ({% if bucket %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS og
+    CROSS JOIN ({% if bucket %}{{ sqlndcg._run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS og
     {%- endif %}
     {%- endif %}
     {%- if bucket %}
     UNION ALL
     SELECT {% for g in groups %}ag.{{ g.alias }} AS {{ g.alias }}, {% endfor %}0 AS _run_rows, 0 AS _run_queries, 0 AS _without_judgments
-    FROM ({{ sqlndcg.run_groups(p) }}) AS ag
+    FROM ({{ sqlndcg._run_groups(p) }}) AS ag
     {%- endif %}
   ) AS grid
   GROUP BY {% for g in groups %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
@@ -176,7 +176,7 @@ ORDER BY {% for g in groups %}pg.{{ g.alias }}{% if not loop.last %}, {% endif %
 
 {#- 1 on the second copy of a repeated value in a window sorted by it (equal to the row before, not to the one two
     before), else 0: summed, the number of values that occur more than once. -#}
-{%- macro second_copy(column, window) -%}
+{%- macro _second_copy(column, window) -%}
 CASE WHEN {{ column }} = LAG({{ column }}) OVER ({{ window }})
       AND ({{ column }} <> LAG({{ column }}, 2) OVER ({{ window }}) OR LAG({{ column }}, 2) OVER ({{ window }}) IS NULL)
      THEN 1 ELSE 0 END
@@ -184,7 +184,7 @@ CASE WHEN {{ column }} = LAG({{ column }}) OVER ({{ window }})
 
 {#- The account's columns after the group columns, in order: what each counts is in account_sql's header. Group
     columns may not take these names (spec.sql refuses them, so no output column shadows another). -#}
-{%- macro account_columns() -%}
+{%- macro _account_columns() -%}
 {{ return(['run_rows', 'run_queries', 'run_queries_without_judgments', 'judgments', 'judged_queries',
            'judged_queries_missing_from_run', 'retrieved_unjudged', 'scored_queries']) }}
 {%- endmacro -%}

@@ -4,7 +4,7 @@
   A check is {kind, column (quoted), ...}: kinds below.
 -#}
 
-{%- macro check_violation(c) -%}
+{%- macro _check_violation(c) -%}
 {%- set value = 'CAST(' ~ c.column ~ ' AS ' ~ sqlndcg.double() ~ ')' -%}
 {%- if c.kind == 'null' -%}
 {{ c.column }} IS NULL
@@ -17,33 +17,33 @@ NOT {{ sqlndcg.is_finite(value) }}
 {%- elif c.kind == 'negative' -%}
 {{ value }} < 0
 {%- elif c.kind == 'above' -%}
-{{ value }} > {{ sqlndcg.number(c.limit) }}
+{{ value }} > {{ sqlndcg._number(c.limit) }}
 {%- elif c.kind == 'unmapped' -%}
 {#- Under labels='integer_part' the gain is looked up by the label's integer part, so that is what must be mapped. -#}
 {%- if c.get('integer_part') %}{% set value = sqlndcg.integer_part(value) %}{% endif -%}
-({{ value }} > 0 AND {{ value }} NOT IN ({% for g in c.grades %}{{ sqlndcg.number(g) }}{% if not loop.last %}, {% endif %}{% endfor %}))
+({{ value }} > 0 AND {{ value }} NOT IN ({% for g in c.grades %}{{ sqlndcg._number(g) }}{% if not loop.last %}, {% endif %}{% endfor %}))
 {%- else -%}
-{{ sqlndcg.fail('setting', 'unknown input check ' ~ sqlndcg.show(c.kind)) }}
+{{ sqlndcg._fail('setting', 'unknown input check ' ~ sqlndcg._show(c.kind)) }}
 {%- endif -%}
 {%- endmacro -%}
 
-{%- macro profile(relation, checks) -%}
+{%- macro _profile(relation, checks) -%}
 SELECT COUNT(*) AS row_count
 {%- for c in checks %},
-  SUM(CASE WHEN {{ sqlndcg.check_violation(c) }} THEN 1 ELSE 0 END) AS check_{{ loop.index0 }}
+  SUM(CASE WHEN {{ sqlndcg._check_violation(c) }} THEN 1 ELSE 0 END) AS check_{{ loop.index0 }}
 {%- endfor %}
 FROM {{ relation }} AS input_rows
 {%- endmacro -%}
 
-{%- macro offending_rows(relation, c, columns, limit) -%}
+{%- macro _offending_rows(relation, c, columns, limit) -%}
 SELECT {{ columns | join(', ') }}
 FROM {{ relation }} AS input_rows
-WHERE {{ sqlndcg.check_violation(c) }}
+WHERE {{ sqlndcg._check_violation(c) }}
 LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- Keys that occur more than once, with how many times, and how many such keys there are in all. -#}
-{%- macro duplicates(relation, keys, limit=none) -%}
+{%- macro _duplicates(relation, keys, limit=none) -%}
 SELECT {{ keys | join(', ') }}, COUNT(*) AS copies, COUNT(*) OVER () AS duplicated_keys
 FROM {{ relation }} AS input_rows
 GROUP BY {{ keys | join(', ') }}
@@ -55,8 +55,8 @@ LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- Per-query rows where any of `columns` is NULL (test='null': the queries empty="error" refuses) or not a finite
-    number (test='not_finite': sums too large for a double). -#}
-{%- macro rows_where(relation, identity, columns, test, limit=none) -%}
+    _number (test='not_finite': sums too large for a double). -#}
+{%- macro _rows_where(relation, identity, columns, test, limit=none) -%}
 SELECT {{ identity | join(', ') }}, COUNT(*) OVER () AS matching_rows
 FROM {{ relation }} AS per_query
 WHERE {% for c in columns %}{% if test == 'null' %}{{ c }} IS NULL{% else %}NOT {{ sqlndcg.is_finite(c) }}{% endif %}{% if not loop.last %} OR {% endif %}{% endfor %}
@@ -69,54 +69,54 @@ LIMIT {{ limit }}
 {#- Which checks an input gets, and what each failure means: one declaration for Python's checks (refusing bad
     input before any number) and for the dbt tests (tests.sql). `columns` are the input's classed columns (plan.sql),
     `shared` the group columns the judgments share. -#}
-{%- macro check(kind, name, message, extra={}) -%}
-{%- set c = {'kind': kind, 'column': sqlndcg.quote(name), 'name': name, 'message': message} -%}
+{%- macro _check(kind, name, message, extra={}) -%}
+{%- set c = {'kind': kind, 'column': sqlndcg._quote(name), 'name': name, 'message': message} -%}
 {%- do c.update(extra) -%}
 {{ return(c) }}
 {%- endmacro -%}
 
-{%- macro input_checks(role, spec, columns, shared=[]) -%}
+{%- macro _input_checks(role, spec, columns, shared=[]) -%}
 {%- set cols = spec.columns -%}
 {%- set problems = [] -%}
 {%- if role == 'run' -%}
   {%- set identity = spec.group_by + [cols.query_id, cols.doc_id] -%}
-  {%- for c in identity -%}{%- do problems.append(sqlndcg.check('null', c, 'is NULL')) -%}{%- endfor -%}
+  {%- for c in identity -%}{%- do problems.append(sqlndcg._check('null', c, 'is NULL')) -%}{%- endfor -%}
   {%- if cols.score -%}
-    {%- do problems.append(sqlndcg.check('null', cols.score, 'is missing (NULL, or NaN in a pandas frame; every retrieved document needs a score)')) -%}
-    {%- if sqlndcg.column_of(columns, cols.score).class != 'integer' -%}
-      {%- do problems.append(sqlndcg.check('not_finite', cols.score, 'is NaN or infinite')) -%}
+    {%- do problems.append(sqlndcg._check('null', cols.score, 'is missing (NULL, or NaN in a pandas frame; every retrieved document needs a score)')) -%}
+    {%- if sqlndcg._column_of(columns, cols.score).class != 'integer' -%}
+      {%- do problems.append(sqlndcg._check('not_finite', cols.score, 'is NaN or infinite')) -%}
     {%- endif -%}
   {%- endif -%}
   {%- if cols.rank -%}
-    {%- do problems.append(sqlndcg.check('null', cols.rank, 'is NULL (every retrieved document needs a rank)')) -%}
+    {%- do problems.append(sqlndcg._check('null', cols.rank, 'is NULL (every retrieved document needs a rank)')) -%}
     {#- NaN and +inf pass bad_rank's comparisons (NaN compares false; FLOOR(inf) = inf): refused first, by name. -#}
-    {%- if sqlndcg.column_of(columns, cols.rank).class != 'integer' -%}
-      {%- do problems.append(sqlndcg.check('not_finite', cols.rank, 'is NaN or infinite (ranks are whole numbers from 1)')) -%}
+    {%- if sqlndcg._column_of(columns, cols.rank).class != 'integer' -%}
+      {%- do problems.append(sqlndcg._check('not_finite', cols.rank, 'is NaN or infinite (ranks are whole numbers from 1)')) -%}
     {%- endif -%}
-    {%- do problems.append(sqlndcg.check('bad_rank', cols.rank, 'is not a positive whole number (ranks start at 1)')) -%}
+    {%- do problems.append(sqlndcg._check('bad_rank', cols.rank, 'is not a positive whole _number (ranks start at 1)')) -%}
   {%- endif -%}
   {%- set hint = '. If the run holds several systems, days or segments, name that column with group_by'
-                 ~ ('' if spec.group_by else ' (its columns: ' ~ sqlndcg.show(sqlndcg.column_names(columns)) ~ ')')
+                 ~ ('' if spec.group_by else ' (its columns: ' ~ sqlndcg._show(sqlndcg._column_names(columns)) ~ ')')
                  ~ '; otherwise keep one row per document (e.g. its best score)' -%}
   {%- set unique_ranks = spec.group_by + [cols.query_id, cols.rank] if (cols.rank and spec.ties == 'rank') else none -%}
   {{ return({'identity': identity, 'problems': problems, 'key_meaning': '(query, document) pairs', 'hint': hint,
              'unique_ranks': unique_ranks}) }}
 {%- else -%}
   {%- set identity = shared + [cols.judgments_query_id, cols.judgments_doc_id] -%}
-  {%- for c in identity -%}{%- do problems.append(sqlndcg.check('null', c, 'is NULL')) -%}{%- endfor -%}
-  {%- do problems.append(sqlndcg.check('null', cols.rel, 'is missing (NULL, or NaN in a pandas frame; every judgment needs a relevance label)')) -%}
-  {%- if sqlndcg.column_of(columns, cols.rel).class != 'integer' -%}
-    {%- do problems.append(sqlndcg.check('not_finite', cols.rel, 'is NaN or infinite')) -%}
+  {%- for c in identity -%}{%- do problems.append(sqlndcg._check('null', c, 'is NULL')) -%}{%- endfor -%}
+  {%- do problems.append(sqlndcg._check('null', cols.rel, 'is missing (NULL, or NaN in a pandas frame; every judgment needs a relevance label)')) -%}
+  {%- if sqlndcg._column_of(columns, cols.rel).class != 'integer' -%}
+    {%- do problems.append(sqlndcg._check('not_finite', cols.rel, 'is NaN or infinite')) -%}
   {%- endif -%}
   {%- if spec.gain == 'exponential' -%}
-    {%- set limit = sqlndcg.max_exponential_rel() -%}
-    {%- do problems.append(sqlndcg.check('above', cols.rel, 'is above ' ~ limit ~ ', where the exponential gain 2^rel - 1 overflows a double (use gain=\'linear\' or a gain map)', {'limit': limit | float})) -%}
+    {%- set limit = sqlndcg._max_exponential_rel() -%}
+    {%- do problems.append(sqlndcg._check('above', cols.rel, 'is above ' ~ limit ~ ', where the exponential gain 2^rel - 1 overflows a double (use gain=\'linear\' or a gain map)', {'limit': limit | float})) -%}
   {%- endif -%}
   {%- if spec.gain == 'map' -%}
     {%- set grades, shown = [], [] -%}
-    {%- for pair in spec.gain_map -%}{%- do grades.append(pair[0]) -%}{%- do shown.append(sqlndcg.number_text(pair[0])) -%}{%- endfor -%}
+    {%- for pair in spec.gain_map -%}{%- do grades.append(pair[0]) -%}{%- do shown.append(sqlndcg._number_text(pair[0])) -%}{%- endfor -%}
     {%- set integer_part = spec.labels == 'integer_part' -%}
-    {%- do problems.append(sqlndcg.check('unmapped', cols.rel, 'has a positive grade' ~ (' (by its integer part, labels=\'integer_part\')' if integer_part else '') ~ ' that the gain map does not cover (it maps ' ~ sqlndcg.show(shown) ~ ')', {'grades': grades, 'integer_part': integer_part})) -%}
+    {%- do problems.append(sqlndcg._check('unmapped', cols.rel, 'has a positive grade' ~ (' (by its integer part, labels=\'integer_part\')' if integer_part else '') ~ ' that the gain map does not cover (it maps ' ~ sqlndcg._show(shown) ~ ')', {'grades': grades, 'integer_part': integer_part})) -%}
   {%- endif -%}
   {%- set hint = '. If judgments differ per group (say per day), add that column to both inputs and to group_by' -%}
   {{ return({'identity': identity, 'problems': problems, 'key_meaning': '(query, document) judgments', 'hint': hint,

@@ -38,15 +38,15 @@
 -#}
 
 {#- A string as an SQL literal, escaped as the engine reads its literals (text_literal: backslashes too). -#}
-{%- macro compare_literal(value) -%}
+{%- macro _compare_literal(value) -%}
 {%- if value is none or value is mapping or (value is sequence and value is not string) -%}
-  {{ sqlndcg.fail('setting', 'baseline= must name one system (a string or a number), got ' ~ sqlndcg.show(value)) }}
+  {{ sqlndcg._fail('setting', 'baseline= must name one system (a string or a number), got ' ~ sqlndcg._show(value)) }}
 {%- endif -%}
 {{ return(sqlndcg.text_literal(value | string)) }}
 {%- endmacro -%}
 
 {#- paired_sql's columns after the strata and the system column, in order (output_columns names them). -#}
-{%- macro compare_columns() -%}
+{%- macro _compare_columns() -%}
 {{ return(['baseline', 'metric', 'metric_index', 'pairs', 'effective_pairs', 'baseline_mean', 'mean', 'difference',
            'difference_std', 't_low', 't_high', 'relative_change', 'wins', 'ties', 'losses', 'only_baseline',
            'only_system']) }}
@@ -54,37 +54,37 @@
 
 {#- The output columns whose names are fixed (the paired statement's and the differences'); a group column may
     not take one of them. -#}
-{%- macro compare_reserved() -%}
-{{ return(sqlndcg.compare_columns() + ['baseline_value', 'value']) }}
+{%- macro _compare_reserved() -%}
+{{ return(sqlndcg._compare_columns() + ['baseline_value', 'value']) }}
 {%- endmacro -%}
 
 {#- The plan's system group and the other groups (strata), checked; with query weights, that they weigh queries,
     not (system, query) pairs. -#}
-{%- macro compare_parts(p, system, weights=none) -%}
+{%- macro _compare_parts(p, system, weights=none) -%}
 {%- set found, strata = [], [] -%}
 {%- for g in p.groups -%}
   {%- if g.name == system -%}{%- do found.append(g) -%}{%- else -%}{%- do strata.append(g) -%}{%- endif -%}
-  {%- if g.name in sqlndcg.compare_reserved() -%}
-    {{ sqlndcg.fail('setting', 'group column ' ~ sqlndcg.show(g.name) ~ ' has the name of a comparison output column; rename it (one of ' ~ sqlndcg.show(sqlndcg.compare_reserved()) ~ ')') }}
+  {%- if g.name in sqlndcg._compare_reserved() -%}
+    {{ sqlndcg._fail('setting', 'group column ' ~ sqlndcg._show(g.name) ~ ' has the name of a comparison output column; rename it (one of ' ~ sqlndcg._show(sqlndcg._compare_reserved()) ~ ')') }}
   {%- endif -%}
 {%- endfor -%}
 {%- if not found -%}
   {%- set names = [] -%}{%- for g in p.groups -%}{%- do names.append(g.name) -%}{%- endfor -%}
-  {{ sqlndcg.fail('setting', 'the system column ' ~ sqlndcg.show(system) ~ ' is not among the group columns ' ~ sqlndcg.show(names) ~ '; name the column that tells the systems apart with system=') }}
+  {{ sqlndcg._fail('setting', 'the system column ' ~ sqlndcg._show(system) ~ ' is not among the group columns ' ~ sqlndcg._show(names) ~ '; name the column that tells the systems apart with system=') }}
 {%- endif -%}
 {%- if weights -%}
   {%- for g in weights.groups if g.name == system -%}
-    {{ sqlndcg.fail('input', weights.label ~ ' has the system column ' ~ sqlndcg.show(system) ~ ': a comparison weighs each query (per stratum) once, the same for both systems of a pair; give weights without the system column') }}
+    {{ sqlndcg._fail('input', weights.label ~ ' has the system column ' ~ sqlndcg._show(system) ~ ': a comparison weighs each query (per stratum) once, the same for both systems of a pair; give weights without the system column') }}
   {%- endfor -%}
   {%- for g in p.groups if g.name == 'weight' -%}
-    {{ sqlndcg.fail('setting', "group column 'weight' has the name of the differences' weight column; rename it") }}
+    {{ sqlndcg._fail('setting', "group column 'weight' has the name of the differences' weight column; rename it") }}
   {%- endfor -%}
 {%- endif -%}
 {{ return({'system': found[0], 'strata': strata}) }}
 {%- endmacro -%}
 
 {#- Join condition on the strata (or a cross join when there are none). -#}
-{%- macro compare_on(left, right, strata, extra=[]) -%}
+{%- macro _compare_on(left, right, strata, extra=[]) -%}
 {%- set terms = [] -%}
 {%- for g in strata -%}{%- do terms.append(right ~ '._g' ~ loop.index0 ~ ' = ' ~ left ~ '._g' ~ loop.index0) -%}{%- endfor -%}
 {%- for column in extra -%}{%- do terms.append(right ~ '.' ~ column ~ ' = ' ~ left ~ '.' ~ column) -%}{%- endfor -%}
@@ -94,10 +94,10 @@
 {#- The CTEs both statements share, ending in compare_differences: one row per (stratum, system, query) with a
     value on either side; _b<i> the baseline's value of metric i, _a<i> the system's, _d<i> = _a<i> - _b<i>
     (NULL unless both exist). -#}
-{%- macro compare_ctes(per_query, p, system, baseline, weights=none) -%}
-{%- set parts = sqlndcg.compare_parts(p, system, weights) -%}
+{%- macro _compare_ctes(per_query, p, system, baseline, weights=none) -%}
+{%- set parts = sqlndcg._compare_parts(p, system, weights) -%}
 {%- set d = sqlndcg.double() -%}
-{%- set is_baseline -%}CAST(per_query.{{ parts.system.output }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.compare_literal(baseline) }}{%- endset -%}
+{%- set is_baseline -%}CAST(per_query.{{ parts.system.output }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg._compare_literal(baseline) }}{%- endset -%}
 compare_baseline AS (
   {#- the baseline's rows carry the query's weight (1 without weights): a pair's weight #}
   SELECT
@@ -106,12 +106,12 @@ compare_baseline AS (
     {%- endfor %}
     per_query.{{ p.query_output }} AS _q,
     1 AS _present,
-    {{ sqlndcg.query_weight(weights) }} AS _w,
+    {{ sqlndcg._query_weight(weights) }} AS _w,
     {%- for m in p.metrics %}
     CAST(per_query.{{ m.column }} AS {{ d }}) AS _v{{ loop.index0 }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM {{ per_query }} AS per_query
-  {{- sqlndcg.query_weights_join(weights, p, 'per_query') }}
+  {{- sqlndcg._query_weights_join(weights, p, 'per_query') }}
   WHERE {{ is_baseline }}
 ),
 compare_rows AS (
@@ -156,7 +156,7 @@ compare_keys AS (
     s._sys AS _sys,
     b._q AS _q
   FROM compare_systems AS s
-  JOIN compare_baseline AS b ON {{ sqlndcg.compare_on('s', 'b', parts.strata) }}
+  JOIN compare_baseline AS b ON {{ sqlndcg._compare_on('s', 'b', parts.strata) }}
   UNION ALL
   {#- ... and the system's queries the baseline lacks #}
   SELECT
@@ -166,7 +166,7 @@ compare_keys AS (
     o._sys AS _sys,
     o._q AS _q
   FROM compare_rows AS o
-  LEFT JOIN compare_baseline AS b ON {{ sqlndcg.compare_on('o', 'b', parts.strata, ['_q']) }}
+  LEFT JOIN compare_baseline AS b ON {{ sqlndcg._compare_on('o', 'b', parts.strata, ['_q']) }}
   WHERE COALESCE(b._present, 0) = 0
 ),
 compare_pairs AS (
@@ -182,8 +182,8 @@ compare_pairs AS (
     CASE WHEN COALESCE(o._present, 0) = 1 THEN o._v{{ loop.index0 }} END AS _a{{ loop.index0 }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM compare_keys AS k
-  LEFT JOIN compare_baseline AS b ON {{ sqlndcg.compare_on('k', 'b', parts.strata, ['_q']) }}
-  LEFT JOIN compare_rows AS o ON {{ sqlndcg.compare_on('k', 'o', parts.strata, ['_sys', '_q']) }}
+  LEFT JOIN compare_baseline AS b ON {{ sqlndcg._compare_on('k', 'b', parts.strata, ['_q']) }}
+  LEFT JOIN compare_rows AS o ON {{ sqlndcg._compare_on('k', 'o', parts.strata, ['_sys', '_q']) }}
 ),
 compare_differences AS (
   SELECT
@@ -205,9 +205,9 @@ compare_differences AS (
 {#- One row per (stratum, system, metric, query): the baseline's value, the system's, and their difference
     (NULL when either side has no value), and with query weights the pair's `weight`. What the randomization test
     and the bootstrap resample. -#}
-{%- macro paired_differences_sql(per_query, p, system, baseline, weights=none) -%}
-{%- set parts = sqlndcg.compare_parts(p, system, weights) -%}
-WITH {{ sqlndcg.compare_ctes(per_query, p, system, baseline, weights) }}
+{%- macro _paired_differences_sql(per_query, p, system, baseline, weights=none) -%}
+{%- set parts = sqlndcg._compare_parts(p, system, weights) -%}
+WITH {{ sqlndcg._compare_ctes(per_query, p, system, baseline, weights) }}
 SELECT * FROM (
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
@@ -216,15 +216,15 @@ SELECT * FROM (
     _g{{ loop.index0 }} AS {{ g.output }},
     {%- endfor %}
     _sys AS {{ parts.system.output }},
-    CAST({{ sqlndcg.compare_literal(baseline) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg.quote('baseline') }},
-    CAST({{ sqlndcg.compare_literal(m.name) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg.quote('metric') }},
-    {{ i }} AS {{ sqlndcg.quote('metric_index') }},
+    CAST({{ sqlndcg._compare_literal(baseline) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg._quote('baseline') }},
+    CAST({{ sqlndcg._compare_literal(m.name) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg._quote('metric') }},
+    {{ i }} AS {{ sqlndcg._quote('metric_index') }},
     _q AS {{ p.query_output }},
-    _b{{ i }} AS {{ sqlndcg.quote('baseline_value') }},
-    _a{{ i }} AS {{ sqlndcg.quote('value') }},
-    _d{{ i }} AS {{ sqlndcg.quote('difference') }}
+    _b{{ i }} AS {{ sqlndcg._quote('baseline_value') }},
+    _a{{ i }} AS {{ sqlndcg._quote('value') }},
+    _d{{ i }} AS {{ sqlndcg._quote('difference') }}
     {%- if weights %},
-    _w AS {{ sqlndcg.quote('weight') }}
+    _w AS {{ sqlndcg._quote('weight') }}
     {%- endif %}
   FROM compare_differences
   {%- if not loop.last %}
@@ -232,20 +232,20 @@ SELECT * FROM (
   {%- endif %}
   {%- endfor %}
 ) AS paired_differences
-ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.output }}, {{ sqlndcg.quote('metric_index') }}, {{ p.query_output }}
+ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.output }}, {{ sqlndcg._quote('metric_index') }}, {{ p.query_output }}
 {%- endmacro -%}
 
 {#- One row per (stratum, system, metric): the paired statistics listed at the top of this file. The means, the
     difference's standard deviation and effective n are summary.sql's weighted_moments over the pairs (a value j of
     metric i: 3i the baseline's, 3i + 1 the system's, 3i + 2 the difference), so weighted and unweighted
     comparisons are one template and the summary's definitions. -#}
-{%- macro paired_sql(per_query, p, system, baseline, weights=none) -%}
-{%- set parts = sqlndcg.compare_parts(p, system, weights) -%}
+{%- macro _paired_sql(per_query, p, system, baseline, weights=none) -%}
+{%- set parts = sqlndcg._compare_parts(p, system, weights) -%}
 {%- set keys = [] -%}{%- for g in parts.strata -%}{%- do keys.append('_g' ~ loop.index0) -%}{%- endfor -%}{%- do keys.append('_sys') -%}
 {%- set values, extra = [], [] -%}
 {%- for m in p.metrics -%}
   {%- set i = loop.index0 -%}
-  {%- set tie -%}ABS(_d{{ i }}) <= {{ sqlndcg.number('1e-12') }} * (ABS(_a{{ i }}) + ABS(_b{{ i }})){%- endset -%}
+  {%- set tie -%}ABS(_d{{ i }}) <= {{ sqlndcg._number('1e-12') }} * (ABS(_a{{ i }}) + ABS(_b{{ i }})){%- endset -%}
   {%- do values.extend(['_pb' ~ i, '_pa' ~ i, '_d' ~ i]) -%}
   {%- do extra.append(['COUNT(CASE WHEN _d' ~ i ~ ' > 0 AND NOT (' ~ tie ~ ') THEN 1 END)', '_wins' ~ i]) -%}
   {%- do extra.append(['COUNT(CASE WHEN ' ~ tie ~ ' THEN 1 END)', '_ties' ~ i]) -%}
@@ -253,7 +253,7 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
   {%- do extra.append(['COUNT(CASE WHEN _a' ~ i ~ ' IS NULL THEN _b' ~ i ~ ' END)', '_ob' ~ i]) -%}
   {%- do extra.append(['COUNT(CASE WHEN _b' ~ i ~ ' IS NULL THEN _a' ~ i ~ ' END)', '_os' ~ i]) -%}
 {%- endfor -%}
-WITH {{ sqlndcg.compare_ctes(per_query, p, system, baseline, weights) }},
+WITH {{ sqlndcg._compare_ctes(per_query, p, system, baseline, weights) }},
 compare_weighted AS (
   {#- each metric's values over the pairs only: the baseline's, the system's, their difference #}
   SELECT
@@ -272,41 +272,41 @@ compare_weighted AS (
     {%- endfor %}
   FROM compare_differences
 ),
-{{ sqlndcg.weighted_moments('compare_weighted', keys, values, '_q', 'compare_', extra, not weights) }}
+{{ sqlndcg._weighted_moments('compare_weighted', keys, values, '_q', 'compare_', extra, not weights) }}
 SELECT * FROM (
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
   {%- set b, a, dd = 3 * i, 3 * i + 1, 3 * i + 2 %}
-  {%- set half = sqlndcg.weighted_half_width('_std' ~ dd, '_neff' ~ dd) %}
+  {%- set half = sqlndcg._weighted_half_width('_std' ~ dd, '_neff' ~ dd) %}
   SELECT
     {%- for g in parts.strata %}
     _g{{ loop.index0 }} AS {{ g.output }},
     {%- endfor %}
     _sys AS {{ parts.system.output }},
-    CAST({{ sqlndcg.compare_literal(baseline) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg.quote('baseline') }},
-    CAST({{ sqlndcg.compare_literal(m.name) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg.quote('metric') }},
-    {{ i }} AS {{ sqlndcg.quote('metric_index') }},
-    _n{{ dd }} AS {{ sqlndcg.quote('pairs') }},
-    _neff{{ dd }} AS {{ sqlndcg.quote('effective_pairs') }},
-    _mean{{ b }} AS {{ sqlndcg.quote('baseline_mean') }},
-    _mean{{ a }} AS {{ sqlndcg.quote('mean') }},
-    _mean{{ dd }} AS {{ sqlndcg.quote('difference') }},
-    _std{{ dd }} AS {{ sqlndcg.quote('difference_std') }},
-    CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} - {{ half }} END AS {{ sqlndcg.quote('t_low') }},
-    CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} + {{ half }} END AS {{ sqlndcg.quote('t_high') }},
-    CASE WHEN _mean{{ b }} <> 0 THEN (_mean{{ a }} - _mean{{ b }}) / _mean{{ b }} END AS {{ sqlndcg.quote('relative_change') }},
-    _wins{{ i }} AS {{ sqlndcg.quote('wins') }},
-    _ties{{ i }} AS {{ sqlndcg.quote('ties') }},
-    _losses{{ i }} AS {{ sqlndcg.quote('losses') }},
-    _ob{{ i }} AS {{ sqlndcg.quote('only_baseline') }},
-    _os{{ i }} AS {{ sqlndcg.quote('only_system') }}
+    CAST({{ sqlndcg._compare_literal(baseline) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg._quote('baseline') }},
+    CAST({{ sqlndcg._compare_literal(m.name) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg._quote('metric') }},
+    {{ i }} AS {{ sqlndcg._quote('metric_index') }},
+    _n{{ dd }} AS {{ sqlndcg._quote('pairs') }},
+    _neff{{ dd }} AS {{ sqlndcg._quote('effective_pairs') }},
+    _mean{{ b }} AS {{ sqlndcg._quote('baseline_mean') }},
+    _mean{{ a }} AS {{ sqlndcg._quote('mean') }},
+    _mean{{ dd }} AS {{ sqlndcg._quote('difference') }},
+    _std{{ dd }} AS {{ sqlndcg._quote('difference_std') }},
+    CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} - {{ half }} END AS {{ sqlndcg._quote('t_low') }},
+    CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} + {{ half }} END AS {{ sqlndcg._quote('t_high') }},
+    CASE WHEN _mean{{ b }} <> 0 THEN (_mean{{ a }} - _mean{{ b }}) / _mean{{ b }} END AS {{ sqlndcg._quote('relative_change') }},
+    _wins{{ i }} AS {{ sqlndcg._quote('wins') }},
+    _ties{{ i }} AS {{ sqlndcg._quote('ties') }},
+    _losses{{ i }} AS {{ sqlndcg._quote('losses') }},
+    _ob{{ i }} AS {{ sqlndcg._quote('only_baseline') }},
+    _os{{ i }} AS {{ sqlndcg._quote('only_system') }}
   FROM compare_dispersion
   {%- if not loop.last %}
   UNION ALL
   {%- endif %}
   {%- endfor %}
 ) AS paired_comparison
-ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.output }}, {{ sqlndcg.quote('metric_index') }}
+ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.output }}, {{ sqlndcg._quote('metric_index') }}
 {%- endmacro -%}
 
 {#-
@@ -329,9 +329,9 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
   so add the generic test sqlndcg.valid_query_weights (with per_query=) to refuse it, as compare() does.
 -#}
 
-{%- macro compare_settings(settings, system) -%}
+{%- macro _compare_settings(settings, system) -%}
 {%- if system is not string or system == '' -%}
-  {{ sqlndcg.fail('setting', 'system= must name the column that tells the systems apart, got ' ~ sqlndcg.show(system)) }}
+  {{ sqlndcg._fail('setting', 'system= must name the column that tells the systems apart, got ' ~ sqlndcg._show(system)) }}
 {%- endif -%}
 {%- set out = {} -%}{%- do out.update(settings) -%}
 {%- set group_by = settings.get('group_by', []) -%}
@@ -341,53 +341,53 @@ ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.
 {{ return(out) }}
 {%- endmacro -%}
 
-{%- macro compare_relation_sql(statement, run, judgments, metrics, system, baseline, per_query, run_where,
+{%- macro _compare_relation_sql(statement, run, judgments, metrics, system, baseline, per_query, run_where,
                                judgments_where, settings, query_weights=none, weight_column='weight') -%}
-{%- if metrics is none -%}{{ sqlndcg.fail('metric', "compare needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
-{%- if baseline is none -%}{{ sqlndcg.fail('setting', "compare needs baseline=, the system the others are compared with, e.g. baseline='bm25'") }}{%- endif -%}
-{%- set settings = sqlndcg.compare_settings(settings, system) -%}
+{%- if metrics is none -%}{{ sqlndcg._fail('metric', "compare needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
+{%- if baseline is none -%}{{ sqlndcg._fail('setting', "compare needs baseline=, the system the others are compared with, e.g. baseline='bm25'") }}{%- endif -%}
+{%- set settings = sqlndcg._compare_settings(settings, system) -%}
 {%- if per_query is not none -%}
   {#- A per-query model: the statements read only its columns, which the spec names. -#}
-  {%- set plan = sqlndcg.output_columns(sqlndcg.spec(metrics, settings), system) -%}
+  {%- set plan = sqlndcg._output_columns(sqlndcg._spec(metrics, settings), system) -%}
   {%- set relation = per_query -%}
 {%- else -%}
-  {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, settings, run_where, judgments_where) -%}
-  {%- set relation = '(' ~ sqlndcg.per_query_sql(plan, false) ~ ')' -%}
+  {%- set plan = sqlndcg._relation_plan(run, judgments, metrics, settings, run_where, judgments_where) -%}
+  {%- set relation = '(' ~ sqlndcg._per_query_sql(plan, false) ~ ')' -%}
 {%- endif -%}
 {%- set weights = none -%}
 {%- if query_weights is not none -%}
-  {%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', query_weights), weight_column) -%}
-  {{ sqlndcg.refuse_bad_weights(weights, settings) }}
+  {%- set weights = sqlndcg._weights_plan(plan, sqlndcg._input_relation('query weights', query_weights), weight_column) -%}
+  {{ sqlndcg._refuse_bad_weights(weights, settings) }}
 {%- endif -%}
 {%- if statement == 'differences' -%}
-  {{ return(sqlndcg.paired_differences_sql(relation, plan, system, baseline, weights)) }}
+  {{ return(sqlndcg._paired_differences_sql(relation, plan, system, baseline, weights)) }}
 {%- endif -%}
-{{ return(sqlndcg.paired_sql(relation, plan, system, baseline, weights)) }}
+{{ return(sqlndcg._paired_sql(relation, plan, system, baseline, weights)) }}
 {%- endmacro -%}
 
 {%- macro compare(run=none, judgments=none, metrics=none, system='system', baseline=none, per_query=none,
                   run_where=none, judgments_where=none, query_weights=none, weight_column='weight') -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{{ return(sqlndcg.compare_relation_sql('tests', run, judgments, metrics, system, baseline, per_query, run_where,
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._compare_relation_sql('tests', run, judgments, metrics, system, baseline, per_query, run_where,
                                        judgments_where, kwargs, query_weights, weight_column)) }}
 {%- endmacro -%}
 
 {%- macro compare_differences(run=none, judgments=none, metrics=none, system='system', baseline=none,
                               per_query=none, run_where=none, judgments_where=none, query_weights=none,
                               weight_column='weight') -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{{ return(sqlndcg.compare_relation_sql('differences', run, judgments, metrics, system, baseline, per_query,
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._compare_relation_sql('differences', run, judgments, metrics, system, baseline, per_query,
                                        run_where, judgments_where, kwargs, query_weights, weight_column)) }}
 {%- endmacro -%}
 
 {#- Several runs, one per system, as one relation with a system column holding each run's name: what
     sqlndcg.compare() evaluates when given a dict of runs. `inputs` are {name, sql}; `columns` those all share. -#}
-{%- macro compare_union_sql(inputs, columns, system) -%}
+{%- macro _compare_union_sql(inputs, columns, system) -%}
 {%- for input in inputs %}
 SELECT
-  CAST({{ sqlndcg.compare_literal(input.name) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg.quote(system) }}
+  CAST({{ sqlndcg._compare_literal(input.name) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg._quote(system) }}
   {%- for c in columns %},
-  {{ sqlndcg.quote(c) }} AS {{ sqlndcg.quote(c) }}
+  {{ sqlndcg._quote(c) }} AS {{ sqlndcg._quote(c) }}
   {%- endfor %}
 FROM {{ input.sql }} AS run_{{ loop.index0 }}
 {%- if not loop.last %}

@@ -7,7 +7,7 @@
 
 {#- adapter.dispatch for a name computed at render time (a measure's macros: 'value_' ~ kind). dbt's static
     parser reads `adapter.dispatch(...)` calls and needs a literal name there, so the call goes through an alias. -#}
-{%- macro dispatched(name) -%}
+{%- macro _dispatched(name) -%}
 {%- set dispatcher = adapter -%}
 {{ return(dispatcher.dispatch(name, 'sqlndcg')) }}
 {%- endmacro -%}
@@ -76,7 +76,7 @@
 {#- An identifier, always quoted with the engine's quote characters (via adapter.quote) and escaped by the
     engine's own lexical rules (escape_identifier), so keywords, spaces, quotes, backslashes and unicode in names
     are safe: a name never ends its quotes early. -#}
-{%- macro quote(name) -%}
+{%- macro _quote(name) -%}
 {%- if name is not string or name == '' -%}
   {{ exceptions.raise_compiler_error("sqlndcg setting error: a column or table name must be a non-empty string, got " ~ name) }}
 {%- endif -%}
@@ -98,16 +98,16 @@
 {%- endmacro -%}
 
 {#- A number validated by the plan, as a double (bare float literals are DECIMAL in DuckDB and Postgres). -#}
-{%- macro number(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
+{%- macro _number(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
 
-{#- 1 / log2(position + 1), written as LN(2) / LN(position + 1): one-argument LOG is base 10 in some engines and
+{#- 1 / _log2(position + 1), written as LN(2) / LN(position + 1): one-argument LOG is base 10 in some engines and
     natural in others, and LOG(a, b) swaps its arguments between engines. -#}
-{%- macro discount(position) -%}
+{%- macro _discount(position) -%}
 {{ return('(LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')) / LN(CAST(' ~ position ~ ' AS ' ~ sqlndcg.double() ~ ') + 1))') }}
 {%- endmacro -%}
 
 {#- 2^rel - 1 on doubles (SQL Server's POWER(2, int) is an INT and overflows). -#}
-{%- macro exp2_minus_1(x) -%}
+{%- macro _exp2_minus_1(x) -%}
 {{ return('(POWER(CAST(2 AS ' ~ sqlndcg.double() ~ '), ' ~ x ~ ') - 1)') }}
 {%- endmacro -%}
 
@@ -115,7 +115,7 @@
     comparison of them (the join of run and judgments, groups, windows, the tie-break) is byte by byte whatever
     the column's, database's or session's collation: a case- or accent-insensitive one (MySQL's and SQL Server's
     defaults, DuckDB's default_collation='nocase') would otherwise join `Doc` to the label of `doc`. -#}
-{%- macro id(expression, as_text) -%}
+{%- macro _id(expression, as_text) -%}
 {{ return(sqlndcg.binary_text('CAST(' ~ expression ~ ' AS ' ~ sqlndcg.text_type() ~ ')') if as_text else expression) }}
 {%- endmacro -%}
 
@@ -135,9 +135,9 @@
 
 {#- The document id as the tie-break compares it: text ids in byte order; integer ids numerically, or as text in
     byte order under id_order='text' (trec_eval compares ids as strings: 9 ranks above 10 in a tie). -#}
-{%- macro tie_doc(p, column='_d') -%}
+{%- macro _tie_doc(p, column='_d') -%}
 {%- if p.ids_as_text -%}{{ return(sqlndcg.byte_order(column)) }}
-{%- elif p.get('id_order', 'native') == 'text' -%}{{ return(sqlndcg.byte_order(sqlndcg.id(column, true))) }}
+{%- elif p.get('id_order', 'native') == 'text' -%}{{ return(sqlndcg.byte_order(sqlndcg._id(column, true))) }}
 {%- else -%}{{ return(column) }}
 {%- endif -%}
 {%- endmacro -%}
@@ -146,7 +146,7 @@
     NULL placement spelled out (no value here is NULL). The same text on every engine: where every metric has a
     cutoff, per_query.sql first keeps each list's top k by the key alone (list_cut), so this order only ranks
     those few rows. -#}
-{%- macro rank_order(key, doc, order_by) -%}
+{%- macro _rank_order(key, doc, order_by) -%}
 {{ return(key ~ (' DESC' ~ sqlndcg.nulls('LAST') if order_by == 'score' else ' ASC' ~ sqlndcg.nulls('FIRST')) ~ ', ' ~ doc ~ ' DESC') }}
 {%- endmacro -%}
 
@@ -160,7 +160,7 @@
     over disjoint sets of queries. The same id lands in the same bucket in the run and the judgments (DuckDB's
     hash() of an integer does not depend on its width). Partitions are a DuckDB setting; a warehouse or Spark
     splits the work itself. -#}
-{%- macro bucket_of(expression, count) -%}{{ return('hash(' ~ expression ~ ') % ' ~ count) }}{%- endmacro -%}
+{%- macro _bucket_of(expression, count) -%}{{ return('hash(' ~ expression ~ ') % ' ~ count) }}{%- endmacro -%}
 
 
 {#- A CTE that reads an input cheap to read again (a Parquet file, a base table, an Arrow frame: the plan's

@@ -8,8 +8,8 @@
     {{ sqlndcg.summary(per_query=ref('my_per_query_model'), metrics=[...], query_weights=ref('query_traffic')) }}
     {{ sqlndcg.account(run=ref('rankings'), judgments=ref('judgments'), group_by=[...]) }}
 
-  Settings are those of settings_declared() (spec.sql); a misspelled or unknown one is a compilation error naming
-  it. Column facts (integer or text ids, which group columns the judgments share) come from
+  Settings are those of _settings_declared() (spec.sql); a misspelled or unknown one is a compilation error naming
+  it. Column _facts (integer or text ids, which group columns the judgments share) come from
   adapter.get_columns_in_relation. `run_where` / `judgments_where` are SQL predicates written by the model's
   author (as dbt-utils' `where`), for incremental models that evaluate only new partitions.
 
@@ -25,7 +25,7 @@
 {#- A relation's columns classed as the plan expects: integer, number, text or other, as Python classes them
     (checks.py, column_class). dbt's Column methods compare the bare type name, so they miss DuckDB's DECIMAL(p,s)
     (and its TINYINT, HUGEINT and unsigned integers): the type name before any parenthesis is compared too. -#}
-{%- macro relation_columns(relation) -%}
+{%- macro _relation_columns(relation) -%}
 {%- set columns = [] -%}
 {%- set integers = ['tinyint', 'smallint', 'integer', 'bigint', 'hugeint', 'utinyint', 'usmallint', 'uinteger',
                     'ubigint', 'uhugeint', 'int', 'int1', 'int2', 'int4', 'int8', 'int16', 'int32', 'int64'] -%}
@@ -44,135 +44,135 @@
 {%- endmacro -%}
 
 {#- An input relation as the plan takes it; `where` narrows its rows. -#}
-{%- macro input_relation(role, relation, where=none) -%}
+{%- macro _input_relation(role, relation, where=none) -%}
 {%- if relation is none or relation is string -%}
-  {{ sqlndcg.fail('setting', role ~ '= must be a relation (ref(...) or source(...)), got ' ~ sqlndcg.show(relation)) }}
+  {{ sqlndcg._fail('setting', role ~ '= must be a relation (ref(...) or source(...)), got ' ~ sqlndcg._show(relation)) }}
 {%- endif -%}
-{%- set columns = sqlndcg.relation_columns(relation) -%}
+{%- set columns = sqlndcg._relation_columns(relation) -%}
 {%- if not columns -%}
-  {{ sqlndcg.fail('input', role ~ ' relation ' ~ relation ~ ' does not exist or has no columns') }}
+  {{ sqlndcg._fail('input', role ~ ' relation ' ~ relation ~ ' does not exist or has no columns') }}
 {%- endif -%}
 {%- set sql = relation | string if where is none else '(SELECT * FROM ' ~ relation ~ ' WHERE ' ~ where ~ ')' -%}
 {{ return({'sql': sql, 'label': role ~ ' relation ' ~ relation, 'columns': columns}) }}
 {%- endmacro -%}
 
-{#- relations + metric names + settings -> the plan (validated; a bad argument is a compilation error). The inputs
+{#- relations + metric names + settings -> the _plan (validated; a bad argument is a compilation error). The inputs
     are checked first unless check_inputs is false (it may also arrive among the settings: compare passes its
     keywords on). -#}
-{%- macro relation_plan(run, judgments, metrics, settings, run_where=none, judgments_where=none, check_inputs=true) -%}
+{%- macro _relation_plan(run, judgments, metrics, settings, run_where=none, judgments_where=none, check_inputs=true) -%}
 {%- set check_inputs = settings.get('check_inputs', check_inputs) -%}
 {%- set rest = {} -%}
 {%- for name, value in settings.items() if name != 'check_inputs' -%}{%- do rest.update({name: value}) -%}{%- endfor -%}
 {%- if check_inputs is not sameas true and check_inputs is not sameas false -%}
-  {{ sqlndcg.fail('setting', 'check_inputs= must be true or false, got ' ~ sqlndcg.show(check_inputs)) }}
+  {{ sqlndcg._fail('setting', 'check_inputs= must be true or false, got ' ~ sqlndcg._show(check_inputs)) }}
 {%- endif -%}
-{%- set spec = sqlndcg.spec(metrics, rest) -%}
-{%- set run_input = sqlndcg.input_relation('run', run, run_where) -%}
-{%- set judgments_input = sqlndcg.input_relation('judgments', judgments, judgments_where) -%}
-{%- set facts = sqlndcg.facts(spec, run_input, judgments_input) -%}
+{%- set spec = sqlndcg._spec(metrics, rest) -%}
+{%- set run_input = sqlndcg._input_relation('run', run, run_where) -%}
+{%- set judgments_input = sqlndcg._input_relation('judgments', judgments, judgments_where) -%}
+{%- set facts = sqlndcg._facts(spec, run_input, judgments_input) -%}
 {%- if check_inputs -%}
-  {{ sqlndcg.refuse_bad_input('run', facts.spec, run_input, []) }}
-  {{ sqlndcg.refuse_bad_input('judgments', facts.spec, judgments_input, facts.shared_groups) }}
+  {{ sqlndcg._refuse_bad_input('run', facts.spec, run_input, []) }}
+  {{ sqlndcg._refuse_bad_input('judgments', facts.spec, judgments_input, facts.shared_groups) }}
 {%- endif -%}
-{{ return(sqlndcg.plan(facts)) }}
+{{ return(sqlndcg._plan(facts)) }}
 {%- endmacro -%}
 
 {#- One row as Python's checks show it: (query_id='q1', doc_id='d2', copies=2). -#}
-{%- macro shown_row(names, row) -%}
+{%- macro _shown_row(names, row) -%}
 {%- set parts = [] -%}
-{%- for name in names -%}{%- do parts.append(name ~ '=' ~ sqlndcg.show(row[loop.index0])) -%}{%- endfor -%}
+{%- for name in names -%}{%- do parts.append(name ~ '=' ~ sqlndcg._show(row[loop.index0])) -%}{%- endfor -%}
 {{ return('(' ~ (parts | join(', ')) ~ ')') }}
 {%- endmacro -%}
 
 {#- The checks evaluate() runs on an input before computing (checks.sql; sqlndcg/checks.py runs the same
     declarations), run here with run_query: one scan counts every kind of bad value, one GROUP BY finds repeated
     keys, and only on a failure are a few offending rows fetched for the message. Fails the model with one line. -#}
-{%- macro refuse_bad_input(role, spec, input, shared) -%}
-{{ sqlndcg.refuse_declared(input, sqlndcg.input_checks(role, spec, input.columns, shared),
+{%- macro _refuse_bad_input(role, spec, input, shared) -%}
+{{ sqlndcg._refuse_declared(input, sqlndcg._input_checks(role, spec, input.columns, shared),
                            'sqlndcg.valid_run' if role == 'run' else 'sqlndcg.valid_judgments') }}
 {%- endmacro -%}
 
 {#- A query weights input (weights_plan's result) checked as evaluate(query_weights=) checks it: a query weighted
     twice would count twice (more queries than there are) and a negative or NaN weight has no meaning. Skipped
     when `settings` (compare's keywords) hold check_inputs=false. -#}
-{%- macro refuse_bad_weights(weights, settings={}) -%}
+{%- macro _refuse_bad_weights(weights, settings={}) -%}
 {%- if settings.get('check_inputs', true) -%}
-  {{ sqlndcg.refuse_declared(weights, sqlndcg.weights_checks(weights), 'sqlndcg.valid_query_weights') }}
+  {{ sqlndcg._refuse_declared(weights, sqlndcg._weights_checks(weights), 'sqlndcg.valid_query_weights') }}
 {%- endif -%}
 {%- endmacro -%}
 
 {#- `declared` as checks.sql's input_checks declares it (identity, problems, key_meaning, hint, unique_ranks);
     `input` is {sql, label}; `test` the generic test that lists every offending row. -#}
-{%- macro refuse_declared(input, declared, test) -%}
+{%- macro _refuse_declared(input, declared, test) -%}
 {%- set shown_limit = 5 -%}
 {%- set advice = '. The generic test ' ~ test ~ ' lists every such row (dbt test --store-failures).' -%}
 {%- set identity = declared.identity -%}
-{%- set quoted = [] -%}{%- for c in identity -%}{%- do quoted.append(sqlndcg.quote(c)) -%}{%- endfor -%}
+{%- set quoted = [] -%}{%- for c in identity -%}{%- do quoted.append(sqlndcg._quote(c)) -%}{%- endfor -%}
 {%- if declared.problems -%}
-  {%- set counts = run_query(sqlndcg.profile(input.sql, declared.problems)).rows[0] -%}
+  {%- set counts = run_query(sqlndcg._profile(input.sql, declared.problems)).rows[0] -%}
   {%- for c in declared.problems -%}
     {%- set count = counts[loop.index0 + 1] -%}
     {%- if count -%}
     {%- set names = identity + ([c.name] if c.name not in identity else []) -%}
     {%- set columns = quoted + ([c.column] if c.name not in identity else []) -%}
-    {%- set rows = run_query(sqlndcg.offending_rows(input.sql, c, columns, shown_limit)).rows -%}
-    {%- set shown = [] -%}{%- for r in rows -%}{%- do shown.append(sqlndcg.shown_row(names, r)) -%}{%- endfor -%}
-    {{ sqlndcg.fail('input', input.label ~ ': column ' ~ sqlndcg.show(c.name) ~ ' ' ~ c.message ~ ' in '
+    {%- set rows = run_query(sqlndcg._offending_rows(input.sql, c, columns, shown_limit)).rows -%}
+    {%- set shown = [] -%}{%- for r in rows -%}{%- do shown.append(sqlndcg._shown_row(names, r)) -%}{%- endfor -%}
+    {{ sqlndcg._fail('input', input.label ~ ': column ' ~ sqlndcg._show(c.name) ~ ' ' ~ c.message ~ ' in '
                     ~ count ~ ' row(s), e.g. ' ~ (shown | join(', ')) ~ advice) }}
     {%- endif -%}
   {%- endfor -%}
 {%- endif -%}
-{%- set dupes = run_query(sqlndcg.duplicates(input.sql, quoted, shown_limit)).rows -%}
+{%- set dupes = run_query(sqlndcg._duplicates(input.sql, quoted, shown_limit)).rows -%}
 {%- if dupes | length -%}
-  {%- set shown = [] -%}{%- for r in dupes -%}{%- do shown.append(sqlndcg.shown_row(identity + ['copies'], r)) -%}{%- endfor -%}
-  {{ sqlndcg.fail('input', input.label ~ ': ' ~ dupes[0][-1] ~ ' ' ~ declared.key_meaning ~ ' occur more than once ('
+  {%- set shown = [] -%}{%- for r in dupes -%}{%- do shown.append(sqlndcg._shown_row(identity + ['copies'], r)) -%}{%- endfor -%}
+  {{ sqlndcg._fail('input', input.label ~ ': ' ~ dupes[0][-1] ~ ' ' ~ declared.key_meaning ~ ' occur more than once ('
                   ~ (identity | join(', ')) ~ '), e.g. ' ~ (shown | join(', ')) ~ '. Each must appear once'
                   ~ declared.hint ~ '; nothing is dropped or chosen silently' ~ advice) }}
 {%- endif -%}
 {%- if declared.unique_ranks -%}
-  {%- set rank_keys = [] -%}{%- for c in declared.unique_ranks -%}{%- do rank_keys.append(sqlndcg.quote(c)) -%}{%- endfor -%}
-  {%- set shared_ranks = run_query(sqlndcg.duplicates(input.sql, rank_keys, shown_limit)).rows -%}
+  {%- set rank_keys = [] -%}{%- for c in declared.unique_ranks -%}{%- do rank_keys.append(sqlndcg._quote(c)) -%}{%- endfor -%}
+  {%- set shared_ranks = run_query(sqlndcg._duplicates(input.sql, rank_keys, shown_limit)).rows -%}
   {%- if shared_ranks | length -%}
-    {%- set shown = [] -%}{%- for r in shared_ranks -%}{%- do shown.append(sqlndcg.shown_row(declared.unique_ranks + ['copies'], r)) -%}{%- endfor -%}
-    {{ sqlndcg.fail('input', input.label ~ ": ties='rank' needs distinct ranks within a query, but " ~ shared_ranks[0][-1]
+    {%- set shown = [] -%}{%- for r in shared_ranks -%}{%- do shown.append(sqlndcg._shown_row(declared.unique_ranks + ['copies'], r)) -%}{%- endfor -%}
+    {{ sqlndcg._fail('input', input.label ~ ": ties='rank' needs distinct ranks within a query, but " ~ shared_ranks[0][-1]
                     ~ " rank(s) are shared, e.g. " ~ (shown | join(', ')) ~ "; use ties='doc_id' or 'average' to break or average ties by score" ~ advice) }}
   {%- endif -%}
 {%- endif -%}
 {%- endmacro -%}
 
-{%- macro parse_time_placeholder() -%}
+{%- macro _parse_time_placeholder() -%}
 {{ return('SELECT 1 AS sqlndcg_parse_placeholder') }}
 {%- endmacro -%}
 
 {%- macro per_query(run=none, judgments=none, metrics=none, run_where=none, judgments_where=none, check_inputs=true) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{%- if metrics is none -%}{{ sqlndcg.fail('metric', "per_query needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
-{%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
-{{ return(sqlndcg.per_query_sql(plan)) }}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{%- if metrics is none -%}{{ sqlndcg._fail('metric', "per_query needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
+{%- set plan = sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
+{{ return(sqlndcg._per_query_sql(plan)) }}
 {%- endmacro -%}
 
 {%- macro summary(run=none, judgments=none, metrics=none, per_query=none, run_where=none, judgments_where=none,
                   query_weights=none, weight_column='weight', check_inputs=true) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{%- if metrics is none -%}{{ sqlndcg.fail('metric', "summary needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{%- if metrics is none -%}{{ sqlndcg._fail('metric', "summary needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
 {%- if per_query is not none -%}
   {#- Summarize a per-query model built by sqlndcg.per_query with the same metrics and group_by. -#}
-  {%- set plan = sqlndcg.output_columns(sqlndcg.spec(metrics, kwargs)) -%}
+  {%- set plan = sqlndcg._output_columns(sqlndcg._spec(metrics, kwargs)) -%}
   {%- set source = per_query -%}
 {%- else -%}
-  {%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
-  {%- set source = '(' ~ sqlndcg.per_query_sql(plan, false) ~ ')' -%}
+  {%- set plan = sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
+  {%- set source = '(' ~ sqlndcg._per_query_sql(plan, false) ~ ')' -%}
 {%- endif -%}
 {%- set weights = none -%}
 {%- if query_weights is not none -%}
-  {%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', query_weights), weight_column) -%}
-  {%- if check_inputs -%}{{ sqlndcg.refuse_bad_weights(weights) }}{%- endif -%}
+  {%- set weights = sqlndcg._weights_plan(plan, sqlndcg._input_relation('query weights', query_weights), weight_column) -%}
+  {%- if check_inputs -%}{{ sqlndcg._refuse_bad_weights(weights) }}{%- endif -%}
 {%- endif -%}
-{{ return(sqlndcg.summary_sql(source, plan, weights)) }}
+{{ return(sqlndcg._summary_sql(source, plan, weights)) }}
 {%- endmacro -%}
 
 {%- macro account(run=none, judgments=none, metrics=['ndcg'], run_where=none, judgments_where=none, check_inputs=true) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{%- set plan = sqlndcg.relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
-{{ return(sqlndcg.account_sql(plan)) }}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{%- set plan = sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
+{{ return(sqlndcg._account_sql(plan)) }}
 {%- endmacro -%}

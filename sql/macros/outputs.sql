@@ -8,50 +8,50 @@
                 own columns (compare.sql), else none
   Beside the names, the shape the statements over a per-query table read (summary.sql, compare.sql, weights.sql,
   the generic tests): `groups` ({name, output}), `metrics` (name, emptyable, and each output column quoted),
-  `query_output`, `queries_output`, and `spec`. The plan (plan.sql) carries the same shape, built here, so those
+  `query_output`, `queries_output`, and `spec`. The _plan (plan.sql) carries the same shape, built here, so those
   statements take a plan or these outputs alike; dbt's per_query= callers have only a spec, and need no more.
 -#}
 
 {#- A metric's summary columns, as [plan key, suffix] pairs: its mean under its own name, then the spread. -#}
-{%- macro summary_suffixes() -%}
+{%- macro _summary_suffixes() -%}
 {{ return([['column', ''], ['count_column', '_count'], ['std_column', '_std'], ['ci_low_column', '_ci_low'],
            ['ci_high_column', '_ci_high']]) }}
 {%- endmacro -%}
 
 {#- The bootstrap interval's suffixes: Python adds these columns to the summary (evaluate(bootstrap=...)). -#}
-{%- macro bootstrap_suffixes() -%}
+{%- macro _bootstrap_suffixes() -%}
 {{ return(['_bootstrap_low', '_bootstrap_high']) }}
 {%- endmacro -%}
 
-{%- macro output_columns(spec, system=none) -%}
-{%- set kinds = sqlndcg.metric_kinds() -%}
+{%- macro _output_columns(spec, system=none) -%}
+{%- set kinds = sqlndcg._metric_kinds() -%}
 {%- set groups, metrics = [], [] -%}
 {%- set per_query, summary, added, account = [], [], [], [] -%}
 {%- for name in spec.group_by -%}
-  {%- do groups.append({'name': name, 'output': sqlndcg.quote(name)}) -%}
+  {%- do groups.append({'name': name, 'output': sqlndcg._quote(name)}) -%}
   {%- do per_query.append(name) -%}{%- do summary.append(name) -%}{%- do account.append(name) -%}
 {%- endfor -%}
 {%- do per_query.append(spec.columns.query_id) -%}
 {%- do summary.append('queries') -%}
-{%- do account.extend(sqlndcg.account_columns()) -%}
+{%- do account.extend(sqlndcg._account_columns()) -%}
 {%- for m in spec.metrics -%}
   {%- set columns = {'name': m.name, 'emptyable': kinds[m.kind].emptyable} -%}
-  {%- for key, suffix in sqlndcg.summary_suffixes() -%}
-    {%- do columns.update({key: sqlndcg.quote(m.name ~ suffix)}) -%}
+  {%- for key, suffix in sqlndcg._summary_suffixes() -%}
+    {%- do columns.update({key: sqlndcg._quote(m.name ~ suffix)}) -%}
     {%- do summary.append(m.name ~ suffix) -%}
   {%- endfor -%}
   {%- do metrics.append(columns) -%}
   {%- do per_query.append(m.name) -%}
-  {%- for suffix in sqlndcg.bootstrap_suffixes() -%}{%- do added.append(m.name ~ suffix) -%}{%- endfor -%}
+  {%- for suffix in sqlndcg._bootstrap_suffixes() -%}{%- do added.append(m.name ~ suffix) -%}{%- endfor -%}
 {%- endfor -%}
 {%- set compare = none -%}
 {%- if system is not none -%}
   {%- set compare = [] -%}
   {%- for name in spec.group_by if name != system -%}{%- do compare.append(name) -%}{%- endfor -%}
   {%- do compare.append(system) -%}
-  {%- do compare.extend(sqlndcg.compare_columns()) -%}
+  {%- do compare.extend(sqlndcg._compare_columns()) -%}
 {%- endif -%}
-{{ return({'spec': spec, 'groups': groups, 'metrics': metrics, 'query_output': sqlndcg.quote(spec.columns.query_id),
-           'queries_output': sqlndcg.quote('queries'), 'per_query': per_query, 'summary': summary, 'added': added,
+{{ return({'spec': spec, 'groups': groups, 'metrics': metrics, 'query_output': sqlndcg._quote(spec.columns.query_id),
+           'queries_output': sqlndcg._quote('queries'), 'per_query': per_query, 'summary': summary, 'added': added,
            'account': account, 'compare': compare}) }}
 {%- endmacro -%}

@@ -3,7 +3,7 @@
 
   Definitions (SEMANTICS.md), with rel_i the label at position i (0 if unjudged) and g() the gain:
     CG@k   = sum_{i<=k} max(rel_i, 0)
-    DCG@k  = sum_{i<=k} g(rel_i) / log2(i + 1)
+    DCG@k  = sum_{i<=k} g(rel_i) / _log2(i + 1)
     IDCG@k = DCG@k of the ideal ranking (all judged documents, or only the retrieved ones, by gain descending)
     NDCG@k = DCG@k / IDCG@k                      (IDCG = 0 for lack of any gain: the `empty` setting)
     P@k    = relevant in top k / k               (`short_lists`: pad divides by k, truncate by min(k, n))
@@ -40,52 +40,52 @@
     a comparison's input): one sort of the result fewer. Per call, not in the plan: `bucket` ({index, count}, one
     pass of partitions: only its queries' rows) and `longest_list` (the account's longest run list, when the input
     checks counted it). -#}
-{%- macro per_query_sql(p, ordered=true, bucket=none, longest_list=none) -%}
-{%- set f = sqlndcg.per_query_flags(p, longest_list) -%}
-WITH run_rows AS{{ sqlndcg.input_cte(p, 'run', bucket) }} (
-  {{ sqlndcg.run_rows(p, bucket) }}
+{%- macro _per_query_sql(p, ordered=true, bucket=none, longest_list=none) -%}
+{%- set f = sqlndcg._per_query_flags(p, longest_list) -%}
+WITH run_rows AS{{ sqlndcg._input_cte(p, 'run', bucket) }} (
+  {{ sqlndcg._run_rows(p, bucket) }}
 ),
-judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
-  {{ sqlndcg.judgment_rows(p, bucket) }}
+judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
+  {{ sqlndcg._judgment_rows(p, bucket) }}
 ),
-{{ sqlndcg.per_query_labels(p, f) }},
-{{ sqlndcg.per_query_judged_queries(p, f) }},
-{{ sqlndcg.per_query_run_queries(p, f) }},
+{{ sqlndcg._per_query_labels(p, f) }},
+{{ sqlndcg._per_query_judged_queries(p, f) }},
+{{ sqlndcg._per_query_run_queries(p, f) }},
 {%- if f.join_first %}
-{{ sqlndcg.per_query_labelled(p, f) }},
+{{ sqlndcg._per_query_labelled(p, f) }},
 {%- endif %}
 {%- if f.cut %}
-{{ sqlndcg.per_query_cut(p, f) }},
+{{ sqlndcg._per_query_cut(p, f) }},
 {%- endif %}
-{{ sqlndcg.per_query_ranked(p, f) }},
+{{ sqlndcg._per_query_ranked(p, f) }},
 {%- if f.refilter %}
-{{ sqlndcg.per_query_refiltered(p, f) }},
+{{ sqlndcg._per_query_refiltered(p, f) }},
 {%- endif %}
-{{ sqlndcg.per_query_top_ranked(p, f) }},
+{{ sqlndcg._per_query_top_ranked(p, f) }},
 {%- if f.needs_ideal %}
-{{ sqlndcg.per_query_ideal(p, f) }},
+{{ sqlndcg._per_query_ideal(p, f) }},
 {%- endif %}
 {%- if f.needs_ideal_totals %}
-{{ sqlndcg.per_query_ideal_totals(p, f) }},
+{{ sqlndcg._per_query_ideal_totals(p, f) }},
 {%- endif %}
-{{ sqlndcg.per_query_scored(p, f) }},
-{{ sqlndcg.per_query_positioned(p, f) }},
-{{ sqlndcg.per_query_accumulated(p, f) }},
-{{ sqlndcg.per_query_run_metrics(p, f) }},
+{{ sqlndcg._per_query_scored(p, f) }},
+{{ sqlndcg._per_query_positioned(p, f) }},
+{{ sqlndcg._per_query_accumulated(p, f) }},
+{{ sqlndcg._per_query_run_metrics(p, f) }},
 {%- if f.needs_tail %}
-{{ sqlndcg.per_query_ideal_tail(p, f) }},
+{{ sqlndcg._per_query_ideal_tail(p, f) }},
 {%- endif %}
 {%- if f.needs_idcg and p.ideal == 'judgments' %}
-{{ sqlndcg.per_query_ideal_dcg(p, f) }},
+{{ sqlndcg._per_query_ideal_dcg(p, f) }},
 {%- endif %}
-{{ sqlndcg.per_query_scored_queries(p, f, bucket) }}
-{{ sqlndcg.per_query_result(p, f, ordered) }}
+{{ sqlndcg._per_query_scored_queries(p, f, bucket) }}
+{{ sqlndcg._per_query_result(p, f, ordered) }}
 {%- endmacro -%}
 
 
-{#- What the statement computes, derived once from the plan (what the metrics `need`, the settings) and the call's
+{#- What the statement computes, derived once from the _plan (what the metrics `need`, the settings) and the call's
     longest_list: every stage macro below reads these flags (`f`) and names instead of deriving its own. -#}
-{%- macro per_query_flags(p, longest_list=none) -%}
+{%- macro _per_query_flags(p, longest_list=none) -%}
 {%- set needs = p.needs -%}
 {%- set needs_dcg = 'dcg_at' in needs or 'ideal_rows' in needs -%}
 {%- set needs_idcg = 'ideal_at' in needs -%}
@@ -137,7 +137,7 @@ judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
 {#- Each measure's own aggregates (measures/<family>.sql), as [alias, expression] pairs. -#}
 {%- set own = [] -%}
 {%- for m in p.metrics -%}
-  {%- for pair in sqlndcg.measure_aggregates(m, p) -%}{%- do own.append([m.id ~ '_' ~ pair[0], pair[1]]) -%}{%- endfor -%}
+  {%- for pair in sqlndcg._measure_aggregates(m, p) -%}{%- do own.append([m.id ~ '_' ~ pair[0], pair[1]]) -%}{%- endfor -%}
 {%- endfor -%}
 {{ return({
   'needs_dcg': needs_dcg, 'needs_idcg': needs_idcg, 'needs_hits': needs_hits, 'needs_ap': needs_ap,
@@ -148,7 +148,7 @@ judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
   'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
   'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running,
   'averaged': ns.values, 'own': own,
-  'rank_order': sqlndcg.rank_order('_key', sqlndcg.tie_doc(p), p.order_by),
+  'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), p.order_by),
 }) }}
 {%- endmacro -%}
 
@@ -156,15 +156,15 @@ judgment_rows AS{{ sqlndcg.input_cte(p, 'judgments', bucket) }} (
 {#- The statement's stages, in the order they appear in it. -#}
 
 {#- Each judgment's label, gain and 0/1 columns per relevance threshold. -#}
-{%- macro per_query_labels(p, f) -%}
+{%- macro _per_query_labels(p, f) -%}
 labels AS (
   SELECT
     {{ f.s_cols }}_q, _d, _rel,
-    {{ sqlndcg.gain('_rel', p) }} AS _gain,
+    {{ sqlndcg._gain('_rel', p) }} AS _gain,
     CASE WHEN _rel > 0 THEN _rel ELSE 0 END AS _cg,
     {%- for t in p.thresholds %}
-    CASE WHEN _rel >= {{ sqlndcg.number(t) }} THEN 1 ELSE 0 END AS _rel_t{{ loop.index0 }},
-    CASE WHEN _rel >= 0 AND _rel < {{ sqlndcg.number(t) }} THEN 1 ELSE 0 END AS _nonrel_t{{ loop.index0 }},
+    CASE WHEN _rel >= {{ sqlndcg._number(t) }} THEN 1 ELSE 0 END AS _rel_t{{ loop.index0 }},
+    CASE WHEN _rel >= 0 AND _rel < {{ sqlndcg._number(t) }} THEN 1 ELSE 0 END AS _nonrel_t{{ loop.index0 }},
     {%- endfor %}
     CASE WHEN _rel < 0 THEN 1 ELSE 0 END AS _pool,
     CASE WHEN _rel >= 0 THEN 1 ELSE 0 END AS _judged
@@ -173,7 +173,7 @@ labels AS (
 {%- endmacro -%}
 
 {#- Per judged (shared group, query): R and judged non-relevant per threshold, the largest label, any gain. -#}
-{%- macro per_query_judged_queries(p, f) -%}
+{%- macro _per_query_judged_queries(p, f) -%}
 judged_queries AS (
   SELECT
     {{ f.s_cols }}_q,
@@ -189,7 +189,7 @@ judged_queries AS (
 {%- endmacro -%}
 
 {#- The (group, query) pairs of the run, marked as answered. -#}
-{%- macro per_query_run_queries(p, f) -%}
+{%- macro _per_query_run_queries(p, f) -%}
 run_queries AS (
   {#- Every (group, query) the run answered, before any document is cut by depth or judged_only. #}
   SELECT DISTINCT {{ f.g_cols }}_q, 1 AS _in_run
@@ -198,7 +198,7 @@ run_queries AS (
 {%- endmacro -%}
 
 {#- The run's rows with their labels, when the labels are joined before the ranking (no cutoff prunes). -#}
-{%- macro per_query_labelled(p, f) -%}
+{%- macro _per_query_labelled(p, f) -%}
 labelled AS (
   {#- ClickHouse fills unmatched LEFT JOIN columns with 0/'' instead of NULL, so every joined value is read
       through COALESCE and never tested with IS NULL. #}
@@ -217,7 +217,7 @@ labelled AS (
 {%- endmacro -%}
 
 {#- Each list's k-th best key and the rows that can reach the top k (list_cut, candidates). -#}
-{%- macro per_query_cut(p, f) -%}
+{%- macro _per_query_cut(p, f) -%}
 list_cut AS (
   {#- The k-th best key of each list (its last, if the list is shorter): every document that can reach the top k
       has a key at least as good, so ranking only those gives every position the same document. A one-key
@@ -242,7 +242,7 @@ candidates AS (
 {%- endmacro -%}
 
 {#- Each list ranked once: positions (and tie groups, running relevant counts when joined first). -#}
-{%- macro per_query_ranked(p, f) -%}
+{%- macro _per_query_ranked(p, f) -%}
 ranked AS (
   SELECT
     {{ f.g_cols }}_q, _d, _key,
@@ -261,7 +261,7 @@ ranked AS (
 {%- endmacro -%}
 
 {#- trec_eval -M/-J: the kept rows ranked again (kept, reranked). -#}
-{%- macro per_query_refiltered(p, f) -%}
+{%- macro _per_query_refiltered(p, f) -%}
 kept AS (
   {#- trec_eval -M (depth): the top `depth` of each list; -J (judged_only): then only judged documents, ranked again
       in the same order. #}
@@ -282,7 +282,7 @@ reranked AS (
 {%- endmacro -%}
 
 {#- The top of each list that any metric reads. -#}
-{%- macro per_query_top_ranked(p, f) -%}
+{%- macro _per_query_top_ranked(p, f) -%}
 top_ranked AS (
   {#- Only the top of each list is joined to the judgments when every metric has a cutoff; tied groups that
       start inside the cutoff are kept whole, because their average needs every member. #}
@@ -295,7 +295,7 @@ top_ranked AS (
 {%- endmacro -%}
 
 {#- The ideal ranking of the judged gains and its running IDCG (ideal_order, ideal_ranking). -#}
-{%- macro per_query_ideal(p, f) -%}
+{%- macro _per_query_ideal(p, f) -%}
 ideal_order AS (
   SELECT {{ f.s_cols }}_q, _gain,
     ROW_NUMBER() OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _gain DESC) AS _ideal_pos
@@ -304,7 +304,7 @@ ideal_order AS (
 ),
 ideal_ranking AS (
   SELECT {{ f.s_cols }}_q, _ideal_pos, _gain,
-    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
+    SUM(_gain * {{ sqlndcg._discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
     {%- if f.needs_ideal_rows %},
     {#- The last position of each gain level of the ideal ranking (Rndcg's boundaries). #}
     CASE WHEN _gain <> COALESCE(LEAD(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }}), 0) THEN 1 ELSE 0 END AS _boundary
@@ -319,7 +319,7 @@ ideal_ranking AS (
 {%- endmacro -%}
 
 {#- Per query: positive-gain documents, their total gain and the full IDCG. -#}
-{%- macro per_query_ideal_totals(p, f) -%}
+{%- macro _per_query_ideal_totals(p, f) -%}
 ideal_totals AS (
   SELECT {{ f.s_cols }}_q, COUNT(*) AS _npos, SUM(_gain) AS _ideal_gain, MAX(_idcg_run) AS _idcg_total
   FROM ideal_ranking
@@ -328,7 +328,7 @@ ideal_totals AS (
 {%- endmacro -%}
 
 {#- The ranked rows with their labels, R counts and ideal values joined. -#}
-{%- macro per_query_scored(p, f) -%}
+{%- macro _per_query_scored(p, f) -%}
 scored AS (
   {#- ClickHouse fills unmatched LEFT JOIN columns with 0/'' instead of NULL, so every joined value is read
       through COALESCE and never tested with IS NULL. #}
@@ -391,7 +391,7 @@ scored AS (
 {%- endmacro -%}
 
 {#- Per position: the values the running sums read (tie-averaged under ties='average'). -#}
-{%- macro per_query_positioned(p, f) -%}
+{%- macro _per_query_positioned(p, f) -%}
 positioned AS (
   SELECT
     {{ f.g_cols }}_q, _pos, _judged, _pool,
@@ -424,7 +424,7 @@ positioned AS (
 {%- endmacro -%}
 
 {#- Running sums in rank order. -#}
-{%- macro per_query_accumulated(p, f) -%}
+{%- macro _per_query_accumulated(p, f) -%}
 accumulated AS (
   {#- Running sums in rank order: a metric at cutoff k is the running sum at position min(k, n), which is the
       largest running sum within k since no contribution is negative. Summing in one fixed order keeps every
@@ -450,7 +450,7 @@ accumulated AS (
     SUM(_gain) OVER ({{ f.running }}) AS _got_run,
     {%- endif %}
     {%- if f.needs_dcg %}
-    SUM(_gain_at * {{ sqlndcg.discount('_pos') }}) OVER ({{ f.running }}) AS _dcg_run,
+    SUM(_gain_at * {{ sqlndcg._discount('_pos') }}) OVER ({{ f.running }}) AS _dcg_run,
     {%- endif %}
     {%- if f.needs_cg %}
     SUM(_cg_at) OVER ({{ f.running }}) AS _cg_run,
@@ -468,7 +468,7 @@ accumulated AS (
     {%- endfor %}
     {%- if f.needs_idcg and p.ideal == 'retrieved' %}
     _ideal_pos,
-    SUM(_gain * {{ sqlndcg.discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
+    SUM(_gain * {{ sqlndcg._discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
     {%- endif %}
     _gain
   FROM positioned
@@ -476,7 +476,7 @@ accumulated AS (
 {%- endmacro -%}
 
 {#- Per (group, query): the running sums read at each cutoff, totals, first relevant position, own aggregates. -#}
-{%- macro per_query_run_metrics(p, f) -%}
+{%- macro _per_query_run_metrics(p, f) -%}
 run_metrics AS (
   SELECT
     {{ f.g_cols }}_q,
@@ -527,7 +527,7 @@ run_metrics AS (
 {%- endmacro -%}
 
 {#- Rndcg's ideal boundaries past the end of the run's list. -#}
-{%- macro per_query_ideal_tail(p, f) -%}
+{%- macro _per_query_ideal_tail(p, f) -%}
 ideal_tail AS (
   {#- Rndcg's boundaries past the end of the run's list: sum of 1 / IDCG(b) and how many. #}
   SELECT
@@ -546,7 +546,7 @@ ideal_tail AS (
 {%- endmacro -%}
 
 {#- The ideal DCG at each cutoff (padded lists: k positions; truncated: min(k, n)). -#}
-{%- macro per_query_ideal_dcg(p, f) -%}
+{%- macro _per_query_ideal_dcg(p, f) -%}
 {%- if p.short_lists == 'pad' -%}
 ideal_dcg AS (
   {#- Padded lists: the ideal takes k positions whatever the length of the run's list (trec_eval). #}
@@ -577,7 +577,7 @@ ideal_dcg AS (
 {%- endmacro -%}
 
 {#- The (group, query) pairs that get a row, by the `queries` setting. -#}
-{%- macro per_query_scored_queries(p, f, bucket) -%}
+{%- macro _per_query_scored_queries(p, f, bucket) -%}
 scored_queries AS (
   {%- if p.queries == 'judged' %}
   {#- Every judged (shared group, query) for every value of the run-only group columns in the run (each system):
@@ -586,7 +586,7 @@ scored_queries AS (
   {%- set only = p.groups | rejectattr('shared') | list %}
   {%- if only %}
   SELECT {% for g in p.groups %}{{ 'jq' if g.shared else 'rg' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q
-  FROM ({% if bucket %}{{ sqlndcg.run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS rg
+  FROM ({% if bucket %}{{ sqlndcg._run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_queries{% endif %}) AS rg
   CROSS JOIN judged_queries AS jq
   {%- else %}
   SELECT {% for g in f.shared %}jq.{{ g.alias }} AS {{ g.alias }}, {% endfor %}jq._q AS _q FROM judged_queries AS jq
@@ -602,14 +602,14 @@ scored_queries AS (
 {%- endmacro -%}
 
 {#- One row per scored (group, query): every metric's value from the shared aggregates. -#}
-{%- macro per_query_result(p, f, ordered) -%}
+{%- macro _per_query_result(p, f, ordered) -%}
 SELECT
   {%- for g in p.groups %}
   sq.{{ g.alias }} AS {{ g.output }},
   {%- endfor %}
   sq._q AS {{ p.query_output }},
   {%- for m in p.metrics %}
-  CAST({{ sqlndcg.metric_value(m, p) }} AS {{ sqlndcg.double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
+  CAST({{ sqlndcg._metric_value(m, p) }} AS {{ sqlndcg.double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
   {%- endfor %}
 FROM scored_queries AS sq
 LEFT JOIN run_metrics AS rm
@@ -641,32 +641,32 @@ ORDER BY {% for g in p.groups %}sq.{{ g.alias }}, {% endfor %}sq._q
 {#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _key: the score (higher
     is better) or the rank (lower is better), by which the documents are ordered. Internal names cannot collide
     with whatever the user's columns are called. -#}
-{%- macro run_rows(p, bucket=none) -%}
+{%- macro _run_rows(p, bucket=none) -%}
 SELECT
     {%- for g in p.groups %}
     {{ g.run_column }} AS {{ g.alias }},
     {%- endfor %}
-    {{ sqlndcg.id(p.run_query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg.id(p.run_doc_id, p.ids_as_text) }} AS _d,
+    {{ sqlndcg._id(p.run_query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg._id(p.run_doc_id, p.ids_as_text) }} AS _d,
     {#- Kept in its own type: a cast of large integer scores to DOUBLE would turn distinct scores into ties. #}
     {{ p.score if p.order_by == 'score' else p.rank }} AS _key
   FROM {{ p.run }} AS run_input
-  {{- sqlndcg.in_bucket(p, p.run_query_id, bucket) }}
+  {{- sqlndcg._in_bucket(p, p.run_query_id, bucket) }}
 {%- endmacro -%}
 
 
 {#- How a statement holds the CTE over an input (`role`: 'run' or 'judgments'): read again per use where that is
     cheap (dialect.sql, reread), except in a pass over one bucket of queries (partitions): that pass keeps only its
     bucket's rows, and holding them costs less than reading the whole input again for each use. -#}
-{%- macro input_cte(p, role, bucket=none) -%}
+{%- macro _input_cte(p, role, bucket=none) -%}
 {{- sqlndcg.reread(p[role ~ '_rereadable'] and not bucket) -}}
 {%- endmacro -%}
 
 
 {#- Partitions: only the rows whose query id falls in this pass's bucket (nothing without partitions). -#}
-{%- macro in_bucket(p, query_id, bucket=none) -%}
+{%- macro _in_bucket(p, query_id, bucket=none) -%}
 {%- if bucket %}
-  WHERE {{ sqlndcg.bucket_of(sqlndcg.id(query_id, p.ids_as_text), bucket.count) }} = {{ bucket.index }}
+  WHERE {{ sqlndcg._bucket_of(sqlndcg._id(query_id, p.ids_as_text), bucket.count) }} = {{ bucket.index }}
 {%- endif %}
 {%- endmacro -%}
 
@@ -674,42 +674,42 @@ SELECT
 {#- Every group of the run (or the values of the group columns `groups` only), whatever bucket its queries fall
     in (partitions: a group that answered no query of this bucket is still scored on the bucket's judged queries,
     and still has an account row). -#}
-{%- macro run_groups(p, groups=none) -%}
+{%- macro _run_groups(p, groups=none) -%}
 SELECT DISTINCT {% for g in (p.groups if groups is none else groups) %}{{ g.run_column }} AS {{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   FROM {{ p.run }} AS run_input
 {%- endmacro -%}
 
 
 {#- The judgments' rows: shared group columns, _q, _d, and the label _rel as a DOUBLE. -#}
-{%- macro judgment_rows(p, bucket=none) -%}
+{%- macro _judgment_rows(p, bucket=none) -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 SELECT
     {%- for g in shared %}
     {{ g.judgments_column }} AS {{ g.alias }},
     {%- endfor %}
-    {{ sqlndcg.id(p.judgments_query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg.id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
+    {{ sqlndcg._id(p.judgments_query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg._id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
     {% if p.get('labels') == 'integer_part' %}{{ sqlndcg.integer_part('CAST(' ~ p.rel ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% else %}CAST({{ p.rel }} AS {{ sqlndcg.double() }}){% endif %} AS _rel
   FROM {{ p.judgments }} AS judgments_input
-  {{- sqlndcg.in_bucket(p, p.judgments_query_id, bucket) }}
+  {{- sqlndcg._in_bucket(p, p.judgments_query_id, bucket) }}
 {%- endmacro -%}
 
 
-{#- gain(rel): 0 for rel <= 0 (unjudged, non-relevant, or judged unusable); else 2^rel - 1, rel, or the map. -#}
-{%- macro gain(rel, p) -%}
+{#- _gain(rel): 0 for rel <= 0 (unjudged, non-relevant, or judged unusable); else 2^rel - 1, rel, or the map. -#}
+{%- macro _gain(rel, p) -%}
 {%- if p.gain == 'exponential' -%}
-CASE WHEN {{ rel }} > 0 THEN {{ sqlndcg.exp2_minus_1(rel) }} ELSE 0 END
+CASE WHEN {{ rel }} > 0 THEN {{ sqlndcg._exp2_minus_1(rel) }} ELSE 0 END
 {%- elif p.gain == 'linear' -%}
 CASE WHEN {{ rel }} > 0 THEN {{ rel }} ELSE 0 END
 {%- else -%}
-CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg.number(grade) }} THEN {{ sqlndcg.number(value) }}{% endfor %} ELSE 0 END
+CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(grade) }} THEN {{ sqlndcg._number(value) }}{% endfor %} ELSE 0 END
 {%- endif -%}
 {%- endmacro -%}
 
 
 {#- One metric's value: its measure file's value macro (measures/), given the shared per-query aggregates as SQL
     expressions (rm: run side, jq: judged side, idl: ideal side, it: ideal totals, rq: whether the run has it). -#}
-{%- macro metric_value(m, p) -%}
+{%- macro _metric_value(m, p) -%}
 {%- set s = m.suffix -%}
 {%- set t = m.threshold_index -%}
 {%- set n = 'COALESCE(rm._n, 0)' -%}
@@ -741,5 +741,5 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg.number(grad
   'tail_inverse': 'COALESCE(rt._tail_inverse, 0)', 'tail_count': 'COALESCE(rt._tail_count, 0)',
   'own': 'rm.' ~ m.id ~ '_',
 } -%}
-{{ sqlndcg.measure_value(m, p, a) }}
+{{ sqlndcg._measure_value(m, p, a) }}
 {%- endmacro -%}

@@ -7,36 +7,36 @@
   A column is {name, type, class}, class one of 'integer', 'number' (any other numeric type), 'text', 'other'.
 -#}
 
-{%- macro column_names(columns) -%}
+{%- macro _column_names(columns) -%}
 {{ return(columns | map(attribute='name') | list) }}
 {%- endmacro -%}
 
-{%- macro require_columns(label, columns, needed) -%}
-{%- set names = sqlndcg.column_names(columns) -%}
+{%- macro _require_columns(label, columns, needed) -%}
+{%- set names = sqlndcg._column_names(columns) -%}
 {%- for role, name in needed if name not in names -%}
   {%- set close = [] -%}
   {%- for c in names if c | lower == name | lower -%}{%- do close.append(c) -%}{%- endfor -%}
-  {%- set hint = (' (did you mean ' ~ sqlndcg.show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
-  {{ sqlndcg.fail('input', label ~ ' has no ' ~ role ~ ' column ' ~ sqlndcg.show(name) ~ hint ~ '; its columns are ' ~ sqlndcg.show(names) ~ '. Name the right one with the matching setting (query_id=, doc_id=, score=, rank=, rel=, group_by=).') }}
+  {%- set hint = (' (did you mean ' ~ sqlndcg._show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
+  {{ sqlndcg._fail('input', label ~ ' has no ' ~ role ~ ' column ' ~ sqlndcg._show(name) ~ hint ~ '; its columns are ' ~ sqlndcg._show(names) ~ '. Name the right one with the matching setting (query_id=, doc_id=, score=, rank=, rel=, group_by=).') }}
 {%- endfor -%}
 {%- endmacro -%}
 
-{%- macro column_of(columns, name) -%}
+{%- macro _column_of(columns, name) -%}
 {%- for c in columns if c.name == name -%}{{ return(c) }}{%- endfor -%}
 {{ return(none) }}
 {%- endmacro -%}
 
-{%- macro require_types(label, columns, numeric, ids) -%}
+{%- macro _require_types(label, columns, numeric, ids) -%}
 {%- for name in numeric -%}
-  {%- set c = sqlndcg.column_of(columns, name) -%}
+  {%- set c = sqlndcg._column_of(columns, name) -%}
   {%- if c.class not in ['integer', 'number'] -%}
-    {{ sqlndcg.fail('input', label ~ ': column ' ~ sqlndcg.show(name) ~ ' holds ' ~ c.type ~ ', but must hold numbers; convert it (or fix the rows that made it text) and try again') }}
+    {{ sqlndcg._fail('input', label ~ ': column ' ~ sqlndcg._show(name) ~ ' holds ' ~ c.type ~ ', but must hold numbers; convert it (or fix the rows that made it text) and try again') }}
   {%- endif -%}
 {%- endfor -%}
 {%- for name in ids -%}
-  {%- set c = sqlndcg.column_of(columns, name) -%}
+  {%- set c = sqlndcg._column_of(columns, name) -%}
   {%- if c.class not in ['integer', 'text'] -%}
-    {{ sqlndcg.fail('input', label ~ ': id column ' ~ sqlndcg.show(name) ~ ' holds ' ~ c.type ~ '; ids must be text or integers (cast it, e.g. to VARCHAR)') }}
+    {{ sqlndcg._fail('input', label ~ ': id column ' ~ sqlndcg._show(name) ~ ' holds ' ~ c.type ~ '; ids must be text or integers (cast it, e.g. to VARCHAR)') }}
   {%- endif -%}
 {%- endfor -%}
 {%- endmacro -%}
@@ -44,17 +44,17 @@
 {#- What the SQL must assume about the inputs: which of score/rank orders the run, whether ids compare as text,
     which group columns the judgments share. Missing or mistyped columns fail here, by name. Returns the spec with
     the order column settled, and the facts. -#}
-{%- macro settled_spec(spec, run) -%}
+{%- macro _settled_spec(spec, run) -%}
 {%- set cols = spec.columns -%}
-{%- set run_names = sqlndcg.column_names(run.columns) -%}
+{%- set run_names = sqlndcg._column_names(run.columns) -%}
 {%- set has_score = cols.score is not none and cols.score in run_names -%}
 {%- set has_rank = cols.rank is not none and cols.rank in run_names -%}
 {%- if spec.ties == 'rank' and not has_rank -%}
-  {{ sqlndcg.require_columns(run.label, run.columns, [('rank', cols.rank)]) }}
+  {{ sqlndcg._require_columns(run.label, run.columns, [('rank', cols.rank)]) }}
 {%- endif -%}
 {%- if not has_score and not has_rank -%}
-  {%- set wanted = [] -%}{%- for c in [cols.score, cols.rank] if c -%}{%- do wanted.append(sqlndcg.show(c)) -%}{%- endfor -%}
-  {{ sqlndcg.fail('input', run.label ~ ' has neither a score column nor a rank column (' ~ (wanted | join(' or ')) ~ '); its columns are ' ~ sqlndcg.show(run_names) ~ '. Name one with score= (higher is better) or rank= (1 is best).') }}
+  {%- set wanted = [] -%}{%- for c in [cols.score, cols.rank] if c -%}{%- do wanted.append(sqlndcg._show(c)) -%}{%- endfor -%}
+  {{ sqlndcg._fail('input', run.label ~ ' has neither a score column nor a rank column (' ~ (wanted | join(' or ')) ~ '); its columns are ' ~ sqlndcg._show(run_names) ~ '. Name one with score= (higher is better) or rank= (1 is best).') }}
 {%- endif -%}
 {%- set score = cols.score if has_score else none -%}
 {%- set rank = cols.rank if has_rank else none -%}
@@ -71,22 +71,22 @@
 {#- What the SQL must assume about the inputs: which of score/rank orders the run, whether ids compare as text,
     which group columns the judgments share. Missing or mistyped columns fail here, by name. Returns the spec with
     the order column settled, and the facts. -#}
-{%- macro facts(spec, run, judgments) -%}
-{%- set spec_out = sqlndcg.settled_spec(spec, run) -%}
+{%- macro _facts(spec, run, judgments) -%}
+{%- set spec_out = sqlndcg._settled_spec(spec, run) -%}
 {%- set cols = spec_out.columns -%}
 {%- set score, rank = cols.score, cols.rank -%}
-{%- set judgment_names = sqlndcg.column_names(judgments.columns) -%}
+{%- set judgment_names = sqlndcg._column_names(judgments.columns) -%}
 {%- set needed_run = [('query id', cols.query_id), ('document id', cols.doc_id)] -%}
 {%- for g in spec.group_by -%}{%- do needed_run.append(('group_by', g)) -%}{%- endfor -%}
-{{ sqlndcg.require_columns(run.label, run.columns, needed_run) }}
-{{ sqlndcg.require_columns(judgments.label, judgments.columns, [('query id', cols.judgments_query_id), ('document id', cols.judgments_doc_id), ('rel', cols.rel)]) }}
-{{ sqlndcg.require_types(run.label, run.columns, [score or rank], [cols.query_id, cols.doc_id]) }}
-{{ sqlndcg.require_types(judgments.label, judgments.columns, [cols.rel], [cols.judgments_query_id, cols.judgments_doc_id]) }}
+{{ sqlndcg._require_columns(run.label, run.columns, needed_run) }}
+{{ sqlndcg._require_columns(judgments.label, judgments.columns, [('query id', cols.judgments_query_id), ('document id', cols.judgments_doc_id), ('rel', cols.rel)]) }}
+{{ sqlndcg._require_types(run.label, run.columns, [score or rank], [cols.query_id, cols.doc_id]) }}
+{{ sqlndcg._require_types(judgments.label, judgments.columns, [cols.rel], [cols.judgments_query_id, cols.judgments_doc_id]) }}
 {%- set shared = [] -%}
 {%- for g in spec.group_by if g in judgment_names -%}{%- do shared.append(g) -%}{%- endfor -%}
 {%- set ns = namespace(all_integer=true) -%}
-{%- for c in [sqlndcg.column_of(run.columns, cols.query_id), sqlndcg.column_of(run.columns, cols.doc_id),
-              sqlndcg.column_of(judgments.columns, cols.judgments_query_id), sqlndcg.column_of(judgments.columns, cols.judgments_doc_id)] -%}
+{%- for c in [sqlndcg._column_of(run.columns, cols.query_id), sqlndcg._column_of(run.columns, cols.doc_id),
+              sqlndcg._column_of(judgments.columns, cols.judgments_query_id), sqlndcg._column_of(judgments.columns, cols.judgments_doc_id)] -%}
   {%- if c.class != 'integer' -%}{%- set ns.all_integer = false -%}{%- endif -%}
 {%- endfor -%}
 {{ return({'spec': spec_out, 'run': run.sql, 'judgments': judgments.sql, 'ids_as_text': not ns.all_integer,
@@ -98,7 +98,7 @@
     exists, the ids hold id_type ('text': compared as text in byte order, so the statement does not depend on the
     warehouse's collation; 'integer': numerically; none: as stored, for plans that only name output columns),
     the judgments serve every group. -#}
-{%- macro assumed_facts(spec, run_sql, judgments_sql, id_type=none) -%}
+{%- macro _assumed_facts(spec, run_sql, judgments_sql, id_type=none) -%}
 {%- set settled = {} -%}{%- do settled.update(spec.columns) -%}
 {%- if spec.ties == 'rank' or not spec.columns.score -%}
   {%- do settled.update({'score': none}) -%}
@@ -109,13 +109,13 @@
 {{ return({'spec': spec_out, 'run': run_sql, 'judgments': judgments_sql, 'ids_as_text': id_type == 'text', 'shared_groups': []}) }}
 {%- endmacro -%}
 
-{%- macro suffix(k) -%}{{ return('all' if k is none else k | string) }}{%- endmacro -%}
+{%- macro _suffix(k) -%}{{ return('all' if k is none else k | string) }}{%- endmacro -%}
 
 {#- spec + facts -> the plan the per-query, summary and account templates read. -#}
-{%- macro plan(facts) -%}
+{%- macro _plan(facts) -%}
 {%- set spec = facts.spec -%}
 {%- set cols = spec.columns -%}
-{%- set kinds = sqlndcg.metric_kinds() -%}
+{%- set kinds = sqlndcg._metric_kinds() -%}
 {%- set thresholds, cutoffs = [], [] -%}
 {%- for m in spec.metrics -%}
   {%- set t = spec.threshold if m.rel is none else m.rel -%}
@@ -124,14 +124,14 @@
 {%- endfor -%}
 {%- set full_depth = none in cutoffs -%}
 {%- set prune = not full_depth and spec.ideal == 'judgments' -%}
-{#- Output names (metric and group columns, the query id, `queries`) come from output_columns (outputs.sql); the
+{#- Output names (metric and group columns, the query id, `queries`) come from _output_columns (outputs.sql); the
     plan adds what the statements need inside. -#}
-{%- set outputs = sqlndcg.output_columns(spec) -%}
+{%- set outputs = sqlndcg._output_columns(spec) -%}
 {%- set metrics = [] -%}
 {%- for m in spec.metrics -%}
   {%- set t = spec.threshold if m.rel is none else m.rel -%}
   {%- set planned = {
-    'name': m.name, 'kind': m.kind, 'k': m.k, 'suffix': sqlndcg.suffix(m.k),
+    'name': m.name, 'kind': m.kind, 'k': m.k, 'suffix': sqlndcg._suffix(m.k),
     'params': m.get('params', {}), 'id': '_m' ~ loop.index0, 'summary_rule': kinds[m.kind].summary,
     'threshold_index': thresholds.index(t) if kinds[m.kind].binary else none,
   } -%}
@@ -140,8 +140,8 @@
 {%- endfor -%}
 {%- set groups = [] -%}
 {%- for name in spec.group_by -%}
-  {%- set planned = {'alias': '_g' ~ loop.index0, 'run_column': sqlndcg.quote(name),
-                     'judgments_column': sqlndcg.quote(name), 'shared': name in facts.shared_groups} -%}
+  {%- set planned = {'alias': '_g' ~ loop.index0, 'run_column': sqlndcg._quote(name),
+                     'judgments_column': sqlndcg._quote(name), 'shared': name in facts.shared_groups} -%}
   {%- do planned.update(outputs.groups[loop.index0]) -%}
   {%- do groups.append(planned) -%}
 {%- endfor -%}
@@ -156,25 +156,25 @@
     {%- if m.kind not in at_k -%}{%- do at_k.append(m.kind) -%}{%- endif -%}
     {%- for n in kinds[m.kind].needs if n not in needs_k -%}{%- do needs_k.append(n) -%}{%- endfor -%}
   {%- endfor -%}
-  {%- do cutoff_plans.append({'k': k, 'suffix': sqlndcg.suffix(k), 'kinds': at_k | sort, 'needs': needs_k,
+  {%- do cutoff_plans.append({'k': k, 'suffix': sqlndcg._suffix(k), 'kinds': at_k | sort, 'needs': needs_k,
                               'needs_ideal': 'ideal_at' in needs_k}) -%}
 {%- endfor -%}
 {%- set positive_k = [] -%}{%- for k in cutoffs if k is not none -%}{%- do positive_k.append(k) -%}{%- endfor -%}
 {{ return({
   'spec': spec,
-  'settings': sqlndcg.recorded_settings(spec),
+  'settings': sqlndcg._recorded_settings(spec),
   'run': facts.run,
   'judgments': facts.judgments,
   'run_rereadable': facts.get('run_rereadable', false),
   'judgments_rereadable': facts.get('judgments_rereadable', false),
-  'run_query_id': sqlndcg.quote(cols.query_id),
-  'run_doc_id': sqlndcg.quote(cols.doc_id),
-  'judgments_query_id': sqlndcg.quote(cols.judgments_query_id),
-  'judgments_doc_id': sqlndcg.quote(cols.judgments_doc_id),
-  'rel': sqlndcg.quote(cols.rel),
+  'run_query_id': sqlndcg._quote(cols.query_id),
+  'run_doc_id': sqlndcg._quote(cols.doc_id),
+  'judgments_query_id': sqlndcg._quote(cols.judgments_query_id),
+  'judgments_doc_id': sqlndcg._quote(cols.judgments_doc_id),
+  'rel': sqlndcg._quote(cols.rel),
   'order_by': 'score' if cols.score else 'rank',
-  'score': sqlndcg.quote(cols.score) if cols.score else none,
-  'rank': sqlndcg.quote(cols.rank) if cols.rank else none,
+  'score': sqlndcg._quote(cols.score) if cols.score else none,
+  'rank': sqlndcg._quote(cols.rank) if cols.rank else none,
   'ids_as_text': facts.ids_as_text,
   'id_order': spec.get('id_order', 'native'),
   'groups': groups,

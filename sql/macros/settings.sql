@@ -1,5 +1,5 @@
 {#-
-  The settings, declared once. The spec (spec.sql) checks them by their kind, recorded_settings records them, and
+  The settings, declared once. The _spec (spec.sql) checks them by their kind, recorded_settings records them, and
   the Python API's keywords, every command-line verb's flags and the docs follow this declaration. A file of its
   own, so reading it (the command line's --help) compiles only this file.
 -#}
@@ -8,7 +8,7 @@
     (one of a list), map (also a {grade: gain} mapping), number, integer, flag, columns (a list of column names),
     column (one column name; optional: may be None). recorded: 'when_changed' for a setting recorded next to the
     results only when it differs from its default (those that exist to reproduce trec_eval). -#}
-{%- macro settings_declared() -%}
+{%- macro _settings_declared() -%}
 {{ return({
   'preset': {'values': ['trec_eval', 'trec_eval-9', 'sklearn'], 'default': none, 'recorded': 'when_changed',
              'help': 'fill the settings not given so the numbers equal a known tool'},
@@ -51,7 +51,7 @@
 {%- endmacro -%}
 
 {#- Named bundles of settings that reproduce a well-known tool exactly (SEMANTICS.md, "Presets"). -#}
-{%- macro presets() -%}
+{%- macro _presets() -%}
 {{ return({
   'trec_eval': {'gain': 'linear', 'ideal': 'judgments', 'ties': 'doc_id', 'id_order': 'text', 'short_lists': 'pad',
                 'empty': 'zero', 'queries': 'judged', 'labels': 'integer_part', 'iprec_reach': 'round'},

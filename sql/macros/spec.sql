@@ -6,16 +6,16 @@
   exception type, dbt shows the message as a compilation error.
 -#}
 
-{%- macro fail(kind, message) -%}
+{%- macro _fail(kind, message) -%}
 {{ exceptions.raise_compiler_error("sqlndcg " ~ kind ~ " error: " ~ message) }}
 {%- endmacro -%}
 
 {#- A value as Python's repr would show it, for messages: text in quotes, numbers as they are. -#}
-{%- macro show(value) -%}
+{%- macro _show(value) -%}
 {%- if value is string -%}{{ return("'" ~ value ~ "'") }}
 {%- elif value is none -%}{{ return('None') }}
 {%- elif value is sequence and value is not mapping -%}
-  {%- set shown = [] -%}{%- for v in value -%}{%- do shown.append(sqlndcg.show(v)) -%}{%- endfor -%}
+  {%- set shown = [] -%}{%- for v in value -%}{%- do shown.append(sqlndcg._show(v)) -%}{%- endfor -%}
   {{ return('[' ~ (shown | join(', ')) ~ ']') }}
 {%- else -%}{{ return(value | string) }}
 {%- endif -%}
@@ -25,56 +25,56 @@
     binary: labels read as relevant/not (takes a per-metric threshold, P(rel=2)@5); additive: a sum of
     per-position contributions (defined under ties='average'); emptyable: NULL under empty='skip' when there is
     nothing to find. -#}
-{%- macro metric_kinds() -%}
-{{ return(sqlndcg.measures()) }}
+{%- macro _metric_kinds() -%}
+{{ return(sqlndcg._measures()) }}
 {%- endmacro -%}
 
 {#- Other spellings accepted on input (ir_measures, trec_eval, common usage), each declared by its measure. -#}
-{%- macro metric_aliases() -%}
+{%- macro _metric_aliases() -%}
 {%- set out = {} -%}
-{%- for kind, about in sqlndcg.measures().items() -%}
+{%- for kind, about in sqlndcg._measures().items() -%}
   {%- for alias in about.aliases -%}{%- do out.update({alias: kind}) -%}{%- endfor -%}
 {%- endfor -%}
 {{ return(out) }}
 {%- endmacro -%}
 
 {#- The largest cutoff: a 32-bit integer is the widest every SQL engine compares without surprises. -#}
-{%- macro max_k() -%}{{ return(2147483647) }}{%- endmacro -%}
+{%- macro _max_k() -%}{{ return(2147483647) }}{%- endmacro -%}
 
 {#- 2^rel must stay finite in a double (max ~1.8e308) with room for sums of many documents. -#}
-{%- macro max_exponential_rel() -%}{{ return(1000) }}{%- endmacro -%}
+{%- macro _max_exponential_rel() -%}{{ return(1000) }}{%- endmacro -%}
 
-{%- macro known_metrics() -%}
+{%- macro _known_metrics() -%}
 {%- set parts = [] -%}
-{%- for kind, about in sqlndcg.metric_kinds().items() -%}
+{%- for kind, about in sqlndcg._metric_kinds().items() -%}
   {%- set ps = [] -%}{%- for name, value in about.params.items() -%}{%- do ps.append(name ~ '=' ~ value) -%}{%- endfor -%}
   {%- do parts.append(kind ~ (('(' ~ (ps | join(',')) ~ ')') if ps else '') ~ ('@k' if about.k else '')) -%}
 {%- endfor -%}
 {{ return('known metrics: ' ~ (parts | join(', ')) ~ '; also map, mrr, and P(rel=2)@5 for a per-metric threshold (definitions: docs/SEMANTICS.md)') }}
 {%- endmacro -%}
 
-{%- macro is_real(x) -%}
+{%- macro _is_real(x) -%}
 {{ return(x is number and x is not boolean and x * 0 == 0) }}
 {%- endmacro -%}
 
 {#- A number's shortest spelling: 2 for 2.0, 1.5 for 1.5. -#}
-{%- macro number_text(x) -%}
+{%- macro _number_text(x) -%}
 {{ return((x | int | string) if x == (x | int) else (x | float | string)) }}
 {%- endmacro -%}
 
 {#- A measure parameter's domain (its measure's 'domains' metadata, measures/registry.sql): min and max bounds
     (closed unless min_open / max_open), integer for a whole number; a bound left out is no bound. -#}
-{%- macro in_domain(value, d) -%}
+{%- macro _in_domain(value, d) -%}
 {%- set below = d.get('min') is not none and (value < d.min or (d.get('min_open') and value == d.min)) -%}
 {%- set above = d.get('max') is not none and (value > d.max or (d.get('max_open') and value == d.max)) -%}
 {{ return(not below and not above and (not d.get('integer') or value == (value | int))) }}
 {%- endmacro -%}
 
 {#- The domain as a reader writes it: '0 < p < 1', 'x > 0', 'n >= 0, a whole number', 'any finite number'. -#}
-{%- macro domain_text(name, d) -%}
+{%- macro _domain_text(name, d) -%}
 {%- set has_min, has_max = d.get('min') is not none, d.get('max') is not none -%}
-{%- set low = sqlndcg.number_text(d.min | float) if has_min else '' -%}
-{%- set high = sqlndcg.number_text(d.max | float) if has_max else '' -%}
+{%- set low = sqlndcg._number_text(d.min | float) if has_min else '' -%}
+{%- set high = sqlndcg._number_text(d.max | float) if has_max else '' -%}
 {%- set lt_min, lt_max = ('<' if d.get('min_open') else '<='), ('<' if d.get('max_open') else '<=') -%}
 {%- if has_min and has_max -%}{%- set text = low ~ ' ' ~ lt_min ~ ' ' ~ name ~ ' ' ~ lt_max ~ ' ' ~ high -%}
 {%- elif has_min -%}{%- set text = name ~ ' ' ~ ('>' if d.get('min_open') else '>=') ~ ' ' ~ low -%}
@@ -88,7 +88,7 @@
     mapping {kind, k, rel, params}; returns {name, kind, k, rel, params} with every declared parameter filled in.
     The canonical name lists only parameters that differ from their defaults. The one check of every field (they
     end up in SQL). -#}
-{%- macro parse_metric(item) -%}
+{%- macro _parse_metric(item) -%}
 {%- set given = {} -%}
 {%- if item is mapping -%}
   {%- set kind, k, rel, label = item.get('kind'), item.get('k'), item.get('rel'), none -%}
@@ -96,16 +96,16 @@
 {%- elif item is string -%}
   {%- set m = modules.re.match('^\\s*([0-9]*[a-z_]+)\\s*(?:\\(([^()]*)\\))?\\s*(?:[@_]\\s*([+-]?[0-9]+))?\\s*$', item | lower) -%}
   {%- if not m -%}
-    {{ sqlndcg.fail('metric', 'cannot read metric ' ~ sqlndcg.show(item) ~ "; write it like 'ndcg@10', 'p@5', 'map', 'rbp(p=0.95)'; " ~ sqlndcg.known_metrics()) }}
+    {{ sqlndcg._fail('metric', 'cannot read metric ' ~ sqlndcg._show(item) ~ "; write it like 'ndcg@10', 'p@5', 'map', 'rbp(p=0.95)'; " ~ sqlndcg._known_metrics()) }}
   {%- endif -%}
-  {%- set kind = sqlndcg.metric_aliases().get(m.group(1), m.group(1)) -%}
+  {%- set kind = sqlndcg._metric_aliases().get(m.group(1), m.group(1)) -%}
   {%- set k = none if m.group(3) is none else (m.group(3) | int) -%}
   {%- set rel = none -%}
   {%- if m.group(2) is not none -%}
     {%- for part in m.group(2).split(',') -%}
       {%- set pm = modules.re.match('^\\s*([a-z_]+)\\s*=\\s*([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:e[+-]?[0-9]+)?)\\s*$', part) -%}
       {%- if not pm -%}
-        {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(item) ~ ': cannot read the parameter ' ~ sqlndcg.show(part.strip()) ~ "; write parameters as name=number, e.g. 'P(rel=2)@5', 'rbp(p=0.95)'") }}
+        {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(item) ~ ': cannot read the parameter ' ~ sqlndcg._show(part.strip()) ~ "; write parameters as name=number, e.g. 'P(rel=2)@5', 'rbp(p=0.95)'") }}
       {%- endif -%}
       {%- do given.update({pm.group(1): pm.group(2) | float}) -%}
     {%- endfor -%}
@@ -113,53 +113,53 @@
   {%- set rel = given.pop('rel', none) -%}
   {%- set label = item -%}
 {%- else -%}
-  {{ sqlndcg.fail('metric', "a metric name must be a string like 'ndcg@10', got " ~ sqlndcg.show(item)) }}
+  {{ sqlndcg._fail('metric', "a metric name must be a string like 'ndcg@10', got " ~ sqlndcg._show(item)) }}
 {%- endif -%}
-{%- set kinds = sqlndcg.metric_kinds() -%}
+{%- set kinds = sqlndcg._metric_kinds() -%}
 {%- if kind is not string or kind not in kinds -%}
-  {{ sqlndcg.fail('metric', 'unknown metric ' ~ sqlndcg.show(label or kind) ~ '; ' ~ sqlndcg.known_metrics()) }}
+  {{ sqlndcg._fail('metric', 'unknown metric ' ~ sqlndcg._show(label or kind) ~ '; ' ~ sqlndcg._known_metrics()) }}
 {%- endif -%}
 {%- set about = kinds[kind] -%}
 {%- set label = label or kind -%}
 {%- if k is not none and not about.k -%}
-  {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': ' ~ kind ~ ' takes no cutoff @k (it is defined on the whole list)') }}
+  {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': ' ~ kind ~ ' takes no cutoff @k (it is defined on the whole list)') }}
 {%- endif -%}
-{%- if k is not none and (k is not integer or k < 1 or k > sqlndcg.max_k()) -%}
-  {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': the cutoff k must be an integer from 1 to ' ~ sqlndcg.max_k() ~ ' (or none for the full list), got ' ~ sqlndcg.show(k)) }}
+{%- if k is not none and (k is not integer or k < 1 or k > sqlndcg._max_k()) -%}
+  {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': the cutoff k must be an integer from 1 to ' ~ sqlndcg._max_k() ~ ' (or none for the full list), got ' ~ sqlndcg._show(k)) }}
 {%- endif -%}
 {%- if rel is not none -%}
   {%- if not about.binary -%}
     {%- set binary = [] -%}{%- for name, a in kinds.items() if a.binary -%}{%- do binary.append("'" ~ name ~ "'") -%}{%- endfor -%}
-    {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': a (rel=...) threshold applies only to [' ~ (binary | sort | join(', ')) ~ '], whose labels are binary; ' ~ kind ~ ' uses the graded labels') }}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': a (rel=...) threshold applies only to [' ~ (binary | sort | join(', ')) ~ '], whose labels are binary; ' ~ kind ~ ' uses the graded labels') }}
   {%- endif -%}
-  {%- if not sqlndcg.is_real(rel) or rel <= 0 -%}
-    {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': the relevance threshold must be a positive number, got ' ~ sqlndcg.show(rel)) }}
+  {%- if not sqlndcg._is_real(rel) or rel <= 0 -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': the relevance threshold must be a positive number, got ' ~ sqlndcg._show(rel)) }}
   {%- endif -%}
 {%- endif -%}
 {%- set params, shown = {}, [] -%}
 {%- for name in given if name not in about.params -%}
   {%- set allowed = (about.params.keys() | list) + (['rel'] if about.binary else []) -%}
-  {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': ' ~ kind ~ ' has no parameter ' ~ sqlndcg.show(name) ~ '; its parameters are ' ~ sqlndcg.show(allowed)) }}
+  {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': ' ~ kind ~ ' has no parameter ' ~ sqlndcg._show(name) ~ '; its parameters are ' ~ sqlndcg._show(allowed)) }}
 {%- endfor -%}
 {%- for name, default in about.params.items() -%}
   {%- set value = given.get(name, default) -%}
-  {%- if not sqlndcg.is_real(value) -%}
-    {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': parameter ' ~ name ~ ' must be a finite number, got ' ~ sqlndcg.show(value)) }}
+  {%- if not sqlndcg._is_real(value) -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': parameter ' ~ name ~ ' must be a finite number, got ' ~ sqlndcg._show(value)) }}
   {%- endif -%}
   {%- set domain = about.get('domains', {}).get(name, {}) -%}
-  {%- if not sqlndcg.in_domain(value | float, domain) -%}
-    {{ sqlndcg.fail('metric', 'metric ' ~ sqlndcg.show(label) ~ ': parameter ' ~ name ~ '=' ~ sqlndcg.number_text(value | float) ~ ' is outside its domain ' ~ sqlndcg.domain_text(name, domain) ~ (' (' ~ domain.why ~ ')' if domain.get('why') else '')) }}
+  {%- if not sqlndcg._in_domain(value | float, domain) -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': parameter ' ~ name ~ '=' ~ sqlndcg._number_text(value | float) ~ ' is outside its domain ' ~ sqlndcg._domain_text(name, domain) ~ (' (' ~ domain.why ~ ')' if domain.get('why') else '')) }}
   {%- endif -%}
   {%- do params.update({name: value | float}) -%}
-  {%- if (value | float) != (default | float) -%}{%- do shown.append(name ~ '=' ~ sqlndcg.number_text(value | float)) -%}{%- endif -%}
+  {%- if (value | float) != (default | float) -%}{%- do shown.append(name ~ '=' ~ sqlndcg._number_text(value | float)) -%}{%- endif -%}
 {%- endfor -%}
-{%- if rel is not none -%}{%- do shown.insert(0, 'rel=' ~ sqlndcg.number_text(rel)) -%}{%- endif -%}
+{%- if rel is not none -%}{%- do shown.insert(0, 'rel=' ~ sqlndcg._number_text(rel)) -%}{%- endif -%}
 {%- set name = kind ~ (('(' ~ (shown | join(',')) ~ ')') if shown else '') ~ ('' if k is none else '@' ~ k) -%}
 {{ return({'name': name, 'kind': kind, 'k': k, 'rel': none if rel is none else rel | float, 'params': params}) }}
 {%- endmacro -%}
 
 {#- A list of names (or one comma-separated string): parsed, repeats dropped (the first kept), in order. -#}
-{%- macro parse_metrics(names) -%}
+{%- macro _parse_metrics(names) -%}
 {%- if names is string -%}
   {%- set items = [] -%}{%- for part in names.split(',') if part.strip() -%}{%- do items.append(part) -%}{%- endfor -%}
 {%- elif names is mapping -%}
@@ -171,26 +171,26 @@
 {%- endif -%}
 {%- set parsed, seen = [], [] -%}
 {%- for item in items -%}
-  {%- set metric = sqlndcg.parse_metric(item) -%}
+  {%- set metric = sqlndcg._parse_metric(item) -%}
   {%- if metric.name not in seen -%}{%- do seen.append(metric.name) -%}{%- do parsed.append(metric) -%}{%- endif -%}
 {%- endfor -%}
 {%- if not parsed -%}
-  {{ sqlndcg.fail('metric', 'no metrics requested; ' ~ sqlndcg.known_metrics()) }}
+  {{ sqlndcg._fail('metric', 'no metrics requested; ' ~ sqlndcg._known_metrics()) }}
 {%- endif -%}
 {{ return(parsed) }}
 {%- endmacro -%}
 
-{%- macro choice(name, value, allowed) -%}
+{%- macro _choice(name, value, allowed) -%}
 {%- if value is not string or value not in allowed -%}
   {%- set quoted = [] -%}{%- for a in allowed -%}{%- do quoted.append("'" ~ a ~ "'") -%}{%- endfor -%}
-  {{ sqlndcg.fail('setting', name ~ '=' ~ sqlndcg.show(value) ~ ' is not allowed; choose one of ' ~ (quoted | join(', '))) }}
+  {{ sqlndcg._fail('setting', name ~ '=' ~ sqlndcg._show(value) ~ ' is not allowed; choose one of ' ~ (quoted | join(', '))) }}
 {%- endif -%}
 {{ return(value) }}
 {%- endmacro -%}
 
-{%- macro finite_number(name, value) -%}
-{%- if not sqlndcg.is_real(value) -%}
-  {{ sqlndcg.fail('setting', name ~ ' must be a finite number, got ' ~ sqlndcg.show(value)) }}
+{%- macro _finite_number(name, value) -%}
+{%- if not sqlndcg._is_real(value) -%}
+  {{ sqlndcg._fail('setting', name ~ ' must be a finite number, got ' ~ sqlndcg._show(value)) }}
 {%- endif -%}
 {{ return(value | float) }}
 {%- endmacro -%}
@@ -198,65 +198,65 @@
 {#- gain: 'exponential', 'linear', or a map {grade: gain}. A whole grade table may list grades <= 0 with gain 0
     (it changes nothing: such grades always have gain 0); a non-zero gain for one is refused. Returns the kind and
     the positive grades' gains as sorted [grade, gain] pairs. -#}
-{%- macro parse_gain(value) -%}
+{%- macro _parse_gain(value) -%}
 {%- if value is mapping -%}
   {%- if not value -%}
-    {{ sqlndcg.fail('setting', 'gain={} is empty; map each relevance grade to its gain, e.g. {1: 1, 2: 3, 3: 7}') }}
+    {{ sqlndcg._fail('setting', 'gain={} is empty; map each relevance grade to its gain, e.g. {1: 1, 2: 3, 3: 7}') }}
   {%- endif -%}
   {%- set pairs = [] -%}
   {%- for grade, g in value.items() -%}
-    {%- set grade = sqlndcg.finite_number('gain map grade ' ~ sqlndcg.show(grade), grade) -%}
-    {%- set g = sqlndcg.finite_number('gain map value for grade ' ~ sqlndcg.number_text(grade), g) -%}
+    {%- set grade = sqlndcg._finite_number('gain map grade ' ~ sqlndcg._show(grade), grade) -%}
+    {%- set g = sqlndcg._finite_number('gain map value for grade ' ~ sqlndcg._number_text(grade), g) -%}
     {%- if g < 0 or (grade <= 0 and g != 0) -%}
-      {{ sqlndcg.fail('setting', 'gain map {' ~ sqlndcg.number_text(grade) ~ ': ' ~ sqlndcg.number_text(g) ~ '}: gains must be non-negative, and grades <= 0 always have gain 0 (list them with gain 0 or leave them out)') }}
+      {{ sqlndcg._fail('setting', 'gain map {' ~ sqlndcg._number_text(grade) ~ ': ' ~ sqlndcg._number_text(g) ~ '}: gains must be non-negative, and grades <= 0 always have gain 0 (list them with gain 0 or leave them out)') }}
     {%- endif -%}
     {%- if grade > 0 -%}{%- do pairs.append([grade, g]) -%}{%- endif -%}
   {%- endfor -%}
   {{ return({'gain': 'map', 'gain_map': pairs | sort(attribute='0')}) }}
 {%- endif -%}
-{{ return({'gain': sqlndcg.choice('gain', value, sqlndcg.settings_declared().gain['values']), 'gain_map': []}) }}
+{{ return({'gain': sqlndcg._choice('gain', value, sqlndcg._settings_declared().gain['values']), 'gain_map': []}) }}
 {%- endmacro -%}
 
-{%- macro positive_integer(name, value) -%}
+{%- macro _positive_integer(name, value) -%}
 {%- if value is none -%}{{ return(none) }}{%- endif -%}
-{%- if value is not integer or value is boolean or value < 1 or value > sqlndcg.max_k() -%}
-  {{ sqlndcg.fail('setting', name ~ ' must be a positive whole number (or None), got ' ~ sqlndcg.show(value)) }}
+{%- if value is not integer or value is boolean or value < 1 or value > sqlndcg._max_k() -%}
+  {{ sqlndcg._fail('setting', name ~ ' must be a positive whole _number (or None), got ' ~ sqlndcg._show(value)) }}
 {%- endif -%}
 {{ return(value) }}
 {%- endmacro -%}
 
-{%- macro flag(name, value) -%}
+{%- macro _flag(name, value) -%}
 {%- if value is not boolean -%}
-  {{ sqlndcg.fail('setting', name ~ ' must be True or False, got ' ~ sqlndcg.show(value)) }}
+  {{ sqlndcg._fail('setting', name ~ ' must be True or False, got ' ~ sqlndcg._show(value)) }}
 {%- endif -%}
 {{ return(value) }}
 {%- endmacro -%}
 
-{%- macro column_name(name, value, optional=false) -%}
+{%- macro _column_name(name, value, optional=false) -%}
 {%- if value is none and optional -%}{{ return(none) }}{%- endif -%}
 {%- if value is not string or value == '' -%}
-  {{ sqlndcg.fail('setting', name ~ ' must be a non-empty column name, got ' ~ sqlndcg.show(value)) }}
+  {{ sqlndcg._fail('setting', name ~ ' must be a non-empty column name, got ' ~ sqlndcg._show(value)) }}
 {%- endif -%}
 {%- if '\x00' in value -%}
-  {{ sqlndcg.fail('setting', name ~ ' ' ~ sqlndcg.show(value | replace('\x00', '\\x00')) ~ ' holds a NUL character, which no SQL engine keeps in a name; rename the column') }}
+  {{ sqlndcg._fail('setting', name ~ ' ' ~ sqlndcg._show(value | replace('\x00', '\\x00')) ~ ' holds a NUL character, which no SQL engine keeps in a name; rename the column') }}
 {%- endif -%}
 {{ return(value) }}
 {%- endmacro -%}
 
 {#- metrics + settings -> the validated spec: plain data that every later step trusts. `settings` holds any of the
     declared names; explicit settings override the preset, the preset overrides the defaults. -#}
-{%- macro spec(metrics, settings) -%}
-{%- set declared = sqlndcg.settings_declared() -%}
+{%- macro _spec(metrics, settings) -%}
+{%- set declared = sqlndcg._settings_declared() -%}
 {%- for key in settings if key not in declared -%}
-  {{ sqlndcg.fail('setting', 'unknown setting ' ~ sqlndcg.show(key) ~ '; the settings are ' ~ (declared.keys() | list | join(', '))) }}
+  {{ sqlndcg._fail('setting', 'unknown setting ' ~ sqlndcg._show(key) ~ '; the settings are ' ~ (declared.keys() | list | join(', '))) }}
 {%- endfor -%}
 {%- set preset = settings.get('preset') -%}
 {%- set chosen = {} -%}
 {%- if preset is not none -%}
-  {%- if preset not in sqlndcg.presets() -%}
-    {{ sqlndcg.fail('setting', 'preset=' ~ sqlndcg.show(preset) ~ ' is not known; choose one of ' ~ sqlndcg.show(sqlndcg.presets().keys() | list)) }}
+  {%- if preset not in sqlndcg._presets() -%}
+    {{ sqlndcg._fail('setting', 'preset=' ~ sqlndcg._show(preset) ~ ' is not known; choose one of ' ~ sqlndcg._show(sqlndcg._presets().keys() | list)) }}
   {%- endif -%}
-  {%- do chosen.update(sqlndcg.presets()[preset]) -%}
+  {%- do chosen.update(sqlndcg._presets()[preset]) -%}
 {%- endif -%}
 {#- The value settings: every declared one but the preset and the column names. -#}
 {%- set valued = [] -%}
@@ -267,71 +267,71 @@
 {#- A map setting (gain) is read first: its mistakes are reported before those of columns and metrics. -#}
 {%- set mapped = {} -%}
 {%- for key in valued if declared[key].get('map') -%}
-  {%- do mapped.update(sqlndcg.parse_gain(chosen.get(key, declared[key].default))) -%}
+  {%- do mapped.update(sqlndcg._parse_gain(chosen.get(key, declared[key].default))) -%}
 {%- endfor -%}
 {%- set group_by = settings.get('group_by', []) -%}
 {%- set group_by = [group_by] if group_by is string else (group_by or []) -%}
 {%- set groups = [] -%}
 {%- for g in group_by -%}
-  {%- do groups.append(sqlndcg.column_name('group_by column', g)) -%}
+  {%- do groups.append(sqlndcg._column_name('group_by column', g)) -%}
 {%- endfor -%}
 {%- if (groups | unique | list | length) != (groups | length) -%}
-  {{ sqlndcg.fail('setting', 'group_by names a column twice: ' ~ sqlndcg.show(groups)) }}
+  {{ sqlndcg._fail('setting', 'group_by names a column twice: ' ~ sqlndcg._show(groups)) }}
 {%- endif -%}
 {%- set columns = {} -%}
 {%- for key, about in declared.items() if about.get('column') -%}
-  {%- do columns.update({key: sqlndcg.column_name(key, settings.get(key, about.default), about.get('optional', false))}) -%}
+  {%- do columns.update({key: sqlndcg._column_name(key, settings.get(key, about.default), about.get('optional', false))}) -%}
 {%- endfor -%}
 {%- do columns.update({'judgments_query_id': columns.judgments_query_id or columns.query_id,
                        'judgments_doc_id': columns.judgments_doc_id or columns.doc_id}) -%}
 {%- set clash = [] -%}
 {%- for g in groups if g in [columns.query_id, columns.doc_id, columns.score, columns.rank] -%}{%- do clash.append(g) -%}{%- endfor -%}
 {%- if clash -%}
-  {{ sqlndcg.fail('setting', 'group_by column(s) ' ~ sqlndcg.show(clash | sort) ~ ' are also the query, document, score or rank column') }}
+  {{ sqlndcg._fail('setting', 'group_by column(s) ' ~ sqlndcg._show(clash | sort) ~ ' are also the query, document, score or rank column') }}
 {%- endif -%}
-{%- set spec = {'metrics': sqlndcg.parse_metrics(metrics), 'preset': preset} -%}
+{%- set spec = {'metrics': sqlndcg._parse_metrics(metrics), 'preset': preset} -%}
 {#- Each value setting checked by its declared kind, in the declaration's order. -#}
 {%- for key in valued -%}
   {%- set about, value = declared[key], chosen.get(key, declared[key].default) -%}
   {%- if about.get('map') -%}{%- do spec.update(mapped) -%}
-  {%- elif about.get('number') -%}{%- do spec.update({key: sqlndcg.finite_number(key, value)}) -%}
-  {%- elif about.get('integer') -%}{%- do spec.update({key: sqlndcg.positive_integer(key, value)}) -%}
-  {%- elif about.get('flag') -%}{%- do spec.update({key: sqlndcg.flag(key, value)}) -%}
-  {%- else -%}{%- do spec.update({key: sqlndcg.choice(key, value, about['values'])}) -%}
+  {%- elif about.get('number') -%}{%- do spec.update({key: sqlndcg._finite_number(key, value)}) -%}
+  {%- elif about.get('integer') -%}{%- do spec.update({key: sqlndcg._positive_integer(key, value)}) -%}
+  {%- elif about.get('flag') -%}{%- do spec.update({key: sqlndcg._flag(key, value)}) -%}
+  {%- else -%}{%- do spec.update({key: sqlndcg._choice(key, value, about['values'])}) -%}
   {%- endif -%}
 {%- endfor -%}
 {%- do spec.update({'group_by': groups, 'columns': columns}) -%}
 {%- if spec.threshold <= 0 -%}
-  {{ sqlndcg.fail('setting', 'threshold=' ~ sqlndcg.number_text(spec.threshold) ~ ': must be positive (a document is relevant when rel >= threshold; unjudged documents count as rel 0, so threshold 0 would make them relevant)') }}
+  {{ sqlndcg._fail('setting', 'threshold=' ~ sqlndcg._number_text(spec.threshold) ~ ': must be positive (a document is relevant when rel >= threshold; unjudged documents count as rel 0, so threshold 0 would make them relevant)') }}
 {%- endif -%}
-{{ sqlndcg.refuse_shadowed_outputs(spec) }}
-{%- set kinds = sqlndcg.metric_kinds() -%}
+{{ sqlndcg._refuse_shadowed_outputs(spec) }}
+{%- set kinds = sqlndcg._metric_kinds() -%}
 {%- if spec.ties == 'average' -%}
   {%- set bad, additive = [], [] -%}
   {%- for m in spec.metrics if not kinds[m.kind].additive -%}{%- do bad.append(m.name) -%}{%- endfor -%}
   {%- for name, about in kinds.items() if about.additive -%}{%- do additive.append(name) -%}{%- endfor -%}
   {%- if bad -%}
-    {{ sqlndcg.fail('metric', "ties='average' is defined only for metrics that add up per-position contributions (" ~ (additive | sort | join(', ')) ~ '); ' ~ (bad | join(', ')) ~ " cannot use it. Use ties='doc_id' for those, or evaluate them in a separate call.") }}
+    {{ sqlndcg._fail('metric', "ties='average' is defined only for metrics that add up per-position contributions (" ~ (additive | sort | join(', ')) ~ '); ' ~ (bad | join(', ')) ~ " cannot use it. Use ties='doc_id' for those, or evaluate them in a separate call.") }}
   {%- endif -%}
 {%- endif -%}
 {%- if spec.ties == 'rank' and not columns.rank -%}
-  {{ sqlndcg.fail('setting', "ties='rank' orders by the run's rank column, but rank=None was given") }}
+  {{ sqlndcg._fail('setting', "ties='rank' orders by the run's rank column, but rank=None was given") }}
 {%- endif -%}
 {%- if spec.ties != 'rank' and not columns.score and not columns.rank -%}
-  {{ sqlndcg.fail('setting', 'the run needs a score column (higher is better) or a rank column (1 is best)') }}
+  {{ sqlndcg._fail('setting', 'the run needs a score column (higher is better) or a rank column (1 is best)') }}
 {%- endif -%}
 {{ return(spec) }}
 {%- endmacro -%}
 
 {#- Every setting that changes a number, as plain values: recorded next to every result. -#}
-{%- macro recorded_settings(spec) -%}
+{%- macro _recorded_settings(spec) -%}
 {%- set gain = spec.gain -%}
 {%- if spec.gain == 'map' -%}
   {%- set gain = {} -%}{%- for pair in spec.gain_map -%}{%- do gain.update({pair[0]: pair[1]}) -%}{%- endfor -%}
 {%- endif -%}
 {%- set columns = {} -%}
 {%- for key, value in spec.columns.items() if value is not none -%}{%- do columns.update({key: value}) -%}{%- endfor -%}
-{%- set declared = sqlndcg.settings_declared() -%}
+{%- set declared = sqlndcg._settings_declared() -%}
 {%- set out = {} -%}
 {%- for key, about in declared.items() if not about.get('column') and not about.get('columns') and not about.get('recorded') -%}
   {%- do out.update({key: gain if about.get('map') else spec[key]}) -%}
@@ -348,11 +348,11 @@
 {#- The per-query, summary and account tables put the group columns beside columns of their own (the query id,
     each metric and its summary columns, `queries`, the account's counts): a group column, or a query id column,
     with one of those names would give a table two columns of one name, so it is refused, never shadowed. -#}
-{%- macro refuse_shadowed_outputs(spec) -%}
-{%- set out, n = sqlndcg.output_columns(spec), spec.group_by | length -%}
+{%- macro _refuse_shadowed_outputs(spec) -%}
+{%- set out, n = sqlndcg._output_columns(spec), spec.group_by | length -%}
 {%- set own = out.summary[n:] + out.added + out.account[n:] -%}
 {%- for g in spec.group_by + [spec.columns.query_id] if g in own -%}
   {%- set role = 'the query id column' if g == spec.columns.query_id else 'group_by column' -%}
-  {{ sqlndcg.fail('setting', role ~ ' ' ~ sqlndcg.show(g) ~ ' has the name of a column sqlndcg adds to its results (' ~ ('a metric or its summary' if g not in ['queries'] + sqlndcg.account_columns() else 'the summary or the account') ~ '); rename the input column (e.g. to ' ~ sqlndcg.show(g ~ '_') ~ ') so no output column shadows another') }}
+  {{ sqlndcg._fail('setting', role ~ ' ' ~ sqlndcg._show(g) ~ ' has the name of a column sqlndcg adds to its results (' ~ ('a metric or its summary' if g not in ['queries'] + sqlndcg._account_columns() else 'the summary or the account') ~ '); rename the input column (e.g. to ' ~ sqlndcg._show(g ~ '_') ~ ') so no output column shadows another') }}
 {%- endfor -%}
 {%- endmacro -%}

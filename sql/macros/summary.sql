@@ -28,7 +28,7 @@
     with V1 = sum(w), V2 = sum(w^2) over the rows where the value is not NULL. With unit_weights (every w is 1),
     V1 = V2 = COUNT(value), exactly what the sums of ones give, without two of the ordered sums (each an
     engine-side sort of the group's rows). -#}
-{%- macro weighted_moments(source, keys, values, order, prefix='', extra=[], unit_weights=false) -%}
+{%- macro _weighted_moments(source, keys, values, order, prefix='', extra=[], unit_weights=false) -%}
 {%- set key_list = keys | join(', ') -%}
 {{ prefix }}moments AS (
   SELECT
@@ -113,11 +113,11 @@
 {%- endmacro -%}
 
 {#- The half-width of the 95% interval of a weighted mean: t(0.975, n_eff - 1) * std / sqrt(n_eff). -#}
-{%- macro weighted_half_width(std, neff) -%}
-{{ return('(' ~ sqlndcg.t975(neff ~ ' - 1') ~ ' * ' ~ std ~ ' / SQRT(' ~ neff ~ '))') }}
+{%- macro _weighted_half_width(std, neff) -%}
+{{ return('(' ~ sqlndcg._t975(neff ~ ' - 1') ~ ' * ' ~ std ~ ' / SQRT(' ~ neff ~ '))') }}
 {%- endmacro -%}
 
-{%- macro summary_sql(per_query, p, weights=none, rereadable=false) -%}
+{%- macro _summary_sql(per_query, p, weights=none, rereadable=false) -%}
 {%- set keys = [] -%}{%- for g in p.groups -%}{%- do keys.append('_g' ~ loop.index0) -%}{%- endfor -%}
 {%- set values = [] -%}{%- for m in p.metrics -%}{%- do values.append('_x' ~ loop.index0) -%}{%- endfor -%}
 {#- Internal names first: ClickHouse lets a SELECT's aliases shadow its columns (`AVG(m) AS m, COUNT(m)`). -#}
@@ -130,11 +130,11 @@ WITH weighted AS{{ sqlndcg.reread(rereadable) }} (
     {%- for m in p.metrics %}
     CAST(pq.{{ m.column }} AS {{ sqlndcg.double() }}) AS _x{{ loop.index0 }},
     {%- endfor %}
-    {{ sqlndcg.query_weight(weights) }} AS _w
+    {{ sqlndcg._query_weight(weights) }} AS _w
   FROM {{ per_query }} AS pq
-  {{- sqlndcg.query_weights_join(weights, p, 'pq') }}
+  {{- sqlndcg._query_weights_join(weights, p, 'pq') }}
 ),
-{{ sqlndcg.weighted_moments('weighted', keys, values, '_q', '', [['COUNT(*)', '_queries']], not weights) }}
+{{ sqlndcg._weighted_moments('weighted', keys, values, '_q', '', [['COUNT(*)', '_queries']], not weights) }}
 SELECT
   {%- for g in p.groups %}
   _g{{ loop.index0 }} AS {{ g.output }},
@@ -142,7 +142,7 @@ SELECT
   _queries AS {{ p.queries_output }},
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
-  {%- set half = sqlndcg.weighted_half_width('_std' ~ i, '_neff' ~ i) %}
+  {%- set half = sqlndcg._weighted_half_width('_std' ~ i, '_neff' ~ i) %}
   _mean{{ i }} AS {{ m.column }},
   _n{{ i }} AS {{ m.count_column }},
   _std{{ i }} AS {{ m.std_column }},

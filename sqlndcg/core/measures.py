@@ -36,7 +36,7 @@ SUMMARIES = ("mean", "gm", "sum")
 @lru_cache(maxsize=None)
 def declarations() -> dict[str, dict]:
     """Every family's declaration, defaults filled in, in registry order (kind -> declaration)."""
-    return render.call("measures")
+    return render.call("_measures")
 
 
 def forget() -> None:

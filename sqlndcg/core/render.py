@@ -304,7 +304,7 @@ def _render(macro_name: str, dialect: str, args, kwargs):
 
 def quote(name: str, dialect: str = "duckdb") -> str:
     """An identifier, always quoted (so keywords, spaces, quotes and unicode are safe), by the package's rule."""
-    return call("quote", name, dialect=dialect)
+    return call("_quote", name, dialect=dialect)
 
 
 def string_literal(value: str) -> str:

@@ -40,7 +40,7 @@ def show_row(columns: list[str], row: tuple) -> str:
 
 
 def refuse_problems(eng, source: Source, identity: list[str], checks: list[dict],
-                    macros: tuple[str, str] = ("profile", "offending_rows")) -> int:
+                    macros: tuple[str, str] = ("_profile", "_offending_rows")) -> int:
     """Count every declared row check ({kind, column, name, message, ...}) in one scan of the input; the first
     that fails is refused, naming the input, the column and a few offending rows with their ``identity`` columns.
     Returns the input's row count. ``macros`` count and show the failing rows: evaluate's (checks.sql) or the
@@ -90,7 +90,7 @@ def refuse_duplicates(eng, source: Source, declared: dict, counted: int) -> None
 
 def repeated_keys(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
     """How many key values occur more than once, and a few of them shown; None when all are distinct."""
-    dupes = eng.fetch(render.call("duplicates", source.sql, [render.quote(k, eng.dialect) for k in keys], EXAMPLES,
+    dupes = eng.fetch(render.call("_duplicates", source.sql, [render.quote(k, eng.dialect) for k in keys], EXAMPLES,
                                   dialect=eng.dialect))[1]
     if not dupes:
         return None
@@ -101,7 +101,7 @@ def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, 
     """Run the row checks the templates declare for this input (checks.sql, input_checks); raise on the first
     problem. Repeated keys are counted later, in the account's pass; the declaration is returned for that."""
     described = [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()]
-    declared = render.call("input_checks", role, spec.plain(), described, shared, dialect=eng.dialect)
+    declared = render.call("_input_checks", role, spec.plain(), described, shared, dialect=eng.dialect)
     check_rows(eng, source, declared["identity"], declared["problems"], declared["key_meaning"], declared["hint"],
                duplicates=False)
     if declared["unique_ranks"]:

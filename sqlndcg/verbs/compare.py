@@ -222,7 +222,7 @@ def _systems_input(ses: Session, runs, system: str, run_format) -> tuple[sources
             )
         shared = columns if shared is None else [c for c in shared if c in columns]
     inputs = [{"name": name, "sql": src.sql} for name, src in zip(names, srcs)]
-    union = ses.render("compare_union_sql", inputs, shared, system)
+    union = ses.render("_compare_union_sql", inputs, shared, system)
     table = f"sqlndcg_runs_{uuid.uuid4().hex[:12]}"
     with ses.explained("cannot be put together in one table (do their columns have the same types?)",
                        subject=f"the runs of {', '.join(map(repr, names))}"):
@@ -350,7 +350,7 @@ def compare(
         run, union_sql = _systems_input(ses, runs, system, run_format)
         prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
                                   query_weights=query_weights, weight_column=weight_column)
-        ses.render("compare_parts", prepared.plan, system, prepared.weights_plan)
+        ses.render("_compare_parts", prepared.plan, system, prepared.weights_plan)
         shown = _standalone_sql(ses, prepared, union_sql, system, baseline)
         # The per-query table stays for the paired statements, which read it without computing the metrics twice.
         # execute() refuses a scored query without a weight (every system's, so every compared one).
@@ -359,8 +359,8 @@ def compare(
         systems = sorted({r[system] for r in result.per_query.to_dicts()}, key=_query_key)
         _check_baseline(baseline, systems, system)
         plan, weights = prepared.plan, prepared.weights_plan
-        table_columns, table_rows = ses.fetch(ses.render("paired_sql", name, plan, system, str(baseline), weights))
-        diff_columns, diff_rows = ses.fetch(ses.render("paired_differences_sql", name, plan, system, str(baseline),
+        table_columns, table_rows = ses.fetch(ses.render("_paired_sql", name, plan, system, str(baseline), weights))
+        diff_columns, diff_rows = ses.fetch(ses.render("_paired_differences_sql", name, plan, system, str(baseline),
                                                        weights))
 
     spec_settings = result.settings
@@ -377,8 +377,8 @@ def _standalone_sql(ses: Session, prepared, union_sql: str | None, system: str, 
     """The paired statement as one statement over the inputs themselves (the per-query statement inlined, the runs'
     union too), so it runs as shown wherever the inputs are: files are read by path. Formatted when read."""
     plan = prepared.plan if union_sql is None else {**prepared.plan, "run": f"({union_sql})", "run_rereadable": False}
-    per_query = ses.render("per_query_sql", plan, False, None, prepared.longest_list)
-    return FormattedSQL(ses.render("paired_sql", f"({per_query})", prepared.plan, system, str(baseline),
+    per_query = ses.render("_per_query_sql", plan, False, None, prepared.longest_list)
+    return FormattedSQL(ses.render("_paired_sql", f"({per_query})", prepared.plan, system, str(baseline),
                                    prepared.weights_plan), ses.dialect)
 
 

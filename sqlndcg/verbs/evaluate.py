@@ -64,7 +64,7 @@ def evaluate(
     holds a fraction of the inputs: the same numbers, for inputs whose sorts and hash tables outgrow memory.
     ``bootstrap`` ("percentile" or "bca") adds a seeded bootstrap interval beside the t interval (docs/compare.md
     says when each fits). Settings are
-    those of docs/SEMANTICS.md, one keyword per declared setting (``settings_declared()`` in sql/macros/settings.sql;
+    those of docs/SEMANTICS.md, one keyword per declared setting (``_settings_declared()`` in sql/macros/settings.sql;
     written out here for editors' help, checked against the declaration by tests/test_settings_declared.py);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 

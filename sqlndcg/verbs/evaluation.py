@@ -75,7 +75,7 @@ def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Sou
     if run.empty:
         _guessed_from_nothing(run_described, spec)
     try:
-        facts = render.call("facts", spec.plain(), run_described,
+        facts = render.call("_facts", spec.plain(), run_described,
                             ses.described(judgments, judgment_cols), dialect=eng.dialect)
     except InputError as exc:
         if run.empty:  # a header-only CSV (every column reads as text), a file that is not a run at all
@@ -142,7 +142,7 @@ def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False,
     """The account (account.sql), one pass per bucket of queries; ``each`` sees every bucket's table first."""
     tables = []
     for bucket in _buckets(partitions):
-        table = eng.fetch_arrow(render.call("account_sql", plan, duplicates, bucket, dialect=eng.dialect))
+        table = eng.fetch_arrow(render.call("_account_sql", plan, duplicates, bucket, dialect=eng.dialect))
         if each:
             each(table)
         tables.append(table)
@@ -178,13 +178,13 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     judgment_src = ses.resolve(judgments, "judgments", judgments_format)
     ses.register(run_src, judgment_src)
     spec, facts, declared = _facts(ses, spec, run_src, judgment_src, check)
-    plan = checked(render.call("plan", facts, dialect=eng.dialect))
+    plan = checked(render.call("_plan", facts, dialect=eng.dialect))
     prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions)
     if check:
         prepared.account, prepared.longest_list = _checked_account(eng, plan, run_src, judgment_src, declared,
                                                                    partitions)
-    prepared.sql = render.call("per_query_sql", plan, True, None, prepared.longest_list, dialect=eng.dialect)
-    prepared.pass_sqls = [render.call("per_query_sql", plan, False, bucket, prepared.longest_list,
+    prepared.sql = render.call("_per_query_sql", plan, True, None, prepared.longest_list, dialect=eng.dialect)
+    prepared.pass_sqls = [render.call("_per_query_sql", plan, False, bucket, prepared.longest_list,
                                       dialect=eng.dialect) for bucket in _buckets(partitions)]
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(ses, plan, query_weights, weight_column, check)
@@ -195,9 +195,9 @@ def _weights(ses: Session, plan: dict, query_weights, weight_column: str, check:
     """The query weights input, read and checked like the others (weights.sql says what is allowed)."""
     src = ses.resolve(query_weights, "query weights")
     columns = ses.describe(src)
-    weights_plan = ses.render("weights_plan", plan, ses.described(src, columns), weight_column)
+    weights_plan = ses.render("_weights_plan", plan, ses.described(src, columns), weight_column)
     if check:
-        declared = ses.render("weights_checks", weights_plan)
+        declared = ses.render("_weights_checks", weights_plan)
         checks.check_rows(ses.eng, src, declared["identity"], declared["problems"], declared["key_meaning"],
                           declared["hint"])
     return src, weights_plan
@@ -217,7 +217,7 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
                            "column types are read from the inputs, so leave id_type out"))
     if assumed:
         dialect = dialect or "duckdb"
-        facts = render.call("assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
+        facts = render.call("_assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
                             sources.table_sql(judgments, None, dialect), id_type or "text", dialect=dialect)
     else:
         with Session(con) as ses:
@@ -227,8 +227,8 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
         if dialect == ses.dialect:
             return render.pretty(prepared.sql, dialect)
         facts = {**prepared.facts, "spec": prepared.spec.plain()}
-    plan = render.call("plan", facts, dialect=dialect)
-    return render.pretty(render.call("per_query_sql", plan, dialect=dialect), dialect)
+    plan = render.call("_plan", facts, dialect=dialect)
+    return render.pretty(render.call("_per_query_sql", plan, dialect=dialect), dialect)
 
 
 def _rows_where(eng: Engine, name: str, plan: dict, columns: list[str], test: str) -> tuple[int, str] | None:
@@ -236,7 +236,7 @@ def _rows_where(eng: Engine, name: str, plan: dict, columns: list[str], test: st
     if not columns:
         return None
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
-    _, found = eng.fetch(render.call("rows_where", name, identity, columns, test, checks.EMPTY_EXAMPLES,
+    _, found = eng.fetch(render.call("_rows_where", name, identity, columns, test, checks.EMPTY_EXAMPLES,
                                      dialect=eng.dialect))
     if not found:
         return None
@@ -312,14 +312,14 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
         _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
     per_query = _fetch(ses, ses.render("sqlndcg_select_all", name, identity), settings)
     # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
-    summary = _fetch(ses, ses.render("summary_sql", name, plan, prepared.weights_plan, True), settings)
+    summary = _fetch(ses, ses.render("_summary_sql", name, plan, prepared.weights_plan, True), settings)
     if per_query_table is None:
         ses.drop(name)
     return Result(per_query, summary, settings, FormattedSQL(prepared.sql, eng.dialect), account)
 
 
 def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:
-    _, found = eng.fetch(render.call("missing_weights_sql", name, plan, weights_plan, checks.EMPTY_EXAMPLES,
+    _, found = eng.fetch(render.call("_missing_weights_sql", name, plan, weights_plan, checks.EMPTY_EXAMPLES,
                                      dialect=eng.dialect))
     if found:
         keys = [r[:-1] for r in found]

@@ -65,7 +65,7 @@ class Runner:
 
     def check(self, inp: Input, checks: list[dict], identity: list[str], keys: list[str] | None = None,
               key_meaning: str = "rows", hint: str = "",
-              profile: tuple[str, str] = ("judgment_profile", "judgment_offending_rows")) -> None:
+              profile: tuple[str, str] = ("_judgment_profile", "_judgment_offending_rows")) -> None:
         """Refuse the first problem the declared checks find, naming the input, the column and a few rows;
         then (with `keys`, column names) refuse keys that occur more than once. `profile` names the macros that
         count and show failing rows: the judgment tools' checks (common.sql), or evaluate's (checks.sql)."""

@@ -11,7 +11,7 @@ from ..errors import MissingDependency, SqlndcgError
 from .judgments import Runner, group_list
 from ..present.results import Table
 
-OUTPUTS: tuple[str, ...] = tuple(render.call("positions_outputs"))
+OUTPUTS: tuple[str, ...] = tuple(render.call("_positions_outputs"))
 
 
 class Positions(Table):
@@ -87,12 +87,12 @@ def positions(
     given = {key: value for key, value in given.items() if value is not None or key in ("score", "rank")}
     with Runner.session(con) as runner:
         r, j = runner.inputs((run, "run", run_format), (judgments, "judgments", judgments_format))
-        plan = runner.render("positions_plan", r.described, j.described, k, given)
+        plan = runner.render("_positions_plan", r.described, j.described, k, given)
         for inp, declared in ((r, plan["run_checks"]), (j, plan["judgment_checks"])):
             runner.check(inp, declared["problems"], declared["identity"], declared["identity"],
-                         declared["key_meaning"], declared["hint"], profile=("profile", "offending_rows"))
+                         declared["key_meaning"], declared["hint"], profile=("_profile", "_offending_rows"))
             if declared["unique_ranks"]:
                 runner.check(inp, [], declared["identity"], declared["unique_ranks"],
                              "ranks within a query", "; ties='rank' needs distinct ranks")
-        table = runner.fetch(runner.render("positions_sql", plan), plan["settings"])
+        table = runner.fetch(runner.render("_positions_sql", plan), plan["settings"])
     return Positions(table.columns, table.rows, table.settings)

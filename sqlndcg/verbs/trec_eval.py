@@ -367,7 +367,7 @@ def _duplicates(con, view: str, kind: str, path: str) -> None:
     """trec_eval refuses a document listed twice for one query (in the run or in the qrels); so does sqlndcg, here
     in the file's own terms rather than as a table's duplicate rows."""
     keys = [render.quote("query_id"), render.quote("doc_id")]
-    found = con.execute(render.call("duplicates", view, keys, 3)).fetchall()
+    found = con.execute(render.call("_duplicates", view, keys, 3)).fetchall()
     if found:
         shown = "; ".join(f"query {brief(q)} document {brief(d)} {n} times" for q, d, n, _ in found)
         raise DataError(f"{kind} file {path!r}: {found[0][3]} (query, document) pair(s) occur more than once, e.g. "

@@ -31,40 +31,40 @@
 -#}
 
 {#- A key's values as SQL text, for a problem's description: ('q1', 'd3'), NULL shown as NULL. -#}
-{%- macro key_shown(keys) -%}
-'(' || {% for k in keys %}COALESCE('''' || {{ sqlndcg.id(k, true) }} || '''', 'NULL'){% if not loop.last %} || ', ' || {% endif %}{% endfor %} || ')'
+{%- macro _key_shown(keys) -%}
+'(' || {% for k in keys %}COALESCE('''' || {{ sqlndcg._id(k, true) }} || '''', 'NULL'){% if not loop.last %} || ', ' || {% endif %}{% endfor %} || ')'
 {%- endmacro -%}
 
 {#- One row per problem: `problem` says what is wrong, where (`label`: the input relation) and for which key, e.g.
     "repeated (query_id, doc_id) in run relation "db"."main"."rankings": ('q1', 'd3') appears 2 times. ...";
     `row_key` holds the key values alone. -#}
-{%- macro problem_rows(relation, declared, label) -%}
-{%- set keys = [] -%}{%- for c in declared.identity -%}{%- do keys.append(sqlndcg.quote(c)) -%}{%- endfor -%}
+{%- macro _problem_rows(relation, declared, label) -%}
+{%- set keys = [] -%}{%- for c in declared.identity -%}{%- do keys.append(sqlndcg._quote(c)) -%}{%- endfor -%}
 {%- set key_text -%}
-{%- for k in keys %}{{ sqlndcg.id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor -%}
+{%- for k in keys %}{{ sqlndcg._id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor -%}
 {%- endset -%}
 {%- set names = '(' ~ (declared.identity | join(', ')) ~ ')' -%}
 {%- for c in declared.problems %}
-SELECT {{ sqlndcg.text_literal('column ' ~ sqlndcg.show(c.name) ~ ' ' ~ c.message ~ ' in ' ~ label ~ ': ' ~ names ~ ' = ') }}
-    || {{ sqlndcg.key_shown(keys) }}
-    {%- if c.name not in declared.identity %} || {{ sqlndcg.text_literal(', ' ~ c.name ~ ' = ') }} || COALESCE({{ sqlndcg.id(c.column, true) }}, 'NULL'){% endif %} AS problem,
+SELECT {{ sqlndcg.text_literal('column ' ~ sqlndcg._show(c.name) ~ ' ' ~ c.message ~ ' in ' ~ label ~ ': ' ~ names ~ ' = ') }}
+    || {{ sqlndcg._key_shown(keys) }}
+    {%- if c.name not in declared.identity %} || {{ sqlndcg.text_literal(', ' ~ c.name ~ ' = ') }} || COALESCE({{ sqlndcg._id(c.column, true) }}, 'NULL'){% endif %} AS problem,
   {{ key_text }} AS row_key
 FROM {{ relation }} AS input_rows
-WHERE {{ sqlndcg.check_violation(c) }}
+WHERE {{ sqlndcg._check_violation(c) }}
 UNION ALL
 {%- endfor %}
-SELECT {{ sqlndcg.text_literal('repeated ' ~ names ~ ' in ' ~ label ~ ': ') }} || {{ sqlndcg.key_shown(keys) }}
-    || ' appears ' || {{ sqlndcg.id('COUNT(*)', true) }} || {{ sqlndcg.text_literal(' times. Each must appear once' ~ declared.hint) }} AS problem,
+SELECT {{ sqlndcg.text_literal('repeated ' ~ names ~ ' in ' ~ label ~ ': ') }} || {{ sqlndcg._key_shown(keys) }}
+    || ' appears ' || {{ sqlndcg._id('COUNT(*)', true) }} || {{ sqlndcg.text_literal(' times. Each must appear once' ~ declared.hint) }} AS problem,
   {{ key_text }} AS row_key
 FROM {{ relation }} AS input_rows
 GROUP BY {{ keys | join(', ') }}
 HAVING COUNT(*) > 1
 {%- if declared.unique_ranks %}
 UNION ALL
-{%- set rank_keys = [] -%}{%- for c in declared.unique_ranks -%}{%- do rank_keys.append(sqlndcg.quote(c)) -%}{%- endfor %}
+{%- set rank_keys = [] -%}{%- for c in declared.unique_ranks -%}{%- do rank_keys.append(sqlndcg._quote(c)) -%}{%- endfor %}
 SELECT {{ sqlndcg.text_literal("shared rank in " ~ label ~ " (ties='rank' needs distinct ranks within a query): (" ~ (declared.unique_ranks | join(', ')) ~ ') = ') }}
-    || {{ sqlndcg.key_shown(rank_keys) }} || ' appears ' || {{ sqlndcg.id('COUNT(*)', true) }} || ' times' AS problem,
-  {% for k in rank_keys %}{{ sqlndcg.id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
+    || {{ sqlndcg._key_shown(rank_keys) }} || ' appears ' || {{ sqlndcg._id('COUNT(*)', true) }} || ' times' AS problem,
+  {% for k in rank_keys %}{{ sqlndcg._id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
 FROM {{ relation }} AS input_rows
 GROUP BY {{ rank_keys | join(', ') }}
 HAVING COUNT(*) > 1
@@ -73,10 +73,10 @@ HAVING COUNT(*) > 1
 
 {%- test valid_run(model) -%}
 {%- if execute -%}
-{%- set spec = sqlndcg.spec(['ndcg'], kwargs) -%}
-{%- set run = sqlndcg.input_relation('run', model) -%}
-{%- set spec = sqlndcg.settled_spec(spec, run) -%}
-{{ sqlndcg.problem_rows(model, sqlndcg.input_checks('run', spec, run.columns), run.label) }}
+{%- set spec = sqlndcg._spec(['ndcg'], kwargs) -%}
+{%- set run = sqlndcg._input_relation('run', model) -%}
+{%- set spec = sqlndcg._settled_spec(spec, run) -%}
+{{ sqlndcg._problem_rows(model, sqlndcg._input_checks('run', spec, run.columns), run.label) }}
 {%- else -%}
 SELECT 1 AS problem WHERE 1 = 0
 {%- endif -%}
@@ -84,12 +84,12 @@ SELECT 1 AS problem WHERE 1 = 0
 
 {%- test valid_judgments(model) -%}
 {%- if execute -%}
-{%- set spec = sqlndcg.spec(['ndcg'], kwargs) -%}
-{%- set columns = sqlndcg.relation_columns(model) -%}
-{{ sqlndcg.require_columns('judgments relation ' ~ model, columns, [('query id', spec.columns.judgments_query_id), ('document id', spec.columns.judgments_doc_id), ('rel', spec.columns.rel)]) }}
+{%- set spec = sqlndcg._spec(['ndcg'], kwargs) -%}
+{%- set columns = sqlndcg._relation_columns(model) -%}
+{{ sqlndcg._require_columns('judgments relation ' ~ model, columns, [('query id', spec.columns.judgments_query_id), ('document id', spec.columns.judgments_doc_id), ('rel', spec.columns.rel)]) }}
 {%- set shared = [] -%}
-{%- for g in spec.group_by if g in sqlndcg.column_names(columns) -%}{%- do shared.append(g) -%}{%- endfor -%}
-{{ sqlndcg.problem_rows(model, sqlndcg.input_checks('judgments', spec, columns, shared), 'judgments relation ' ~ model) }}
+{%- for g in spec.group_by if g in sqlndcg._column_names(columns) -%}{%- do shared.append(g) -%}{%- endfor -%}
+{{ sqlndcg._problem_rows(model, sqlndcg._input_checks('judgments', spec, columns, shared), 'judgments relation ' ~ model) }}
 {%- else -%}
 SELECT 1 AS problem WHERE 1 = 0
 {%- endif -%}
@@ -98,12 +98,12 @@ SELECT 1 AS problem WHERE 1 = 0
 {#- A per-query model's queries with nothing to find (NULL in a metric that `empty` leaves NULL): evaluate()
     refuses them under empty='error'; build the model with empty='skip' (or 'error') and add this test. -#}
 {%- test no_empty_queries(model, metrics) -%}
-{%- set out = sqlndcg.output_columns(sqlndcg.spec(metrics, kwargs)) -%}
+{%- set out = sqlndcg._output_columns(sqlndcg._spec(metrics, kwargs)) -%}
 {%- set identity = [] -%}{%- for g in out.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(out.query_output) -%}
 {%- set emptyable = [] -%}{%- for m in out.metrics if m.emptyable -%}{%- do emptyable.append(m.column) -%}{%- endfor -%}
 {%- if emptyable %}
 SELECT 'judged query with nothing to find (no document with a positive gain, or no relevant document for R and AP): empty=''error'' refuses it' AS problem, per_query.*
-FROM ({{ sqlndcg.rows_where(model, identity, emptyable, 'null') }}) AS per_query
+FROM ({{ sqlndcg._rows_where(model, identity, emptyable, 'null') }}) AS per_query
 {%- else %}
 SELECT 1 AS problem WHERE 1 = 0
 {%- endif %}
@@ -111,10 +111,10 @@ SELECT 1 AS problem WHERE 1 = 0
 
 {#- A per-query model's metrics that are not finite numbers: labels or gains too large for a double. -#}
 {%- test finite_metrics(model, metrics) -%}
-{%- set out = sqlndcg.output_columns(sqlndcg.spec(metrics, kwargs)) -%}
+{%- set out = sqlndcg._output_columns(sqlndcg._spec(metrics, kwargs)) -%}
 {%- set identity = [] -%}{%- for g in out.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(out.query_output) -%}
 SELECT 'metric not a finite number: labels or gains too large for a double' AS problem, per_query.*
-FROM ({{ sqlndcg.rows_where(model, identity, out.metrics | map(attribute='column') | list, 'not_finite') }}) AS per_query
+FROM ({{ sqlndcg._rows_where(model, identity, out.metrics | map(attribute='column') | list, 'not_finite') }}) AS per_query
 {%- endtest -%}
 
 
@@ -124,8 +124,8 @@ FROM ({{ sqlndcg.rows_where(model, identity, out.metrics | map(attribute='column
     rate denominators that sum to 0 for a document; NULL ids in the impressions). -#}
 {%- test valid_events(model, impressions=none) -%}
 {%- if execute -%}
-{%- set shown = none if impressions is none else sqlndcg.input_relation('impressions', impressions) -%}
-{{ sqlndcg.labels_problems_sql(sqlndcg.labels_plan(sqlndcg.input_relation('events', model), shown, kwargs)) }}
+{%- set shown = none if impressions is none else sqlndcg._input_relation('impressions', impressions) -%}
+{{ sqlndcg._labels_problems_sql(sqlndcg._labels_plan(sqlndcg._input_relation('events', model), shown, kwargs)) }}
 {%- else -%}
 SELECT 1 AS problem WHERE 1 = 0
 {%- endif -%}
@@ -136,7 +136,7 @@ SELECT 1 AS problem WHERE 1 = 0
     infinite labels, an annotator rating a (query, document) twice. A NULL label is a missing rating, allowed. -#}
 {%- test valid_annotations(model) -%}
 {%- if execute -%}
-{{ sqlndcg.ratings_problems_sql(sqlndcg.agreement_plan(sqlndcg.input_relation('judgments', model), kwargs)) }}
+{{ sqlndcg._ratings_problems_sql(sqlndcg._agreement_plan(sqlndcg._input_relation('judgments', model), kwargs)) }}
 {%- else -%}
 SELECT 1 AS problem WHERE 1 = 0
 {%- endif -%}
@@ -149,17 +149,17 @@ SELECT 1 AS problem WHERE 1 = 0
 {%- test valid_query_weights(model, per_query=none, weight_column='weight') -%}
 {%- if execute -%}
 {#- Only the per-query table's query and group columns are read: any metric names them. -#}
-{%- set plan = sqlndcg.output_columns(sqlndcg.spec(['ndcg'], kwargs)) -%}
-{%- set weights = sqlndcg.weights_plan(plan, sqlndcg.input_relation('query weights', model), weight_column) -%}
-{{ sqlndcg.problem_rows(model, sqlndcg.weights_checks(weights), 'query weights relation ' ~ model) }}
+{%- set plan = sqlndcg._output_columns(sqlndcg._spec(['ndcg'], kwargs)) -%}
+{%- set weights = sqlndcg._weights_plan(plan, sqlndcg._input_relation('query weights', model), weight_column) -%}
+{{ sqlndcg._problem_rows(model, sqlndcg._weights_checks(weights), 'query weights relation ' ~ model) }}
 {%- if per_query is not none %}
 {%- set identity = [] -%}{%- for g in plan.groups -%}{%- do identity.append(g.output) -%}{%- endfor -%}{%- do identity.append(plan.query_output) %}
 UNION ALL
 {%- set missing = [] -%}{%- for k in identity -%}{%- do missing.append('missing_weights.' ~ k) -%}{%- endfor %}
 SELECT {{ sqlndcg.text_literal('scored query without a weight in query weights relation ' ~ model ~ ' (give every scored query one; 0 leaves it out of the mean): ' ~ per_query ~ ' has (' ~ (identity | join(', ')) ~ ') = ') }}
-    || {{ sqlndcg.key_shown(missing) }} AS problem,
-  {% for k in identity %}{{ sqlndcg.id('missing_weights.' ~ k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
-FROM ({{ sqlndcg.missing_weights_sql(sqlndcg.input_relation('per_query', per_query).sql, plan, weights) }}) AS missing_weights
+    || {{ sqlndcg._key_shown(missing) }} AS problem,
+  {% for k in identity %}{{ sqlndcg._id('missing_weights.' ~ k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
+FROM ({{ sqlndcg._missing_weights_sql(sqlndcg._input_relation('per_query', per_query).sql, plan, weights) }}) AS missing_weights
 {%- endif %}
 {%- else -%}
 SELECT 1 AS problem WHERE 1 = 0

@@ -30,48 +30,48 @@
   * observed_agreement: the share of pairable rating pairs (within a unit, between annotators) that agree.
 -#}
 
-{%- macro agreement_statistics() -%}
+{%- macro _agreement_statistics() -%}
 {{ return(['cohen_kappa', 'cohen_kappa_linear', 'cohen_kappa_quadratic', 'fleiss_kappa', 'alpha_nominal',
            'alpha_ordinal', 'alpha_interval']) }}
 {%- endmacro -%}
 
-{%- macro agreement_declared() -%}
+{%- macro _agreement_declared() -%}
 {{ return({'by': 'all', 'group_by': [], 'query_id': 'query_id', 'doc_id': 'doc_id', 'annotator': 'annotator',
            'rel': 'rel', 'rank_by': 'alpha_ordinal'}) }}
 {%- endmacro -%}
 
-{%- macro aggregate_declared() -%}
+{%- macro _aggregate_declared() -%}
 {{ return({'method': 'majority', 'tie': 'lower', 'group_by': [], 'query_id': 'query_id', 'doc_id': 'doc_id',
            'annotator': 'annotator', 'rel': 'rel'}) }}
 {%- endmacro -%}
 
-{%- macro aggregate_methods() -%}{{ return(['majority', 'mean', 'median']) }}{%- endmacro -%}
-{%- macro aggregate_ties() -%}{{ return(['lower', 'higher', 'mean']) }}{%- endmacro -%}
+{%- macro _aggregate_methods() -%}{{ return(['majority', 'mean', 'median']) }}{%- endmacro -%}
+{%- macro _aggregate_ties() -%}{{ return(['lower', 'higher', 'mean']) }}{%- endmacro -%}
 
 {#- What both tools need of the ratings: columns checked, groups, row checks, keys. -#}
-{%- macro ratings_plan(tool, judgments, s) -%}
-{%- set groups = sqlndcg.judgment_groups(s.group_by) -%}
-{%- for key in ['query_id', 'doc_id', 'annotator', 'rel'] -%}{%- do sqlndcg.column_name(key, s[key]) -%}{%- endfor -%}
+{%- macro _ratings_plan(tool, judgments, s) -%}
+{%- set groups = sqlndcg._judgment_groups(s.group_by) -%}
+{%- for key in ['query_id', 'doc_id', 'annotator', 'rel'] -%}{%- do sqlndcg._column_name(key, s[key]) -%}{%- endfor -%}
 {%- set needed = [('query id', s.query_id, 'query_id'), ('document id', s.doc_id, 'doc_id'),
                   ('annotator', s.annotator, 'annotator'), ('rel', s.rel, 'rel')] -%}
 {%- for g in groups -%}{%- do needed.append(('group_by', g, 'group_by')) -%}{%- endfor -%}
-{{ sqlndcg.judgment_require_columns(judgments, needed) }}
-{{ sqlndcg.judgment_require_types(judgments, [s.rel], [s.query_id, s.doc_id, s.annotator]) }}
+{{ sqlndcg._judgment_require_columns(judgments, needed) }}
+{{ sqlndcg._judgment_require_types(judgments, [s.rel], [s.query_id, s.doc_id, s.annotator]) }}
 {%- set checks = [] -%}
-{%- for g in groups + [s.query_id, s.doc_id, s.annotator] -%}{%- do checks.append(sqlndcg.judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
-{%- do checks.append(sqlndcg.judgment_check('not_finite', s.rel, 'is NaN or infinite (a missing rating is NULL, or no row)')) -%}
+{%- for g in groups + [s.query_id, s.doc_id, s.annotator] -%}{%- do checks.append(sqlndcg._judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
+{%- do checks.append(sqlndcg._judgment_check('not_finite', s.rel, 'is NaN or infinite (a missing rating is NULL, or no row)')) -%}
 {%- set group_plans = [] -%}
-{%- for g in groups -%}{%- do group_plans.append({'alias': '_g' ~ loop.index0, 'column': sqlndcg.quote(g), 'name': g}) -%}{%- endfor -%}
+{%- for g in groups -%}{%- do group_plans.append({'alias': '_g' ~ loop.index0, 'column': sqlndcg._quote(g), 'name': g}) -%}{%- endfor -%}
 {%- set keys = groups + [s.query_id, s.doc_id, s.annotator] -%}
-{%- set annotator = sqlndcg.column_of(judgments.columns, s.annotator) -%}
+{%- set annotator = sqlndcg._column_of(judgments.columns, s.annotator) -%}
 {{ return({
   'judgments': judgments.sql,
   'groups': group_plans,
-  'query_id': sqlndcg.quote(s.query_id),
-  'doc_id': sqlndcg.quote(s.doc_id),
-  'annotator': sqlndcg.quote(s.annotator),
+  'query_id': sqlndcg._quote(s.query_id),
+  'doc_id': sqlndcg._quote(s.doc_id),
+  'annotator': sqlndcg._quote(s.annotator),
   'annotator_is_text': annotator.class == 'text',
-  'rel': sqlndcg.quote(s.rel),
+  'rel': sqlndcg._quote(s.rel),
   'checks': checks,
   'identity': keys,
   'keys': keys,
@@ -79,31 +79,31 @@
 }) }}
 {%- endmacro -%}
 
-{%- macro agreement_plan(judgments, given) -%}
+{%- macro _agreement_plan(judgments, given) -%}
 {%- set tool = 'agreement' -%}
-{%- set s = sqlndcg.judgment_settings(tool, sqlndcg.agreement_declared(), given) -%}
-{%- set p = sqlndcg.ratings_plan(tool, judgments, s) -%}
-{%- do p.update({'by': sqlndcg.choice('by', s.by, ['all', 'query', 'pair']),
-                 'rank_by': sqlndcg.choice('rank_by', s.rank_by, sqlndcg.agreement_statistics()),
-                 'query_output': sqlndcg.quote(s.query_id)}) -%}
-{%- set outputs = sqlndcg.judgment_groups(s.group_by) + ([s.query_id] if p.by == 'query' else []) + (['annotator_a', 'annotator_b'] if p.by == 'pair' else []) -%}
-{{ sqlndcg.judgment_distinct_outputs(tool, outputs + ['units', 'ratings', 'annotators', 'observed_agreement', 'least_consistent_rank'] + sqlndcg.agreement_statistics()) }}
-{%- do p.update({'settings': {'by': p.by, 'rank_by': p.rank_by, 'group_by': sqlndcg.judgment_groups(s.group_by),
+{%- set s = sqlndcg._judgment_settings(tool, sqlndcg._agreement_declared(), given) -%}
+{%- set p = sqlndcg._ratings_plan(tool, judgments, s) -%}
+{%- do p.update({'by': sqlndcg._choice('by', s.by, ['all', 'query', 'pair']),
+                 'rank_by': sqlndcg._choice('rank_by', s.rank_by, sqlndcg._agreement_statistics()),
+                 'query_output': sqlndcg._quote(s.query_id)}) -%}
+{%- set outputs = sqlndcg._judgment_groups(s.group_by) + ([s.query_id] if p.by == 'query' else []) + (['annotator_a', 'annotator_b'] if p.by == 'pair' else []) -%}
+{{ sqlndcg._judgment_distinct_outputs(tool, outputs + ['units', 'ratings', 'annotators', 'observed_agreement', 'least_consistent_rank'] + sqlndcg._agreement_statistics()) }}
+{%- do p.update({'settings': {'by': p.by, 'rank_by': p.rank_by, 'group_by': sqlndcg._judgment_groups(s.group_by),
                               'missing': 'NULL labels are missing ratings, left out',
                               'columns': {'query_id': s.query_id, 'doc_id': s.doc_id, 'annotator': s.annotator, 'rel': s.rel}}}) -%}
 {{ return(p) }}
 {%- endmacro -%}
 
-{%- macro aggregate_plan(judgments, given) -%}
+{%- macro _aggregate_plan(judgments, given) -%}
 {%- set tool = 'aggregate_labels' -%}
-{%- set s = sqlndcg.judgment_settings(tool, sqlndcg.aggregate_declared(), given) -%}
-{%- set p = sqlndcg.ratings_plan(tool, judgments, s) -%}
-{%- do p.update({'method': sqlndcg.choice('method', s.method, sqlndcg.aggregate_methods()),
-                 'tie': sqlndcg.choice('tie', s.tie, sqlndcg.aggregate_ties()),
-                 'rel_output': sqlndcg.quote(s.rel)}) -%}
-{{ sqlndcg.judgment_distinct_outputs(tool, sqlndcg.judgment_groups(s.group_by) + [s.query_id, s.doc_id, s.rel, 'ratings', 'spread']) }}
+{%- set s = sqlndcg._judgment_settings(tool, sqlndcg._aggregate_declared(), given) -%}
+{%- set p = sqlndcg._ratings_plan(tool, judgments, s) -%}
+{%- do p.update({'method': sqlndcg._choice('method', s.method, sqlndcg._aggregate_methods()),
+                 'tie': sqlndcg._choice('tie', s.tie, sqlndcg._aggregate_ties()),
+                 'rel_output': sqlndcg._quote(s.rel)}) -%}
+{{ sqlndcg._judgment_distinct_outputs(tool, sqlndcg._judgment_groups(s.group_by) + [s.query_id, s.doc_id, s.rel, 'ratings', 'spread']) }}
 {%- do p.update({'settings': {'method': p.method, 'tie': p.tie if p.method != 'mean' else none,
-                              'group_by': sqlndcg.judgment_groups(s.group_by),
+                              'group_by': sqlndcg._judgment_groups(s.group_by),
                               'missing': 'NULL labels are missing ratings, left out',
                               'columns': {'query_id': s.query_id, 'doc_id': s.doc_id, 'annotator': s.annotator, 'rel': s.rel}}}) -%}
 {{ return(p) }}
@@ -111,7 +111,7 @@
 
 {#- The ratings with internal names: _all (a constant, so a scope is never empty), groups _g0.., _q, _d, the
     annotator _a and the label _v; missing ratings (NULL) left out. -#}
-{%- macro agreement_ratings(p) -%}
+{%- macro _agreement_ratings(p) -%}
 SELECT
     1 AS _all,
     {%- for g in p.groups %}
@@ -127,7 +127,7 @@ SELECT
 
 {#- The plan -> one SELECT: a row per scope (by='all': per group; 'query': per group and query; 'pair': per group
     and pair of annotators). -#}
-{%- macro agreement_sql(p) -%}
+{%- macro _agreement_sql(p) -%}
 {%- set d = sqlndcg.double() -%}
 {%- set nul = sqlndcg.null_double() -%}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
@@ -141,7 +141,7 @@ SELECT
 {%- set y_a = sqlndcg.byte_order('y._a') if p.annotator_is_text else 'y._a' -%}
 {%- set stats = ['_units', '_ratings', '_annotators', '_observed', '_cohen', '_cohen_linear', '_cohen_quadratic', '_fleiss', '_alpha_nominal', '_alpha_ordinal', '_alpha_interval'] -%}
 WITH _ratings AS (
-  {{ sqlndcg.agreement_ratings(p) }}
+  {{ sqlndcg._agreement_ratings(p) }}
 ),
 {#- ---- Cohen's kappa: pairs of annotators over the units both rated ---- #}
 _group_annotators AS (
@@ -150,13 +150,13 @@ _group_annotators AS (
   GROUP BY {{ group_scope | join(', ') }}
 ),
 _pair_ratings AS (
-  SELECT {{ sqlndcg.judgment_select(scope, 'x') }}, x._a AS _a1, y._a AS _a2, x._v AS _x, y._v AS _y
+  SELECT {{ sqlndcg._judgment_select(scope, 'x') }}, x._a AS _a1, y._a AS _a2, x._v AS _x, y._v AS _y
   FROM _ratings AS x
   JOIN _ratings AS y
-    ON {{ sqlndcg.judgment_on(unit, 'x', 'y') }}
+    ON {{ sqlndcg._judgment_on(unit, 'x', 'y') }}
   {%- if p.by != 'pair' %}
   JOIN _group_annotators AS k
-    ON {{ sqlndcg.judgment_on(group_scope, 'k', 'x') }}
+    ON {{ sqlndcg._judgment_on(group_scope, 'k', 'x') }}
   WHERE {{ x_a }} < {{ y_a }} AND k._k = 2
   {%- else %}
   WHERE {{ x_a }} < {{ y_a }}
@@ -176,10 +176,10 @@ _cohen_categories AS (
   FROM _cohen_distinct
 ),
 _cohen_pairs AS (
-  SELECT {{ sqlndcg.judgment_select(cscope, 'p') }}, cx._i AS _ix, cy._i AS _iy
+  SELECT {{ sqlndcg._judgment_select(cscope, 'p') }}, cx._i AS _ix, cy._i AS _iy
   FROM _pair_ratings AS p
-  JOIN _cohen_categories AS cx ON {{ sqlndcg.judgment_on(cscope, 'cx', 'p') }} AND cx._v = p._x
-  JOIN _cohen_categories AS cy ON {{ sqlndcg.judgment_on(cscope, 'cy', 'p') }} AND cy._v = p._y
+  JOIN _cohen_categories AS cx ON {{ sqlndcg._judgment_on(cscope, 'cx', 'p') }} AND cx._v = p._x
+  JOIN _cohen_categories AS cy ON {{ sqlndcg._judgment_on(cscope, 'cy', 'p') }} AND cy._v = p._y
 ),
 _cohen_observed AS (
   SELECT {{ cscope | join(', ') }},
@@ -198,23 +198,23 @@ _cohen_columns AS (
 ),
 _cohen_expected AS (
   {#- sum_ij w_ij r_i c_j: the disagreement expected from the two annotators' own label frequencies. #}
-  SELECT {{ sqlndcg.judgment_select(cscope, 'r') }},
+  SELECT {{ sqlndcg._judgment_select(cscope, 'r') }},
     SUM(CASE WHEN r._i = c._i THEN 0 ELSE CAST(r._r AS {{ d }}) * c._c END) AS _e0,
     SUM(CAST(r._r AS {{ d }}) * c._c * ABS(r._i - c._i)) AS _e1,
     SUM(CAST(r._r AS {{ d }}) * c._c * (r._i - c._i) * (r._i - c._i)) AS _e2
   FROM _cohen_rows AS r
-  JOIN _cohen_columns AS c ON {{ sqlndcg.judgment_on(cscope, 'r', 'c') }}
+  JOIN _cohen_columns AS c ON {{ sqlndcg._judgment_on(cscope, 'r', 'c') }}
   GROUP BY {% for c in cscope %}r.{{ c }}{% if not loop.last %}, {% endif %}{% endfor %}
 ),
 _cohen AS (
-  SELECT {{ sqlndcg.judgment_select(cscope, 'o') }},
+  SELECT {{ sqlndcg._judgment_select(cscope, 'o') }},
     o._n AS _n,
     CAST(o._n - o._w0 AS {{ d }}) / o._n AS _agree,
     CASE WHEN e._e0 > 0 THEN 1 - CAST(o._n AS {{ d }}) * o._w0 / e._e0 ELSE {{ nul }} END AS _cohen,
     CASE WHEN e._e1 > 0 THEN 1 - CAST(o._n AS {{ d }}) * o._w1 / e._e1 ELSE {{ nul }} END AS _cohen_linear,
     CASE WHEN e._e2 > 0 THEN 1 - CAST(o._n AS {{ d }}) * o._w2 / e._e2 ELSE {{ nul }} END AS _cohen_quadratic
   FROM _cohen_observed AS o
-  JOIN _cohen_expected AS e ON {{ sqlndcg.judgment_on(cscope, 'o', 'e') }}
+  JOIN _cohen_expected AS e ON {{ sqlndcg._judgment_on(cscope, 'o', 'e') }}
 ),
 {%- if p.by == 'pair' %}
 _merged AS (
@@ -225,13 +225,13 @@ SELECT
   {%- for g in p.groups %}
   {{ g.alias }} AS {{ g.column }},
   {%- endfor %}
-  _a1 AS {{ sqlndcg.quote('annotator_a') }},
-  _a2 AS {{ sqlndcg.quote('annotator_b') }},
-  _units AS {{ sqlndcg.quote('units') }},
-  CAST(_observed AS {{ d }}) AS {{ sqlndcg.quote('observed_agreement') }},
-  CAST(_cohen AS {{ d }}) AS {{ sqlndcg.quote('cohen_kappa') }},
-  CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg.quote('cohen_kappa_linear') }},
-  CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg.quote('cohen_kappa_quadratic') }}
+  _a1 AS {{ sqlndcg._quote('annotator_a') }},
+  _a2 AS {{ sqlndcg._quote('annotator_b') }},
+  _units AS {{ sqlndcg._quote('units') }},
+  CAST(_observed AS {{ d }}) AS {{ sqlndcg._quote('observed_agreement') }},
+  CAST(_cohen AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa') }},
+  CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_linear') }},
+  CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_quadratic') }}
 FROM _merged
 ORDER BY {% for g in grp %}{{ g }}, {% endfor %}{{ sqlndcg.byte_order('_a1') if p.annotator_is_text else '_a1' }}, {{ sqlndcg.byte_order('_a2') if p.annotator_is_text else '_a2' }}
 {%- else %}
@@ -249,10 +249,10 @@ _pairable AS (
   SELECT {{ unit | join(', ') }}, _v, _n, _m FROM _unit_sized WHERE _m >= 2
 ),
 _coincidences AS (
-  SELECT {{ sqlndcg.judgment_select(scope, 'a') }}, a._v AS _c, b._v AS _k,
+  SELECT {{ sqlndcg._judgment_select(scope, 'a') }}, a._v AS _c, b._v AS _k,
     SUM((CAST(a._n AS {{ d }}) * b._n - CASE WHEN a._v = b._v THEN a._n ELSE 0 END) / (a._m - 1)) AS _o
   FROM _pairable AS a
-  JOIN _pairable AS b ON {{ sqlndcg.judgment_on(unit, 'a', 'b') }}
+  JOIN _pairable AS b ON {{ sqlndcg._judgment_on(unit, 'a', 'b') }}
   GROUP BY {% for c in scope %}a.{{ c }}, {% endfor %}a._v, b._v
 ),
 _value_totals AS (
@@ -267,34 +267,34 @@ _value_ranked AS (
   FROM _value_totals
 ),
 _alpha_observed AS (
-  SELECT {{ sqlndcg.judgment_select(scope, 'o') }},
+  SELECT {{ sqlndcg._judgment_select(scope, 'o') }},
     SUM(CASE WHEN o._c = o._k THEN o._o ELSE 0 END) AS _agreeing,
     SUM(o._o) AS _pairable,
     SUM(CASE WHEN o._c = o._k THEN 0 ELSE o._o END) AS _do_nominal,
     SUM(o._o * (rc._mid - rk._mid) * (rc._mid - rk._mid)) AS _do_ordinal,
     SUM(o._o * (o._c - o._k) * (o._c - o._k)) AS _do_interval
   FROM _coincidences AS o
-  JOIN _value_ranked AS rc ON {{ sqlndcg.judgment_on(scope, 'rc', 'o') }} AND rc._v = o._c
-  JOIN _value_ranked AS rk ON {{ sqlndcg.judgment_on(scope, 'rk', 'o') }} AND rk._v = o._k
+  JOIN _value_ranked AS rc ON {{ sqlndcg._judgment_on(scope, 'rc', 'o') }} AND rc._v = o._c
+  JOIN _value_ranked AS rk ON {{ sqlndcg._judgment_on(scope, 'rk', 'o') }} AND rk._v = o._k
   GROUP BY {% for c in scope %}o.{{ c }}{% if not loop.last %}, {% endif %}{% endfor %}
 ),
 _alpha_expected AS (
-  SELECT {{ sqlndcg.judgment_select(scope, 'a') }},
+  SELECT {{ sqlndcg._judgment_select(scope, 'a') }},
     SUM(CASE WHEN a._v = b._v THEN 0 ELSE a._nc * b._nc END) AS _de_nominal,
     SUM(a._nc * b._nc * (a._mid - b._mid) * (a._mid - b._mid)) AS _de_ordinal,
     SUM(a._nc * b._nc * (a._v - b._v) * (a._v - b._v)) AS _de_interval
   FROM _value_ranked AS a
-  JOIN _value_ranked AS b ON {{ sqlndcg.judgment_on(scope, 'a', 'b') }}
+  JOIN _value_ranked AS b ON {{ sqlndcg._judgment_on(scope, 'a', 'b') }}
   GROUP BY {% for c in scope %}a.{{ c }}{% if not loop.last %}, {% endif %}{% endfor %}
 ),
 _alpha AS (
-  SELECT {{ sqlndcg.judgment_select(scope, 'o') }},
+  SELECT {{ sqlndcg._judgment_select(scope, 'o') }},
     o._agreeing / o._pairable AS _observed,
     {%- for level in ['nominal', 'ordinal', 'interval'] %}
     CASE WHEN e._de_{{ level }} > 0 THEN 1 - (o._pairable - 1) * o._do_{{ level }} / e._de_{{ level }} ELSE {{ nul }} END AS _alpha_{{ level }}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM _alpha_observed AS o
-  JOIN _alpha_expected AS e ON {{ sqlndcg.judgment_on(scope, 'o', 'e') }}
+  JOIN _alpha_expected AS e ON {{ sqlndcg._judgment_on(scope, 'o', 'e') }}
 ),
 {#- ---- Fleiss' kappa (Gwet's form for missing ratings) ---- #}
 _fleiss_units AS (
@@ -314,17 +314,17 @@ _fleiss_shares AS (
   GROUP BY {{ scope | join(', ') }}, _v
 ),
 _fleiss_chance AS (
-  SELECT {{ sqlndcg.judgment_select(scope, 'f') }},
+  SELECT {{ sqlndcg._judgment_select(scope, 'f') }},
     SUM((s._share / f._units) * (s._share / f._units)) AS _pe
   FROM _fleiss_shares AS s
-  JOIN _fleiss_agreement AS f ON {{ sqlndcg.judgment_on(scope, 'f', 's') }}
+  JOIN _fleiss_agreement AS f ON {{ sqlndcg._judgment_on(scope, 'f', 's') }}
   GROUP BY {% for c in scope %}f.{{ c }}{% if not loop.last %}, {% endif %}{% endfor %}
 ),
 _fleiss AS (
-  SELECT {{ sqlndcg.judgment_select(scope, 'f') }}, f._units AS _units,
+  SELECT {{ sqlndcg._judgment_select(scope, 'f') }}, f._units AS _units,
     CASE WHEN c._pe < 1 THEN (f._pa - c._pe) / (1 - c._pe) ELSE {{ nul }} END AS _fleiss
   FROM _fleiss_agreement AS f
-  JOIN _fleiss_chance AS c ON {{ sqlndcg.judgment_on(scope, 'f', 'c') }}
+  JOIN _fleiss_chance AS c ON {{ sqlndcg._judgment_on(scope, 'f', 'c') }}
 ),
 _counts AS (
   SELECT {{ scope | join(', ') }}, COUNT(*) AS _ratings, COUNT(DISTINCT _a) AS _annotators
@@ -358,21 +358,21 @@ SELECT
   {%- if p.by == 'query' %}
   _q AS {{ p.query_output }},
   {%- endif %}
-  CAST(_units AS BIGINT) AS {{ sqlndcg.quote('units') }},
-  CAST(_ratings AS BIGINT) AS {{ sqlndcg.quote('ratings') }},
-  CAST(_annotators AS BIGINT) AS {{ sqlndcg.quote('annotators') }},
-  CAST(_observed AS {{ d }}) AS {{ sqlndcg.quote('observed_agreement') }},
-  CAST(_cohen AS {{ d }}) AS {{ sqlndcg.quote('cohen_kappa') }},
-  CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg.quote('cohen_kappa_linear') }},
-  CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg.quote('cohen_kappa_quadratic') }},
-  CAST(_fleiss AS {{ d }}) AS {{ sqlndcg.quote('fleiss_kappa') }},
-  CAST(_alpha_nominal AS {{ d }}) AS {{ sqlndcg.quote('alpha_nominal') }},
-  CAST(_alpha_ordinal AS {{ d }}) AS {{ sqlndcg.quote('alpha_ordinal') }},
-  CAST(_alpha_interval AS {{ d }}) AS {{ sqlndcg.quote('alpha_interval') }}
+  CAST(_units AS BIGINT) AS {{ sqlndcg._quote('units') }},
+  CAST(_ratings AS BIGINT) AS {{ sqlndcg._quote('ratings') }},
+  CAST(_annotators AS BIGINT) AS {{ sqlndcg._quote('annotators') }},
+  CAST(_observed AS {{ d }}) AS {{ sqlndcg._quote('observed_agreement') }},
+  CAST(_cohen AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa') }},
+  CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_linear') }},
+  CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_quadratic') }},
+  CAST(_fleiss AS {{ d }}) AS {{ sqlndcg._quote('fleiss_kappa') }},
+  CAST(_alpha_nominal AS {{ d }}) AS {{ sqlndcg._quote('alpha_nominal') }},
+  CAST(_alpha_ordinal AS {{ d }}) AS {{ sqlndcg._quote('alpha_ordinal') }},
+  CAST(_alpha_interval AS {{ d }}) AS {{ sqlndcg._quote('alpha_interval') }}
   {%- if p.by == 'query' %},
   {#- 1 = the least consistent query of its group: lowest rank_by first (undefined last), then the lowest
       observed agreement, then the query id. #}
-  ROW_NUMBER() OVER (PARTITION BY {{ group_scope | join(', ') }} ORDER BY {{ rank_column }} ASC{{ last }}, _observed ASC{{ last }}, _q ASC{{ first }}) AS {{ sqlndcg.quote('least_consistent_rank') }}
+  ROW_NUMBER() OVER (PARTITION BY {{ group_scope | join(', ') }} ORDER BY {{ rank_column }} ASC{{ last }}, _observed ASC{{ last }}, _q ASC{{ first }}) AS {{ sqlndcg._quote('least_consistent_rank') }}
   {%- endif %}
 FROM _merged
 ORDER BY {% for g in grp %}{{ g }}, {% endfor %}{% if p.by == 'query' %}_q, {% endif %}_all
@@ -380,14 +380,14 @@ ORDER BY {% for g in grp %}{{ g }}, {% endfor %}{% if p.by == 'query' %}_q, {% e
 {%- endmacro -%}
 
 {#- The plan -> one label per (group, query, document). -#}
-{%- macro aggregate_labels_sql(p) -%}
+{%- macro _aggregate_labels_sql(p) -%}
 {%- set d = sqlndcg.double() -%}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
 {%- set grp = p.groups | map(attribute='alias') | list -%}
 {%- set unit = grp + ['_q', '_d'] -%}
 {%- set u = unit | join(', ') -%}
 WITH _ratings AS (
-  {{ sqlndcg.agreement_ratings(p) }}
+  {{ sqlndcg._agreement_ratings(p) }}
 ),
 _unit_stats AS (
   SELECT {{ u }}, COUNT(*) AS _ratings, MAX(_v) - MIN(_v) AS _spread
@@ -443,9 +443,9 @@ _chosen AS (
 ),
 {%- endif %}
 _final AS (
-  SELECT {{ sqlndcg.judgment_select(unit, 'c') }}, c._label AS _label, s._ratings AS _ratings, s._spread AS _spread
+  SELECT {{ sqlndcg._judgment_select(unit, 'c') }}, c._label AS _label, s._ratings AS _ratings, s._spread AS _spread
   FROM _chosen AS c
-  JOIN _unit_stats AS s ON {{ sqlndcg.judgment_on(unit, 'c', 's') }}
+  JOIN _unit_stats AS s ON {{ sqlndcg._judgment_on(unit, 'c', 's') }}
 )
 SELECT
   {%- for g in p.groups %}
@@ -454,32 +454,32 @@ SELECT
   _q AS {{ p.query_id }},
   _d AS {{ p.doc_id }},
   CAST(_label AS {{ d }}) AS {{ p.rel_output }},
-  _ratings AS {{ sqlndcg.quote('ratings') }},
-  CAST(_spread AS {{ d }}) AS {{ sqlndcg.quote('spread') }}
+  _ratings AS {{ sqlndcg._quote('ratings') }},
+  CAST(_spread AS {{ d }}) AS {{ sqlndcg._quote('spread') }}
 FROM _final
 ORDER BY {{ u }}
 {%- endmacro -%}
 
 {#- dbt entry points. -#}
 {%- macro agreement(judgments=none) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{{ return(sqlndcg.agreement_sql(sqlndcg.agreement_plan(sqlndcg.input_relation('judgments', judgments), kwargs))) }}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._agreement_sql(sqlndcg._agreement_plan(sqlndcg._input_relation('judgments', judgments), kwargs))) }}
 {%- endmacro -%}
 
 {%- macro aggregate_labels(judgments=none) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{{ return(sqlndcg.aggregate_labels_sql(sqlndcg.aggregate_plan(sqlndcg.input_relation('judgments', judgments), kwargs))) }}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._aggregate_labels_sql(sqlndcg._aggregate_plan(sqlndcg._input_relation('judgments', judgments), kwargs))) }}
 {%- endmacro -%}
 
 {#- The input problems agreement and aggregate_labels refuse in Python, as rows for a dbt data test (the generic
     test `sqlndcg.valid_annotations`, or a singular test calling `ratings_problems`): NULL ids or annotators, NaN
     or infinite labels, an annotator rating a unit twice. -#}
-{%- macro ratings_problems_sql(p) -%}
-{%- set keys = [] -%}{%- for k in p['keys'] -%}{%- do keys.append(sqlndcg.quote(k)) -%}{%- endfor -%}
-{{ return(sqlndcg.judgment_problems(p.judgments, p.checks, keys, keys, p.key_meaning)) }}
+{%- macro _ratings_problems_sql(p) -%}
+{%- set keys = [] -%}{%- for k in p['keys'] -%}{%- do keys.append(sqlndcg._quote(k)) -%}{%- endfor -%}
+{{ return(sqlndcg._judgment_problems(p.judgments, p.checks, keys, keys, p.key_meaning)) }}
 {%- endmacro -%}
 
 {%- macro ratings_problems(judgments=none) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{{ return(sqlndcg.ratings_problems_sql(sqlndcg.agreement_plan(sqlndcg.input_relation('judgments', judgments), kwargs))) }}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._ratings_problems_sql(sqlndcg._agreement_plan(sqlndcg._input_relation('judgments', judgments), kwargs))) }}
 {%- endmacro -%}

@@ -9,18 +9,18 @@
     literals (Spark/Databricks, BigQuery, MySQL, ClickHouse) get backslashes and quotes escaped with a backslash. -#}
 {%- macro text_literal(value) -%}{{ return(adapter.dispatch('text_literal', 'sqlndcg')(value)) }}{%- endmacro -%}
 {%- macro default__text_literal(value) -%}{{ return("'" ~ (value | string | replace("'", "''")) ~ "'") }}{%- endmacro -%}
-{%- macro backslash_text_literal(value) -%}{{ return("'" ~ (value | string | replace('\\', '\\\\') | replace("'", "\\'")) ~ "'") }}{%- endmacro -%}
-{%- macro spark__text_literal(value) -%}{{ return(sqlndcg.backslash_text_literal(value)) }}{%- endmacro -%}
-{%- macro bigquery__text_literal(value) -%}{{ return(sqlndcg.backslash_text_literal(value)) }}{%- endmacro -%}
-{%- macro mysql__text_literal(value) -%}{{ return(sqlndcg.backslash_text_literal(value)) }}{%- endmacro -%}
-{%- macro clickhouse__text_literal(value) -%}{{ return(sqlndcg.backslash_text_literal(value)) }}{%- endmacro -%}
+{%- macro _backslash_text_literal(value) -%}{{ return("'" ~ (value | string | replace('\\', '\\\\') | replace("'", "\\'")) ~ "'") }}{%- endmacro -%}
+{%- macro spark__text_literal(value) -%}{{ return(sqlndcg._backslash_text_literal(value)) }}{%- endmacro -%}
+{%- macro bigquery__text_literal(value) -%}{{ return(sqlndcg._backslash_text_literal(value)) }}{%- endmacro -%}
+{%- macro mysql__text_literal(value) -%}{{ return(sqlndcg._backslash_text_literal(value)) }}{%- endmacro -%}
+{%- macro clickhouse__text_literal(value) -%}{{ return(sqlndcg._backslash_text_literal(value)) }}{%- endmacro -%}
 
 {#- Settings given to a judgment tool, checked against what it declares ({name: default}); an unknown name is a
     setting error listing the known ones. Returns the declared defaults updated with what was given (None counts
     as not given). -#}
-{%- macro judgment_settings(tool, declared, given) -%}
+{%- macro _judgment_settings(tool, declared, given) -%}
 {%- for key in given if key not in declared -%}
-  {{ sqlndcg.fail('setting', tool ~ ': unknown setting ' ~ sqlndcg.show(key) ~ '; its settings are ' ~ (declared.keys() | list | join(', '))) }}
+  {{ sqlndcg._fail('setting', tool ~ ': unknown setting ' ~ sqlndcg._show(key) ~ '; its settings are ' ~ (declared.keys() | list | join(', '))) }}
 {%- endfor -%}
 {%- set out = {} -%}
 {%- for key, default in declared.items() -%}
@@ -30,70 +30,70 @@
 {%- endmacro -%}
 
 {#- group_by as a list of distinct column names. -#}
-{%- macro judgment_groups(value) -%}
+{%- macro _judgment_groups(value) -%}
 {%- set value = [value] if value is string else (value or []) -%}
 {%- set groups = [] -%}
-{%- for g in value -%}{%- do groups.append(sqlndcg.column_name('group_by column', g)) -%}{%- endfor -%}
+{%- for g in value -%}{%- do groups.append(sqlndcg._column_name('group_by column', g)) -%}{%- endfor -%}
 {%- if (groups | unique | list | length) != (groups | length) -%}
-  {{ sqlndcg.fail('setting', 'group_by names a column twice: ' ~ sqlndcg.show(groups)) }}
+  {{ sqlndcg._fail('setting', 'group_by names a column twice: ' ~ sqlndcg._show(groups)) }}
 {%- endif -%}
 {{ return(groups) }}
 {%- endmacro -%}
 
 {#- Every needed column present, by role: a missing one is named, with the columns the input has and the setting
     that names it. `needed` is a list of (role, name, setting). -#}
-{%- macro judgment_require_columns(input, needed) -%}
-{%- set names = sqlndcg.column_names(input.columns) -%}
+{%- macro _judgment_require_columns(input, needed) -%}
+{%- set names = sqlndcg._column_names(input.columns) -%}
 {%- for role, name, setting in needed if name not in names -%}
   {%- set close = [] -%}
   {%- for c in names if c | lower == name | lower -%}{%- do close.append(c) -%}{%- endfor -%}
-  {%- set hint = (' (did you mean ' ~ sqlndcg.show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
-  {{ sqlndcg.fail('input', input.label ~ ' has no ' ~ role ~ ' column ' ~ sqlndcg.show(name) ~ hint ~ '; its columns are ' ~ sqlndcg.show(names) ~ '. Name the right one with ' ~ setting ~ '=.') }}
+  {%- set hint = (' (did you mean ' ~ sqlndcg._show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
+  {{ sqlndcg._fail('input', input.label ~ ' has no ' ~ role ~ ' column ' ~ sqlndcg._show(name) ~ hint ~ '; its columns are ' ~ sqlndcg._show(names) ~ '. Name the right one with ' ~ setting ~ '=.') }}
 {%- endfor -%}
 {%- endmacro -%}
 
 {#- Numeric columns must hold numbers, id columns text or integers. -#}
-{%- macro judgment_require_types(input, numeric, ids) -%}
+{%- macro _judgment_require_types(input, numeric, ids) -%}
 {%- for name in numeric -%}
-  {%- set c = sqlndcg.column_of(input.columns, name) -%}
+  {%- set c = sqlndcg._column_of(input.columns, name) -%}
   {%- if c.class not in ['integer', 'number'] -%}
-    {{ sqlndcg.fail('input', input.label ~ ': column ' ~ sqlndcg.show(name) ~ ' holds ' ~ c.type ~ ', but must hold numbers; convert it and try again') }}
+    {{ sqlndcg._fail('input', input.label ~ ': column ' ~ sqlndcg._show(name) ~ ' holds ' ~ c.type ~ ', but must hold numbers; convert it and try again') }}
   {%- endif -%}
 {%- endfor -%}
 {%- for name in ids -%}
-  {%- set c = sqlndcg.column_of(input.columns, name) -%}
+  {%- set c = sqlndcg._column_of(input.columns, name) -%}
   {%- if c.class not in ['integer', 'text'] -%}
-    {{ sqlndcg.fail('input', input.label ~ ': id column ' ~ sqlndcg.show(name) ~ ' holds ' ~ c.type ~ '; ids must be text or integers (cast it, e.g. to VARCHAR)') }}
+    {{ sqlndcg._fail('input', input.label ~ ': id column ' ~ sqlndcg._show(name) ~ ' holds ' ~ c.type ~ '; ids must be text or integers (cast it, e.g. to VARCHAR)') }}
   {%- endif -%}
 {%- endfor -%}
 {%- endmacro -%}
 
 {#- True unless every one of the named columns (in any of the inputs) holds integers: ids are then compared as
     text, as evaluate compares them. `pairs` is a list of (input, column name). -#}
-{%- macro judgment_ids_as_text(pairs) -%}
+{%- macro _judgment_ids_as_text(pairs) -%}
 {%- set ns = namespace(text=false) -%}
 {%- for input, name in pairs -%}
-  {%- if sqlndcg.column_of(input.columns, name).class != 'integer' -%}{%- set ns.text = true -%}{%- endif -%}
+  {%- if sqlndcg._column_of(input.columns, name).class != 'integer' -%}{%- set ns.text = true -%}{%- endif -%}
 {%- endfor -%}
 {{ return(ns.text) }}
 {%- endmacro -%}
 
 {#- Output column names must differ from each other. -#}
-{%- macro judgment_distinct_outputs(tool, names) -%}
+{%- macro _judgment_distinct_outputs(tool, names) -%}
 {%- set seen, twice = [], [] -%}
 {%- for n in names -%}{%- if n in seen -%}{%- do twice.append(n) -%}{%- endif -%}{%- do seen.append(n) -%}{%- endfor -%}
 {%- if twice -%}
-  {{ sqlndcg.fail('setting', tool ~ ': the output would have two columns named ' ~ sqlndcg.show(twice[0]) ~ '; rename one of the settings that name it') }}
+  {{ sqlndcg._fail('setting', tool ~ ': the output would have two columns named ' ~ sqlndcg._show(twice[0]) ~ '; rename one of the settings that name it') }}
 {%- endif -%}
 {%- endmacro -%}
 
 {#- A row check: {kind, column (quoted), name, message, values (for 'not_in')}. Kinds: null, not_finite, negative,
     not_in (a value outside a list of text literals). -#}
-{%- macro judgment_check(kind, name, message, values=none) -%}
-{{ return({'kind': kind, 'column': sqlndcg.quote(name), 'name': name, 'message': message, 'values': values or []}) }}
+{%- macro _judgment_check(kind, name, message, values=none) -%}
+{{ return({'kind': kind, 'column': sqlndcg._quote(name), 'name': name, 'message': message, 'values': values or []}) }}
 {%- endmacro -%}
 
-{%- macro judgment_violation(c) -%}
+{%- macro _judgment_violation(c) -%}
 {%- set value = 'CAST(' ~ c.column ~ ' AS ' ~ sqlndcg.double() ~ ')' -%}
 {%- if c.kind == 'null' -%}
 {{ c.column }} IS NULL
@@ -104,44 +104,44 @@
 {%- elif c.kind == 'not_in' -%}
 ({{ c.column }} IS NOT NULL AND CAST({{ c.column }} AS {{ sqlndcg.text_type() }}) NOT IN ({% for v in c['values'] %}{{ sqlndcg.text_literal(v) }}{% if not loop.last %}, {% endif %}{% endfor %}))
 {%- else -%}
-{{ sqlndcg.fail('setting', 'unknown input check ' ~ sqlndcg.show(c.kind)) }}
+{{ sqlndcg._fail('setting', 'unknown input check ' ~ sqlndcg._show(c.kind)) }}
 {%- endif -%}
 {%- endmacro -%}
 
 {#- One scan that counts the rows failing each check. -#}
-{%- macro judgment_profile(relation, checks) -%}
+{%- macro _judgment_profile(relation, checks) -%}
 SELECT COUNT(*) AS row_count
 {%- for c in checks %},
-  SUM(CASE WHEN {{ sqlndcg.judgment_violation(c) }} THEN 1 ELSE 0 END) AS check_{{ loop.index0 }}
+  SUM(CASE WHEN {{ sqlndcg._judgment_violation(c) }} THEN 1 ELSE 0 END) AS check_{{ loop.index0 }}
 {%- endfor %}
 FROM {{ relation }} AS input_rows
 {%- endmacro -%}
 
 {#- A few rows failing one check, to show the user. -#}
-{%- macro judgment_offending_rows(relation, c, columns, limit) -%}
+{%- macro _judgment_offending_rows(relation, c, columns, limit) -%}
 SELECT {{ columns | join(', ') }}
 FROM {{ relation }} AS input_rows
-WHERE {{ sqlndcg.judgment_violation(c) }}
+WHERE {{ sqlndcg._judgment_violation(c) }}
 LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- The same checks as one query of offending rows with a `problem` column: for a dbt data test (it fails when
     any row comes back). `identity` are the quoted key columns shown in `row_key`. `keys` (quoted) also refuses
     repeated keys when given. -#}
-{%- macro judgment_problems(relation, checks, identity, keys=none, key_meaning='rows') -%}
+{%- macro _judgment_problems(relation, checks, identity, keys=none, key_meaning='rows') -%}
 {%- set key_text -%}
-{%- for k in identity %}{{ sqlndcg.id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor -%}
+{%- for k in identity %}{{ sqlndcg._id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor -%}
 {%- endset -%}
 {%- for c in checks %}
 SELECT {{ sqlndcg.text_literal(c.name ~ ' ' ~ c.message) }} AS problem, {{ key_text }} AS row_key
 FROM {{ relation }} AS input_rows
-WHERE {{ sqlndcg.judgment_violation(c) }}
+WHERE {{ sqlndcg._judgment_violation(c) }}
 {%- if not loop.last or keys %}
 UNION ALL
 {%- endif %}
 {%- endfor %}
 {%- if keys %}
-SELECT {{ sqlndcg.text_literal(key_meaning ~ ' that occur more than once') }} AS problem, {% for k in keys %}{{ sqlndcg.id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
+SELECT {{ sqlndcg.text_literal(key_meaning ~ ' that occur more than once') }} AS problem, {% for k in keys %}{{ sqlndcg._id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
 FROM {{ relation }} AS input_rows
 GROUP BY {{ keys | join(', ') }}
 HAVING COUNT(*) > 1
@@ -157,11 +157,11 @@ SELECT {{ sqlndcg.text_literal('') }} AS problem, {{ sqlndcg.text_literal('') }}
 {%- macro clickhouse__null_double() -%}{{ return('CAST(NULL AS Nullable(Float64))') }}{%- endmacro -%}
 
 {#- `a.c = b.c AND ...` over a list of column names. -#}
-{%- macro judgment_on(columns, a, b) -%}
+{%- macro _judgment_on(columns, a, b) -%}
 {%- for c in columns %}{{ a }}.{{ c }} = {{ b }}.{{ c }}{% if not loop.last %} AND {% endif %}{% endfor -%}
 {%- endmacro -%}
 
 {#- `a.c AS c, ...` over a list of column names (every selected column aliased). -#}
-{%- macro judgment_select(columns, a) -%}
+{%- macro _judgment_select(columns, a) -%}
 {%- for c in columns %}{{ a }}.{{ c }} AS {{ c }}{% if not loop.last %}, {% endif %}{% endfor -%}
 {%- endmacro -%}

@@ -21,24 +21,24 @@
   the group columns), a shown document without any event is labelled 0 (events = 0).
 -#}
 
-{%- macro labels_declared() -%}
+{%- macro _labels_declared() -%}
 {{ return({'rules': none, 'thresholds': none, 'rate': none, 'resolve': 'strongest', 'unknown_events': 'error',
            'group_by': [], 'query_id': 'query_id', 'doc_id': 'doc_id', 'event': 'event', 'value': 'value',
            'time': none, 'rel': 'rel'}) }}
 {%- endmacro -%}
 
-{%- macro labels_resolutions() -%}{{ return(['strongest', 'most_frequent', 'latest']) }}{%- endmacro -%}
+{%- macro _labels_resolutions() -%}{{ return(['strongest', 'most_frequent', 'latest']) }}{%- endmacro -%}
 
 {#- A {key: grade} mapping checked: grades finite and >= 0. -#}
-{%- macro labels_grades(name, mapping, keys_are) -%}
+{%- macro _labels_grades(name, mapping, keys_are) -%}
 {%- if mapping is not mapping or not mapping -%}
-  {{ sqlndcg.fail('setting', name ~ ' must be a non-empty mapping {' ~ keys_are ~ ': grade}, got ' ~ sqlndcg.show(mapping)) }}
+  {{ sqlndcg._fail('setting', name ~ ' must be a non-empty mapping {' ~ keys_are ~ ': grade}, got ' ~ sqlndcg._show(mapping)) }}
 {%- endif -%}
 {%- set pairs = [] -%}
 {%- for key, grade in mapping.items() -%}
-  {%- set g = sqlndcg.finite_number(name ~ ' grade of ' ~ sqlndcg.show(key), grade) -%}
+  {%- set g = sqlndcg._finite_number(name ~ ' grade of ' ~ sqlndcg._show(key), grade) -%}
   {%- if g < 0 -%}
-    {{ sqlndcg.fail('setting', name ~ ': the grade of ' ~ sqlndcg.show(key) ~ ' is ' ~ sqlndcg.number_text(g) ~ '; grades must be 0 or more') }}
+    {{ sqlndcg._fail('setting', name ~ ': the grade of ' ~ sqlndcg._show(key) ~ ' is ' ~ sqlndcg._number_text(g) ~ '; grades must be 0 or more') }}
   {%- endif -%}
   {%- do pairs.append([key, g]) -%}
 {%- endfor -%}
@@ -46,36 +46,36 @@
 {%- endmacro -%}
 
 {#- events (and impressions), described as {sql, label, columns}, and the settings -> the plan. -#}
-{%- macro labels_plan(events, impressions, given) -%}
+{%- macro _labels_plan(events, impressions, given) -%}
 {%- set tool = 'labels_from_events' -%}
-{%- set s = sqlndcg.judgment_settings(tool, sqlndcg.labels_declared(), given) -%}
-{%- set groups = sqlndcg.judgment_groups(s.group_by) -%}
-{%- for key in ['query_id', 'doc_id', 'event', 'value', 'rel'] -%}{%- do sqlndcg.column_name(key, s[key]) -%}{%- endfor -%}
-{%- set time = sqlndcg.column_name('time', s.time, true) -%}
+{%- set s = sqlndcg._judgment_settings(tool, sqlndcg._labels_declared(), given) -%}
+{%- set groups = sqlndcg._judgment_groups(s.group_by) -%}
+{%- for key in ['query_id', 'doc_id', 'event', 'value', 'rel'] -%}{%- do sqlndcg._column_name(key, s[key]) -%}{%- endfor -%}
+{%- set time = sqlndcg._column_name('time', s.time, true) -%}
 {%- if s.rules is none and s.thresholds is none and s.rate is none -%}
-  {{ sqlndcg.fail('setting', tool ~ " needs rules={event: grade} (e.g. {'click': 1, 'add_to_cart': 2, 'purchase': 3}), thresholds={value: grade} (e.g. {60: 1, 180: 2}) or rate=[numerator column, denominator column]") }}
+  {{ sqlndcg._fail('setting', tool ~ " needs rules={event: grade} (e.g. {'click': 1, 'add_to_cart': 2, 'purchase': 3}), thresholds={value: grade} (e.g. {60: 1, 180: 2}) or rate=[numerator column, denominator column]") }}
 {%- endif -%}
 {%- if s.rate is not none and (s.rules is not none or s.thresholds is not none) -%}
-  {{ sqlndcg.fail('setting', tool ~ ': rate= gives the label by itself; it cannot be combined with rules= or thresholds=') }}
+  {{ sqlndcg._fail('setting', tool ~ ': rate= gives the label by itself; it cannot be combined with rules= or thresholds=') }}
 {%- endif -%}
-{%- set resolve = sqlndcg.choice('resolve', s.resolve, sqlndcg.labels_resolutions()) -%}
-{%- set unknown = sqlndcg.choice('unknown_events', s.unknown_events, ['error', 'ignore']) -%}
+{%- set resolve = sqlndcg._choice('resolve', s.resolve, sqlndcg._labels_resolutions()) -%}
+{%- set unknown = sqlndcg._choice('unknown_events', s.unknown_events, ['error', 'ignore']) -%}
 {%- if s.rate is not none and resolve != 'strongest' -%}
-  {{ sqlndcg.fail('setting', tool ~ ": resolve=" ~ sqlndcg.show(resolve) ~ ' applies to graded events; a rate sums every row of a document') }}
+  {{ sqlndcg._fail('setting', tool ~ ": resolve=" ~ sqlndcg._show(resolve) ~ ' applies to graded events; a rate sums every row of a document') }}
 {%- endif -%}
 {%- if resolve == 'latest' and time is none -%}
-  {{ sqlndcg.fail('setting', tool ~ ": resolve='latest' needs time= (the column that orders the events)") }}
+  {{ sqlndcg._fail('setting', tool ~ ": resolve='latest' needs time= (the column that orders the events)") }}
 {%- endif -%}
-{%- set rules = none if s.rules is none else sqlndcg.labels_grades('rules', s.rules, 'event') -%}
+{%- set rules = none if s.rules is none else sqlndcg._labels_grades('rules', s.rules, 'event') -%}
 {%- for key, g in (rules or []) if key is not string or key == '' -%}
-  {{ sqlndcg.fail('setting', 'rules: event names must be non-empty text, got ' ~ sqlndcg.show(key)) }}
+  {{ sqlndcg._fail('setting', 'rules: event names must be non-empty text, got ' ~ sqlndcg._show(key)) }}
 {%- endfor -%}
 {%- set thresholds = [] -%}
 {%- if s.thresholds is not none -%}
-  {%- for t, g in sqlndcg.labels_grades('thresholds', s.thresholds, 'value') -%}
-    {%- set t = sqlndcg.finite_number('thresholds: the threshold ' ~ sqlndcg.show(t), t) -%}
+  {%- for t, g in sqlndcg._labels_grades('thresholds', s.thresholds, 'value') -%}
+    {%- set t = sqlndcg._finite_number('thresholds: the threshold ' ~ sqlndcg._show(t), t) -%}
     {%- if t < 0 -%}
-      {{ sqlndcg.fail('setting', 'thresholds: the threshold ' ~ sqlndcg.number_text(t) ~ ' is negative; measured values are 0 or more') }}
+      {{ sqlndcg._fail('setting', 'thresholds: the threshold ' ~ sqlndcg._number_text(t) ~ ' is negative; measured values are 0 or more') }}
     {%- endif -%}
     {%- do thresholds.append([t, g]) -%}
   {%- endfor -%}
@@ -83,11 +83,11 @@
 {%- set rate = none -%}
 {%- if s.rate is not none -%}
   {%- if s.rate is string or s.rate is mapping or s.rate is not sequence or (s.rate | length) != 2 -%}
-    {{ sqlndcg.fail('setting', "rate must name two columns, [numerator, denominator] (e.g. ['conversions', 'impressions']), got " ~ sqlndcg.show(s.rate)) }}
+    {{ sqlndcg._fail('setting', "rate must name two columns, [numerator, denominator] (e.g. ['conversions', 'impressions']), got " ~ sqlndcg._show(s.rate)) }}
   {%- endif -%}
-  {%- set rate = [sqlndcg.column_name('rate numerator', s.rate[0]), sqlndcg.column_name('rate denominator', s.rate[1])] -%}
+  {%- set rate = [sqlndcg._column_name('rate numerator', s.rate[0]), sqlndcg._column_name('rate denominator', s.rate[1])] -%}
   {%- if rate[0] == rate[1] -%}
-    {{ sqlndcg.fail('setting', 'rate names the column ' ~ sqlndcg.show(rate[0]) ~ ' twice') }}
+    {{ sqlndcg._fail('setting', 'rate names the column ' ~ sqlndcg._show(rate[0]) ~ ' twice') }}
   {%- endif -%}
 {%- endif -%}
 {#- The columns each input must have. -#}
@@ -98,46 +98,46 @@
 {%- if thresholds -%}{%- do needed.append(('measured value', s.value, 'value')) -%}{%- endif -%}
 {%- if rate -%}{%- do needed.append(('rate numerator', rate[0], 'rate')) -%}{%- do needed.append(('rate denominator', rate[1], 'rate')) -%}{%- endif -%}
 {%- if resolve == 'latest' -%}{%- do needed.append(('time', time, 'time')) -%}{%- endif -%}
-{{ sqlndcg.judgment_require_columns(events, needed) }}
+{{ sqlndcg._judgment_require_columns(events, needed) }}
 {%- set numeric = ([s.value] if thresholds else []) + (rate or []) -%}
-{{ sqlndcg.judgment_require_types(events, numeric, [s.query_id, s.doc_id]) }}
+{{ sqlndcg._judgment_require_types(events, numeric, [s.query_id, s.doc_id]) }}
 {%- set id_inputs = [(events, s.query_id), (events, s.doc_id)] -%}
 {%- if impressions is not none -%}
-  {{ sqlndcg.judgment_require_columns(impressions, shown_needed) }}
-  {{ sqlndcg.judgment_require_types(impressions, [], [s.query_id, s.doc_id]) }}
+  {{ sqlndcg._judgment_require_columns(impressions, shown_needed) }}
+  {{ sqlndcg._judgment_require_types(impressions, [], [s.query_id, s.doc_id]) }}
   {%- do id_inputs.extend([(impressions, s.query_id), (impressions, s.doc_id)]) -%}
 {%- endif -%}
 {%- set outputs = groups + [s.query_id, s.doc_id, s.rel, 'events'] + (rate or []) -%}
-{{ sqlndcg.judgment_distinct_outputs(tool, outputs) }}
+{{ sqlndcg._judgment_distinct_outputs(tool, outputs) }}
 {#- Row checks, declared once for Python (refused before labelling) and dbt (labels_from_events_problems). -#}
 {%- set checks = [] -%}
-{%- for g in groups + [s.query_id, s.doc_id] -%}{%- do checks.append(sqlndcg.judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
+{%- for g in groups + [s.query_id, s.doc_id] -%}{%- do checks.append(sqlndcg._judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
 {%- if rules is not none and unknown == 'error' -%}
   {%- set names = rules | map(attribute='0') | list -%}
-  {%- do checks.append(sqlndcg.judgment_check('null', s.event, "is NULL (every event needs a type; unknown_events='ignore' leaves such rows out)")) -%}
-  {%- do checks.append(sqlndcg.judgment_check('not_in', s.event, 'holds an event type that rules= does not grade (it grades ' ~ sqlndcg.show(names) ~ "); add it to rules (with grade 0 to count it as seen but not relevant) or pass unknown_events='ignore'", names)) -%}
+  {%- do checks.append(sqlndcg._judgment_check('null', s.event, "is NULL (every event needs a type; unknown_events='ignore' leaves such rows out)")) -%}
+  {%- do checks.append(sqlndcg._judgment_check('not_in', s.event, 'holds an event type that rules= does not grade (it grades ' ~ sqlndcg._show(names) ~ "); add it to rules (with grade 0 to count it as seen but not relevant) or pass unknown_events='ignore'", names)) -%}
 {%- endif -%}
 {%- if thresholds -%}
   {%- if rules is none -%}
-    {%- do checks.append(sqlndcg.judgment_check('null', s.value, 'is NULL (every row needs its measured value)')) -%}
+    {%- do checks.append(sqlndcg._judgment_check('null', s.value, 'is NULL (every row needs its measured value)')) -%}
   {%- endif -%}
-  {%- do checks.append(sqlndcg.judgment_check('not_finite', s.value, 'is NaN or infinite')) -%}
-  {%- do checks.append(sqlndcg.judgment_check('negative', s.value, 'is negative (a measured value such as a watch time is 0 or more)')) -%}
+  {%- do checks.append(sqlndcg._judgment_check('not_finite', s.value, 'is NaN or infinite')) -%}
+  {%- do checks.append(sqlndcg._judgment_check('negative', s.value, 'is negative (a measured value such as a watch time is 0 or more)')) -%}
 {%- endif -%}
 {%- for c in (rate or []) -%}
-  {%- do checks.append(sqlndcg.judgment_check('null', c, 'is NULL')) -%}
-  {%- do checks.append(sqlndcg.judgment_check('not_finite', c, 'is NaN or infinite')) -%}
-  {%- do checks.append(sqlndcg.judgment_check('negative', c, 'is negative (counts are 0 or more)')) -%}
+  {%- do checks.append(sqlndcg._judgment_check('null', c, 'is NULL')) -%}
+  {%- do checks.append(sqlndcg._judgment_check('not_finite', c, 'is NaN or infinite')) -%}
+  {%- do checks.append(sqlndcg._judgment_check('negative', c, 'is negative (counts are 0 or more)')) -%}
 {%- endfor -%}
 {%- if resolve == 'latest' -%}
-  {%- do checks.append(sqlndcg.judgment_check('null', time, "is NULL (resolve='latest' orders events by time)")) -%}
+  {%- do checks.append(sqlndcg._judgment_check('null', time, "is NULL (resolve='latest' orders events by time)")) -%}
 {%- endif -%}
 {%- set impression_checks = [] -%}
-{%- for g in groups + [s.query_id, s.doc_id] -%}{%- do impression_checks.append(sqlndcg.judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
+{%- for g in groups + [s.query_id, s.doc_id] -%}{%- do impression_checks.append(sqlndcg._judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
 {%- set group_plans = [] -%}
-{%- for g in groups -%}{%- do group_plans.append({'alias': '_g' ~ loop.index0, 'column': sqlndcg.quote(g), 'name': g}) -%}{%- endfor -%}
-{%- set identity = [] -%}{%- for g in groups + [s.query_id, s.doc_id] -%}{%- do identity.append(sqlndcg.quote(g)) -%}{%- endfor -%}
-{%- set event_column = sqlndcg.column_of(events.columns, s.event) -%}
+{%- for g in groups -%}{%- do group_plans.append({'alias': '_g' ~ loop.index0, 'column': sqlndcg._quote(g), 'name': g}) -%}{%- endfor -%}
+{%- set identity = [] -%}{%- for g in groups + [s.query_id, s.doc_id] -%}{%- do identity.append(sqlndcg._quote(g)) -%}{%- endfor -%}
+{%- set event_column = sqlndcg._column_of(events.columns, s.event) -%}
 {%- set rule_literals = [] -%}
 {%- for key, g in (rules or []) -%}{%- do rule_literals.append([sqlndcg.text_literal(key), g]) -%}{%- endfor -%}
 {%- set recorded = {'resolve': resolve if rate is none else 'sum', 'group_by': groups,
@@ -159,19 +159,19 @@
   'events': events.sql,
   'impressions': none if impressions is none else impressions.sql,
   'groups': group_plans,
-  'query_id': sqlndcg.quote(s.query_id),
-  'doc_id': sqlndcg.quote(s.doc_id),
-  'ids_as_text': sqlndcg.judgment_ids_as_text(id_inputs),
+  'query_id': sqlndcg._quote(s.query_id),
+  'doc_id': sqlndcg._quote(s.doc_id),
+  'ids_as_text': sqlndcg._judgment_ids_as_text(id_inputs),
   'rules': rule_literals if rules is not none else none,
-  'event': sqlndcg.quote(s.event),
+  'event': sqlndcg._quote(s.event),
   'event_is_text': event_column is not none and event_column.class == 'text',
   'thresholds': thresholds | sort(attribute='0', reverse=true),
-  'value': sqlndcg.quote(s.value),
-  'rate': none if rate is none else {'numerator': sqlndcg.quote(rate[0]), 'denominator': sqlndcg.quote(rate[1])},
+  'value': sqlndcg._quote(s.value),
+  'rate': none if rate is none else {'numerator': sqlndcg._quote(rate[0]), 'denominator': sqlndcg._quote(rate[1])},
   'resolve': resolve,
-  'time': none if time is none else sqlndcg.quote(time),
-  'rel_output': sqlndcg.quote(s.rel),
-  'events_output': sqlndcg.quote('events'),
+  'time': none if time is none else sqlndcg._quote(time),
+  'rel_output': sqlndcg._quote(s.rel),
+  'events_output': sqlndcg._quote('events'),
   'checks': checks,
   'impression_checks': impression_checks,
   'identity': identity,
@@ -180,7 +180,7 @@
 {%- endmacro -%}
 
 {#- The plan -> one SELECT of the labels. -#}
-{%- macro labels_sql(p) -%}
+{%- macro _labels_sql(p) -%}
 {%- set g_cols %}{% for g in p.groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set keys = g_cols ~ '_q, _d' -%}
 {%- set d = sqlndcg.double() -%}
@@ -190,16 +190,16 @@ WITH _event_rows AS (
     {%- for g in p.groups %}
     {{ g.column }} AS {{ g.alias }},
     {%- endfor %}
-    {{ sqlndcg.id(p.query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg.id(p.doc_id, p.ids_as_text) }} AS _d,
+    {{ sqlndcg._id(p.query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg._id(p.doc_id, p.ids_as_text) }} AS _d,
     {%- if p.time %}
     {{ p.time }} AS _t,
     {%- endif %}
     {%- if p.rules is not none %}
-    CASE {{ p.event if p.event_is_text else 'CAST(' ~ p.event ~ ' AS ' ~ sqlndcg.text_type() ~ ')' }}{% for name, grade in p.rules %} WHEN {{ name }} THEN {{ sqlndcg.number(grade) }}{% endfor %} ELSE NULL END AS _event_grade,
+    CASE {{ p.event if p.event_is_text else 'CAST(' ~ p.event ~ ' AS ' ~ sqlndcg.text_type() ~ ')' }}{% for name, grade in p.rules %} WHEN {{ name }} THEN {{ sqlndcg._number(grade) }}{% endfor %} ELSE NULL END AS _event_grade,
     {%- endif %}
     {%- if p.thresholds %}
-    CASE{% for t, grade in p.thresholds %} WHEN CAST({{ p.value }} AS {{ d }}) > {{ sqlndcg.number(t) }} THEN {{ sqlndcg.number(grade) }}{% endfor %} ELSE CAST(0 AS {{ d }}) END AS _value_grade,
+    CASE{% for t, grade in p.thresholds %} WHEN CAST({{ p.value }} AS {{ d }}) > {{ sqlndcg._number(t) }} THEN {{ sqlndcg._number(grade) }}{% endfor %} ELSE CAST(0 AS {{ d }}) END AS _value_grade,
     {%- endif %}
     {%- if p.rate %}
     CAST({{ p.rate.numerator }} AS {{ d }}) AS _num,
@@ -277,8 +277,8 @@ _shown AS (
     {%- for g in p.groups %}
     {{ g.column }} AS {{ g.alias }},
     {%- endfor %}
-    {{ sqlndcg.id(p.query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg.id(p.doc_id, p.ids_as_text) }} AS _d
+    {{ sqlndcg._id(p.query_id, p.ids_as_text) }} AS _q,
+    {{ sqlndcg._id(p.doc_id, p.ids_as_text) }} AS _d
   FROM {{ p.impressions }} AS impressions_input
 ),
 _combined AS (
@@ -325,7 +325,7 @@ ORDER BY {% for g in p.groups %}{{ g.alias }}, {% endfor %}_q, _d
 {%- endmacro -%}
 
 {#- Documents whose denominators sum to 0 (a rate without a base): refused by Python, listed for dbt. -#}
-{%- macro labels_zero_denominators(p, limit=none) -%}
+{%- macro _labels_zero_denominators(p, limit=none) -%}
 SELECT {% for g in p.groups %}{{ g.column }} AS {{ g.column }}, {% endfor %}{{ p.query_id }} AS {{ p.query_id }}, {{ p.doc_id }} AS {{ p.doc_id }}, COUNT(*) OVER () AS _bad
 FROM {{ p.events }} AS events_input
 GROUP BY {% for g in p.groups %}{{ g.column }}, {% endfor %}{{ p.query_id }}, {{ p.doc_id }}
@@ -338,36 +338,36 @@ LIMIT {{ limit }}
 
 {#- dbt entry points. -#}
 {%- macro labels_from_events(events=none, impressions=none) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{%- set ev = sqlndcg.input_relation('events', events) -%}
-{%- set shown = none if impressions is none else sqlndcg.input_relation('impressions', impressions) -%}
-{{ return(sqlndcg.labels_sql(sqlndcg.labels_plan(ev, shown, kwargs))) }}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{%- set ev = sqlndcg._input_relation('events', events) -%}
+{%- set shown = none if impressions is none else sqlndcg._input_relation('impressions', impressions) -%}
+{{ return(sqlndcg._labels_sql(sqlndcg._labels_plan(ev, shown, kwargs))) }}
 {%- endmacro -%}
 
 {#- The input problems labels_from_events refuses in Python, as rows (`problem`, `row_key`), from the plan's own
     checks: events (and impressions) rows, and rate denominators that sum to 0. The dbt data test
     `sqlndcg.valid_events` (generic_tests/tests.sql) runs it, or a singular test calls
     `{{ sqlndcg.labels_from_events_problems(events=ref('events'), rules={...}) }}`; either fails when rows come back. -#}
-{%- macro labels_problems_sql(p) -%}
+{%- macro _labels_problems_sql(p) -%}
 {%- set sql -%}
-{{ sqlndcg.judgment_problems(p.events, p.checks, p.identity) }}
+{{ sqlndcg._judgment_problems(p.events, p.checks, p.identity) }}
 {%- if p.impressions is not none %}
 UNION ALL
 SELECT {{ sqlndcg.text_literal('impressions: ') }} || impression_problems.problem AS problem, impression_problems.row_key AS row_key
-FROM ({{ sqlndcg.judgment_problems(p.impressions, p.impression_checks, p.identity) }}) AS impression_problems
+FROM ({{ sqlndcg._judgment_problems(p.impressions, p.impression_checks, p.identity) }}) AS impression_problems
 {%- endif %}
 {%- if p.rate %}
 UNION ALL
-SELECT {{ sqlndcg.text_literal('rate denominators that sum to 0 for a document') }} AS problem, {% for k in p.identity %}{{ sqlndcg.id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
-FROM ({{ sqlndcg.labels_zero_denominators(p) }}) AS zero_denominators
+SELECT {{ sqlndcg.text_literal('rate denominators that sum to 0 for a document') }} AS problem, {% for k in p.identity %}{{ sqlndcg._id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
+FROM ({{ sqlndcg._labels_zero_denominators(p) }}) AS zero_denominators
 {%- endif %}
 {%- endset -%}
 {{ return(sql) }}
 {%- endmacro -%}
 
 {%- macro labels_from_events_problems(events=none, impressions=none) -%}
-{%- if not execute -%}{{ return(sqlndcg.parse_time_placeholder()) }}{%- endif -%}
-{%- set ev = sqlndcg.input_relation('events', events) -%}
-{%- set shown = none if impressions is none else sqlndcg.input_relation('impressions', impressions) -%}
-{{ return(sqlndcg.labels_problems_sql(sqlndcg.labels_plan(ev, shown, kwargs))) }}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{%- set ev = sqlndcg._input_relation('events', events) -%}
+{%- set shown = none if impressions is none else sqlndcg._input_relation('impressions', impressions) -%}
+{{ return(sqlndcg._labels_problems_sql(sqlndcg._labels_plan(ev, shown, kwargs))) }}
 {%- endmacro -%}

@@ -10,15 +10,15 @@
            'binary': true, 'needs': ['r', 'r_rows', 'nonrel_run', 'own'], 'range': [0, 1], 'trec_eval': [{'name': 'bpref', 'order': 8, 'nicknames': ['official', 'all_trec']}],
            'ir_measures': 'Bpref'}) }}
 {%- endmacro -%}
-{%- macro bpref_term(t) -%}
+{%- macro _bpref_term(t) -%}
 {%- set nd, r, n = '_nonrel_run_t' ~ t, '_r_t' ~ t, '_nr_t' ~ t -%}
-{{ return('CASE WHEN _rel_t' ~ t ~ ' = 1 THEN (CASE WHEN ' ~ nd ~ ' > 0 THEN 1 - ' ~ sqlndcg.as_double(sqlndcg.least(nd, r))
-          ~ ' / ' ~ sqlndcg.least(n, r) ~ ' ELSE 1 END) ELSE 0 END') }}
+{{ return('CASE WHEN _rel_t' ~ t ~ ' = 1 THEN (CASE WHEN ' ~ nd ~ ' > 0 THEN 1 - ' ~ sqlndcg._as_double(sqlndcg._least(nd, r))
+          ~ ' / ' ~ sqlndcg._least(n, r) ~ ' ELSE 1 END) ELSE 0 END') }}
 {%- endmacro -%}
 {%- macro default__aggregates_bpref(m, p) -%}
-{{ return([['sum', 'SUM(' ~ sqlndcg.bpref_term(m.threshold_index) ~ ')']]) }}
+{{ return([['sum', 'SUM(' ~ sqlndcg._bpref_term(m.threshold_index) ~ ')']]) }}
 {%- endmacro -%}
-{%- macro default__value_bpref(m, p, a) -%}{{ return(sqlndcg.ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.r)) }}{%- endmacro -%}
+{%- macro default__value_bpref(m, p, a) -%}{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.r)) }}{%- endmacro -%}
 
 {#-
   gm_bpref: ln(max(bpref, 0.00001)) per query; trec_eval's summary is exp(mean). trec_eval: gm_bpref.
@@ -30,5 +30,5 @@
 {%- endmacro -%}
 {%- macro default__aggregates_gm_bpref(m, p) -%}{{ return(sqlndcg.default__aggregates_bpref(m, p)) }}{%- endmacro -%}
 {%- macro default__value_gm_bpref(m, p, a) -%}
-{{ return('LN(' ~ sqlndcg.greatest('(' ~ sqlndcg.default__value_bpref(m, p, a) ~ ')', sqlndcg.number(0.00001)) ~ ')') }}
+{{ return('LN(' ~ sqlndcg._greatest('(' ~ sqlndcg.default__value_bpref(m, p, a) ~ ')', sqlndcg._number(0.00001)) ~ ')') }}
 {%- endmacro -%}

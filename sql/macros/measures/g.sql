@@ -2,7 +2,7 @@
   g: normalized gain G (trec_eval's experimental measure, combining MAP and NDCG). With g_i the gain at
   position i, ig_j the gain of the j-th document of the ideal ranking (judged documents by gain, 0 beyond them):
     cost(i) = sum_{j <= i} max(ig_j, 1)          got(i) = sum_{j <= i} g_j
-    G = sum over positions with g_i > 0 of g_i / log2(2 + cost(i) - got(i)),  divided by the total ideal gain
+    G = sum over positions with g_i > 0 of g_i / _log2(2 + cost(i) - got(i)),  divided by the total ideal gain
   0 when no judged document has a positive gain. Gains: the `gain` setting (trec_eval: linear); the ideal comes
   from the judgments whatever `ideal` says. trec_eval: G. ir_measures: none.
 -#}
@@ -11,6 +11,6 @@
            'needs': ['ideal_rows', 'ideal_totals', 'own'], 'trec_eval': [{'name': 'G', 'order': 20, 'nicknames': ['all_trec'], 'params': 'gain_pairs'}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_g(m, p) -%}
-{{ return([['sum', 'SUM(CASE WHEN _gain > 0 THEN _gain / ' ~ sqlndcg.log2('2 + _cost_run - _got_run') ~ ' ELSE 0 END)']]) }}
+{{ return([['sum', 'SUM(CASE WHEN _gain > 0 THEN _gain / ' ~ sqlndcg._log2('2 + _cost_run - _got_run') ~ ' ELSE 0 END)']]) }}
 {%- endmacro -%}
-{%- macro default__value_g(m, p, a) -%}{{ return(sqlndcg.ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.ideal_gain)) }}{%- endmacro -%}
+{%- macro default__value_g(m, p, a) -%}{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.ideal_gain)) }}{%- endmacro -%}

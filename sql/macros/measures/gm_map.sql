@@ -11,5 +11,5 @@
 {%- endmacro -%}
 {%- macro default__value_gm_map(m, p, a) -%}
 {%- set ap = 'CASE WHEN ' ~ a.r ~ ' = 0 THEN 0 ELSE ' ~ a.ap_sum_all ~ ' / ' ~ a.r ~ ' END' -%}
-{{ return('LN(' ~ sqlndcg.greatest('(' ~ ap ~ ')', sqlndcg.number(0.00001)) ~ ')') }}
+{{ return('LN(' ~ sqlndcg._greatest('(' ~ ap ~ ')', sqlndcg._number(0.00001)) ~ ')') }}
 {%- endmacro -%}

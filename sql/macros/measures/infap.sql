@@ -16,10 +16,10 @@
 {%- set t = m.threshold_index -%}
 {%- set above = '(_hits_run_t' ~ t ~ ' - 1)' -%}
 {%- set n = '_nonrel_run_t' ~ t -%}
-{%- set eps = sqlndcg.number(0.00001) -%}
-{%- set pos = sqlndcg.as_double('_pos') -%}
-{%- set term = '1 / ' ~ pos ~ ' + ((' ~ sqlndcg.as_double(above ~ ' + ' ~ n ~ ' + _pool_run') ~ ') / ' ~ pos ~ ') * (('
+{%- set eps = sqlndcg._number(0.00001) -%}
+{%- set pos = sqlndcg._as_double('_pos') -%}
+{%- set term = '1 / ' ~ pos ~ ' + ((' ~ sqlndcg._as_double(above ~ ' + ' ~ n ~ ' + _pool_run') ~ ') / ' ~ pos ~ ') * (('
                ~ above ~ ' + ' ~ eps ~ ') / (' ~ above ~ ' + ' ~ n ~ ' + 2 * ' ~ eps ~ '))' -%}
 {{ return([['sum', 'SUM(CASE WHEN _rel_t' ~ t ~ ' = 1 THEN ' ~ term ~ ' ELSE 0 END)']]) }}
 {%- endmacro -%}
-{%- macro default__value_infap(m, p, a) -%}{{ return(sqlndcg.ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.r)) }}{%- endmacro -%}
+{%- macro default__value_infap(m, p, a) -%}{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.r)) }}{%- endmacro -%}

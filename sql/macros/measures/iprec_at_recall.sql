@@ -20,18 +20,18 @@
     every engine, where ROUND of a double rounds half to even on some (PostgreSQL, ClickHouse) and whole(v + 0.5) is
     off for v = 0.49999999999999994 (so is SQLite's ROUND). A negative x gives c <= 0 either way, which every
     position reaches. -#}
-{%- macro iprec_reach(x, t, reach) -%}
-{%- set v = sqlndcg.number(x) ~ ' * _r_t' ~ t -%}
-{%- if reach == 'floor_plus_0.9' -%}{{ return(sqlndcg.whole(v ~ ' + ' ~ sqlndcg.number(0.9))) }}{%- endif -%}
-{{ return('(' ~ sqlndcg.whole(v) ~ ' + CASE WHEN ' ~ v ~ ' - ' ~ sqlndcg.whole(v) ~ ' >= ' ~ sqlndcg.number(0.5)
+{%- macro _iprec_reach(x, t, reach) -%}
+{%- set v = sqlndcg._number(x) ~ ' * _r_t' ~ t -%}
+{%- if reach == 'floor_plus_0.9' -%}{{ return(sqlndcg.whole(v ~ ' + ' ~ sqlndcg._number(0.9))) }}{%- endif -%}
+{{ return('(' ~ sqlndcg.whole(v) ~ ' + CASE WHEN ' ~ v ~ ' - ' ~ sqlndcg.whole(v) ~ ' >= ' ~ sqlndcg._number(0.5)
           ~ ' THEN 1 ELSE 0 END)') }}
 {%- endmacro -%}
-{%- macro iprec_expression(x, t, reach) -%}
-{%- set c = sqlndcg.iprec_reach(x, t, reach) -%}
-{{ return('MAX(CASE WHEN _hits_run_t' ~ t ~ ' >= ' ~ c ~ ' THEN ' ~ sqlndcg.as_double('_hits_run_t' ~ t) ~ ' / _pos ELSE 0 END)') }}
+{%- macro _iprec_expression(x, t, reach) -%}
+{%- set c = sqlndcg._iprec_reach(x, t, reach) -%}
+{{ return('MAX(CASE WHEN _hits_run_t' ~ t ~ ' >= ' ~ c ~ ' THEN ' ~ sqlndcg._as_double('_hits_run_t' ~ t) ~ ' / _pos ELSE 0 END)') }}
 {%- endmacro -%}
 {%- macro default__aggregates_iprec_at_recall(m, p) -%}
-{{ return([['max', sqlndcg.iprec_expression(m.params.recall, m.threshold_index, p.iprec_reach)]]) }}
+{{ return([['max', sqlndcg._iprec_expression(m.params.recall, m.threshold_index, p.iprec_reach)]]) }}
 {%- endmacro -%}
 {%- macro default__value_iprec_at_recall(m, p, a) -%}{{ return('COALESCE(' ~ a.own ~ 'max, 0)') }}{%- endmacro -%}
 
@@ -42,7 +42,7 @@
 {%- endmacro -%}
 {%- macro default__aggregates_11pt_avg(m, p) -%}
 {%- set out = [] -%}
-{%- for i in range(11) -%}{%- do out.append(['max' ~ i, sqlndcg.iprec_expression(i / 10, m.threshold_index, p.iprec_reach)]) -%}{%- endfor -%}
+{%- for i in range(11) -%}{%- do out.append(['max' ~ i, sqlndcg._iprec_expression(i / 10, m.threshold_index, p.iprec_reach)]) -%}{%- endfor -%}
 {{ return(out) }}
 {%- endmacro -%}
 {%- macro default__value_11pt_avg(m, p, a) -%}

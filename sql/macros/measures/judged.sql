@@ -7,4 +7,4 @@
 {{ return({'help': 'share of the top k that has a judgment', 'k': true, 'additive': true, 'needs': ['judged_at'], 'range': [0, 1], 
            'ir_measures': 'Judged@k'}) }}
 {%- endmacro -%}
-{%- macro default__value_judged(m, p, a) -%}{{ return(sqlndcg.ratio(a.judged, a.positions)) }}{%- endmacro -%}
+{%- macro default__value_judged(m, p, a) -%}{{ return(sqlndcg._ratio(a.judged, a.positions)) }}{%- endmacro -%}

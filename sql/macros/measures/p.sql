@@ -10,4 +10,4 @@
            'range': [0, 1], 'trec_eval': [{'name': 'P', 'order': 11, 'nicknames': ['official', 'all_trec'], 'params': 'cutoffs', 'defaults': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}],
            'ir_measures': 'P@k'}) }}
 {%- endmacro -%}
-{%- macro default__value_p(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits, a.positions)) }}{%- endmacro -%}
+{%- macro default__value_p(m, p, a) -%}{{ return(sqlndcg._ratio(a.hits, a.positions)) }}{%- endmacro -%}

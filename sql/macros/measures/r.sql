@@ -11,5 +11,5 @@
            'ir_measures': 'R@k'}) }}
 {%- endmacro -%}
 {%- macro default__value_r(m, p, a) -%}
-{{ return('CASE WHEN ' ~ a.r ~ ' = 0 THEN ' ~ a.empty ~ ' ELSE ' ~ sqlndcg.as_double(a.hits) ~ ' / ' ~ a.r ~ ' END') }}
+{{ return('CASE WHEN ' ~ a.r ~ ' = 0 THEN ' ~ a.empty ~ ' ELSE ' ~ sqlndcg._as_double(a.hits) ~ ' / ' ~ a.r ~ ' END') }}
 {%- endmacro -%}

@@ -16,10 +16,10 @@
 {%- endmacro -%}
 {%- macro default__aggregates_rbp(m, p) -%}
 {%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
-{{ return([['sum', 'SUM(CASE WHEN _rel > 0 THEN (' ~ g ~ ') * POWER(' ~ sqlndcg.number(m.params.p) ~ ', _pos - 1) ELSE 0 END)']]) }}
+{{ return([['sum', 'SUM(CASE WHEN _rel > 0 THEN (' ~ g ~ ') * POWER(' ~ sqlndcg._number(m.params.p) ~ ', _pos - 1) ELSE 0 END)']]) }}
 {%- endmacro -%}
 {%- macro default__value_rbp(m, p, a) -%}
-{{ return('(1 - ' ~ sqlndcg.number(m.params.p) ~ ') * COALESCE(' ~ a.own ~ 'sum, 0)') }}
+{{ return('(1 - ' ~ sqlndcg._number(m.params.p) ~ ') * COALESCE(' ~ a.own ~ 'sum, 0)') }}
 {%- endmacro -%}
 
 {%- macro default__measure_rbp_resid() -%}
@@ -27,12 +27,12 @@
            'trec_eval': [{'name': 'rbp_resid', 'order': 35, 'nicknames': ['all_trec'], 'since': 10}]}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_rbp_resid(m, p) -%}
-{%- set p9 = sqlndcg.number(0.9) -%}
+{%- set p9 = sqlndcg._number(0.9) -%}
 {{ return([['sum', 'SUM(CASE WHEN _judged = 0 THEN POWER(' ~ p9 ~ ', _pos - 1) ELSE 0 END)'],
            ['unjudged', 'SUM(1 - _judged)']]) }}
 {%- endmacro -%}
 {%- macro default__value_rbp_resid(m, p, a) -%}
 {%- set o = a.own -%}
-{%- set p9 = sqlndcg.number(0.9) -%}
+{%- set p9 = sqlndcg._number(0.9) -%}
 {{ return('CASE WHEN COALESCE(' ~ o ~ 'unjudged, 0) = 0 THEN 0 ELSE POWER(' ~ p9 ~ ', ' ~ a.n ~ ') + (1 - ' ~ p9 ~ ') * ' ~ o ~ 'sum END') }}
 {%- endmacro -%}

@@ -8,11 +8,11 @@
   and optionally default__aggregates_<kind>(m, p): its own per-query aggregates, [suffix, expression] pairs
   computed over the ranked rows (the `accumulated` CTE of per_query.sql) and read back as rm.<m.id>_<suffix>.
   They are called through adapter.dispatch, so dbt resolves them by name and an engine may override one.
-  Adding a measure: a new file here and its kind in measure_families() below (Jinja cannot list a folder). Python
+  Adding a measure: a new file here and its kind in _measure_families() below (Jinja cannot list a folder). Python
   reads everything else from the declaration: the trec_eval command's tables (sqlndcg/verbs/trec_eval.py),
   metric_range (sqlndcg/core/metrics.py) and the measure table of docs/SEMANTICS.md (sqlndcg/core/measure_docs.py).
 
-  Metadata keys (defaults in measure_defaults()):
+  Metadata keys (defaults in _measure_defaults()):
     help            one line, for errors and docs
     aliases         other spellings (lower case) accepted for the kind
     k               whether the measure takes a cutoff @k
@@ -27,10 +27,10 @@
                     no fixed range. Confidence intervals and plots keep to it.
     summary         trec_eval's rule for the `all` line: mean, gm (geometric mean), sum
     trec_eval       the trec_eval families computed by this measure, a list (empty: none), each with the keys of
-                    trec_eval_defaults() below
+                    _trec_eval_defaults() below
     ir_measures     the ir_measures spelling (none: ir_measures lacks it)
 
-  A trec_eval family ({'name': ..., 'order': ..., ...}, defaults in trec_eval_defaults()):
+  A trec_eval family ({'name': ..., 'order': ..., ...}, defaults in _trec_eval_defaults()):
     name            trec_eval's -m name (P, map_cut, ...)
     order           its place in trec_eval's measure table (measures.c), the order it is printed in
     nicknames       the trec_eval nicknames that include it (official, all_trec, set)
@@ -48,7 +48,7 @@
     summary_only    printed only in the `all` line
 -#}
 
-{%- macro measure_families() -%}
+{%- macro _measure_families() -%}
 {{ return([
   'cg', 'dcg', 'idcg', 'ndcg', 'p', 'r', 'ap', 'rr', 'hit', 'judged',
   'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'num_nonrel_judged_ret',
@@ -59,27 +59,27 @@
 ]) }}
 {%- endmacro -%}
 
-{%- macro measure_defaults() -%}
+{%- macro _measure_defaults() -%}
 {{ return({'aliases': [], 'k': false, 'binary': false, 'additive': false, 'emptyable': false, 'params': {},
            'domains': {}, 'needs': [], 'range': none, 'summary': 'mean', 'trec_eval': [], 'ir_measures': none}) }}
 {%- endmacro -%}
 
-{%- macro trec_eval_defaults() -%}
+{%- macro _trec_eval_defaults() -%}
 {{ return({'nicknames': ['all_trec'], 'since': 9, 'params': 'none', 'defaults': [], 'param': none, 'of': none,
            'collection_size': none, 'integer': false, 'summary_only': false}) }}
 {%- endmacro -%}
 
 {#- Every family's metadata, defaults filled in, in registry order. -#}
-{%- macro measures() -%}
+{%- macro _measures() -%}
 {%- set out = {} -%}
-{%- for kind in sqlndcg.measure_families() -%}
+{%- for kind in sqlndcg._measure_families() -%}
   {%- set about = {} -%}
-  {%- do about.update(sqlndcg.measure_defaults()) -%}
-  {%- do about.update(sqlndcg.dispatched('measure_' ~ kind)()) -%}
+  {%- do about.update(sqlndcg._measure_defaults()) -%}
+  {%- do about.update(sqlndcg._dispatched('measure_' ~ kind)()) -%}
   {%- set families = [] -%}
   {%- for given in about.trec_eval -%}
     {%- set family = {} -%}
-    {%- do family.update(sqlndcg.trec_eval_defaults()) -%}
+    {%- do family.update(sqlndcg._trec_eval_defaults()) -%}
     {%- do family.update(given) -%}
     {%- do families.append(family) -%}
   {%- endfor -%}
@@ -91,24 +91,24 @@
 
 {#- One metric's per-query value: the family's value macro, given `a`, the per-query aggregates as SQL expressions
     (per_query.sql's metric_value builds it): a value macro reads only `a`, never the statement's columns. -#}
-{%- macro measure_value(m, p, a) -%}
-{{ return(sqlndcg.dispatched('value_' ~ m.kind)(m, p, a)) }}
+{%- macro _measure_value(m, p, a) -%}
+{{ return(sqlndcg._dispatched('value_' ~ m.kind)(m, p, a)) }}
 {%- endmacro -%}
 
 {#- One metric's own per-query aggregates ([suffix, expression] pairs); none unless its family defines them. -#}
-{%- macro measure_aggregates(m, p) -%}
-{%- if 'own' not in sqlndcg.measures()[m.kind].needs -%}{{ return([]) }}{%- endif -%}
-{{ return(sqlndcg.dispatched('aggregates_' ~ m.kind)(m, p)) }}
+{%- macro _measure_aggregates(m, p) -%}
+{%- if 'own' not in sqlndcg._measures()[m.kind].needs -%}{{ return([]) }}{%- endif -%}
+{{ return(sqlndcg._dispatched('aggregates_' ~ m.kind)(m, p)) }}
 {%- endmacro -%}
 
 {#- Shared helpers for the measure files. -#}
-{%- macro least(a, b) -%}{{ return('(CASE WHEN ' ~ a ~ ' < ' ~ b ~ ' THEN ' ~ a ~ ' ELSE ' ~ b ~ ' END)') }}{%- endmacro -%}
-{%- macro greatest(a, b) -%}{{ return('(CASE WHEN ' ~ a ~ ' > ' ~ b ~ ' THEN ' ~ a ~ ' ELSE ' ~ b ~ ' END)') }}{%- endmacro -%}
-{%- macro as_double(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
+{%- macro _least(a, b) -%}{{ return('(CASE WHEN ' ~ a ~ ' < ' ~ b ~ ' THEN ' ~ a ~ ' ELSE ' ~ b ~ ' END)') }}{%- endmacro -%}
+{%- macro _greatest(a, b) -%}{{ return('(CASE WHEN ' ~ a ~ ' > ' ~ b ~ ' THEN ' ~ a ~ ' ELSE ' ~ b ~ ' END)') }}{%- endmacro -%}
+{%- macro _as_double(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
 {#- x / y as a double, 0 when y is 0. -#}
-{%- macro ratio(x, y) -%}{{ return('CASE WHEN ' ~ y ~ ' = 0 THEN 0 ELSE ' ~ sqlndcg.as_double(x) ~ ' / ' ~ y ~ ' END') }}{%- endmacro -%}
-{#- log2(x) for a positive double. -#}
-{%- macro log2(x) -%}{{ return('(LN(' ~ sqlndcg.as_double(x) ~ ') / LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')))') }}{%- endmacro -%}
+{%- macro _ratio(x, y) -%}{{ return('CASE WHEN ' ~ y ~ ' = 0 THEN 0 ELSE ' ~ sqlndcg._as_double(x) ~ ' / ' ~ y ~ ' END') }}{%- endmacro -%}
+{#- _log2(x) for a positive double. -#}
+{%- macro _log2(x) -%}{{ return('(LN(' ~ sqlndcg._as_double(x) ~ ') / LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')))') }}{%- endmacro -%}
 
 {#- The whole-number part of a non-negative double (C's (long) cast). SQLite has no FLOOR without its math
     extension, and its CAST to INTEGER truncates; DuckDB's and Postgres's CAST round, so they use FLOOR. -#}

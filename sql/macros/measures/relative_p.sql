@@ -9,6 +9,6 @@
            'range': [0, 1], 'trec_eval': [{'name': 'relative_P', 'order': 26, 'nicknames': ['all_trec'], 'params': 'cutoffs', 'defaults': [5, 10, 15, 20, 30, 100, 200, 500, 1000]}]}) }}
 {%- endmacro -%}
 {%- macro default__value_relative_p(m, p, a) -%}
-{%- set best = a.r if m.k is none else sqlndcg.least(m.k, a.r) -%}
-{{ return(sqlndcg.ratio(a.hits, best)) }}
+{%- set best = a.r if m.k is none else sqlndcg._least(m.k, a.r) -%}
+{{ return(sqlndcg._ratio(a.hits, best)) }}
 {%- endmacro -%}

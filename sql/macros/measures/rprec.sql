@@ -11,4 +11,4 @@
 {%- set t = m.threshold_index -%}
 {{ return([['hits', 'MAX(CASE WHEN _pos <= _r_t' ~ t ~ ' THEN _hits_run_t' ~ t ~ ' ELSE 0 END)']]) }}
 {%- endmacro -%}
-{%- macro default__value_rprec(m, p, a) -%}{{ return(sqlndcg.ratio('COALESCE(' ~ a.own ~ 'hits, 0)', a.r)) }}{%- endmacro -%}
+{%- macro default__value_rprec(m, p, a) -%}{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'hits, 0)', a.r)) }}{%- endmacro -%}

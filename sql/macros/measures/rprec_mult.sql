@@ -10,13 +10,13 @@
            'trec_eval': [{'name': 'Rprec_mult', 'order': 16, 'nicknames': ['all_trec'], 'params': 'levels', 'param': 'x',
                           'defaults': [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]}]}) }}
 {%- endmacro -%}
-{%- macro rprec_mult_cut(m, r) -%}
-{{ return(sqlndcg.whole(sqlndcg.number(m.params.x) ~ ' * ' ~ r ~ ' + ' ~ sqlndcg.number(0.9))) }}
+{%- macro _rprec_mult_cut(m, r) -%}
+{{ return(sqlndcg.whole(sqlndcg._number(m.params.x) ~ ' * ' ~ r ~ ' + ' ~ sqlndcg._number(0.9))) }}
 {%- endmacro -%}
 {%- macro default__aggregates_rprec_mult(m, p) -%}
 {%- set t = m.threshold_index -%}
-{{ return([['hits', 'MAX(CASE WHEN _pos <= ' ~ sqlndcg.rprec_mult_cut(m, '_r_t' ~ t) ~ ' THEN _hits_run_t' ~ t ~ ' ELSE 0 END)']]) }}
+{{ return([['hits', 'MAX(CASE WHEN _pos <= ' ~ sqlndcg._rprec_mult_cut(m, '_r_t' ~ t) ~ ' THEN _hits_run_t' ~ t ~ ' ELSE 0 END)']]) }}
 {%- endmacro -%}
 {%- macro default__value_rprec_mult(m, p, a) -%}
-{{ return(sqlndcg.ratio('COALESCE(' ~ a.own ~ 'hits, 0)', sqlndcg.rprec_mult_cut(m, a.r))) }}
+{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'hits, 0)', sqlndcg._rprec_mult_cut(m, a.r))) }}
 {%- endmacro -%}

@@ -11,5 +11,5 @@
 {%- macro default__value_rr(m, p, a) -%}
 {%- set first = a.first -%}
 {{ return('CASE WHEN COALESCE(' ~ first ~ ', 0) > 0' ~ ('' if m.k is none else ' AND COALESCE(' ~ first ~ ', 0) <= ' ~ m.k)
-          ~ ' THEN 1 / ' ~ sqlndcg.as_double(first) ~ ' ELSE 0 END') }}
+          ~ ' THEN 1 / ' ~ sqlndcg._as_double(first) ~ ' ELSE 0 END') }}
 {%- endmacro -%}

@@ -13,26 +13,26 @@
 {{ return({'help': 'precision of the retrieved set', 'binary': true, 'needs': ['totals'], 'range': [0, 1], 'trec_eval': [{'name': 'set_P', 'order': 28, 'nicknames': ['all_trec', 'set']}],
            'ir_measures': 'SetP'}) }}
 {%- endmacro -%}
-{%- macro default__value_set_p(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, a.n)) }}{%- endmacro -%}
+{%- macro default__value_set_p(m, p, a) -%}{{ return(sqlndcg._ratio(a.hits_all, a.n)) }}{%- endmacro -%}
 
 {%- macro default__measure_set_recall() -%}
 {{ return({'help': 'recall of the retrieved set', 'binary': true, 'needs': ['totals', 'r'],
            'range': [0, 1], 'trec_eval': [{'name': 'set_recall', 'order': 30, 'nicknames': ['all_trec', 'set']}], 'ir_measures': 'SetR'}) }}
 {%- endmacro -%}
-{%- macro default__value_set_recall(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, a.r)) }}{%- endmacro -%}
+{%- macro default__value_set_recall(m, p, a) -%}{{ return(sqlndcg._ratio(a.hits_all, a.r)) }}{%- endmacro -%}
 
 {%- macro default__measure_set_relative_p() -%}
 {{ return({'help': 'precision of the retrieved set relative to the best possible', 'binary': true,
            'needs': ['totals', 'r'], 'range': [0, 1], 'trec_eval': [{'name': 'set_relative_P', 'order': 29, 'nicknames': ['all_trec', 'set']}]}) }}
 {%- endmacro -%}
-{%- macro default__value_set_relative_p(m, p, a) -%}{{ return(sqlndcg.ratio(a.hits_all, sqlndcg.least(a.n, a.r))) }}{%- endmacro -%}
+{%- macro default__value_set_relative_p(m, p, a) -%}{{ return(sqlndcg._ratio(a.hits_all, sqlndcg._least(a.n, a.r))) }}{%- endmacro -%}
 
 {%- macro default__measure_set_map() -%}
 {{ return({'help': 'unranked set MAP: relevant retrieved squared over (retrieved * relevant)', 'binary': true,
            'needs': ['totals', 'r'], 'range': [0, 1], 'trec_eval': [{'name': 'set_map', 'order': 31, 'nicknames': ['all_trec', 'set']}]}) }}
 {%- endmacro -%}
 {%- macro default__value_set_map(m, p, a) -%}
-{{ return(sqlndcg.ratio(sqlndcg.as_double(a.hits_all) ~ ' * ' ~ a.hits_all, '(' ~ a.n ~ ' * ' ~ a.r ~ ')')) }}
+{{ return(sqlndcg._ratio(sqlndcg._as_double(a.hits_all) ~ ' * ' ~ a.hits_all, '(' ~ a.n ~ ' * ' ~ a.r ~ ')')) }}
 {%- endmacro -%}
 
 {%- macro default__measure_set_f() -%}
@@ -42,8 +42,8 @@
                                           'defaults': [1]}], 'ir_measures': 'SetF'}) }}
 {%- endmacro -%}
 {%- macro default__value_set_f(m, p, a) -%}
-{%- set b2 = sqlndcg.number(m.params.beta * m.params.beta) -%}
-{%- set sp = '(' ~ sqlndcg.ratio(a.hits_all, a.n) ~ ')' -%}
-{%- set sr = '(' ~ sqlndcg.ratio(a.hits_all, a.r) ~ ')' -%}
+{%- set b2 = sqlndcg._number(m.params.beta * m.params.beta) -%}
+{%- set sp = '(' ~ sqlndcg._ratio(a.hits_all, a.n) ~ ')' -%}
+{%- set sr = '(' ~ sqlndcg._ratio(a.hits_all, a.r) ~ ')' -%}
 {{ return('CASE WHEN ' ~ a.hits_all ~ ' = 0 THEN 0 ELSE (' ~ b2 ~ ' + 1) * ' ~ sp ~ ' * ' ~ sr ~ ' / (' ~ b2 ~ ' * ' ~ sp ~ ' + ' ~ sr ~ ') END') }}
 {%- endmacro -%}

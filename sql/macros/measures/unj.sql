@@ -10,6 +10,6 @@
                           'defaults': [5, 10, 20]}]}) }}
 {%- endmacro -%}
 {%- macro default__value_unj(m, p, a) -%}
-{%- set shown = a.n if m.k is none else sqlndcg.least(a.n, m.k) -%}
-{{ return(sqlndcg.ratio('(' ~ shown ~ ' - ' ~ a.judged ~ ')', a.n if m.k is none else m.k)) }}
+{%- set shown = a.n if m.k is none else sqlndcg._least(a.n, m.k) -%}
+{{ return(sqlndcg._ratio('(' ~ shown ~ ' - ' ~ a.judged ~ ')', a.n if m.k is none else m.k)) }}
 {%- endmacro -%}

@@ -15,7 +15,7 @@
 {%- macro default__value_utility(m, p, a) -%}
 {%- set x = m.params -%}
 {%- set rr, ret, r = a.hits_all, a.n, a.r -%}
-{{ return('CASE WHEN ' ~ a.in_run ~ ' = 0 THEN 0 ELSE ' ~ sqlndcg.number(x.a) ~ ' * ' ~ rr ~ ' + ' ~ sqlndcg.number(x.b) ~ ' * ('
-          ~ ret ~ ' - ' ~ rr ~ ') + ' ~ sqlndcg.number(x.c) ~ ' * (' ~ r ~ ' - ' ~ rr ~ ') + ' ~ sqlndcg.number(x.d) ~ ' * ('
-          ~ sqlndcg.number(x.n) ~ ' + ' ~ rr ~ ' - ' ~ ret ~ ' - ' ~ r ~ ') END') }}
+{{ return('CASE WHEN ' ~ a.in_run ~ ' = 0 THEN 0 ELSE ' ~ sqlndcg._number(x.a) ~ ' * ' ~ rr ~ ' + ' ~ sqlndcg._number(x.b) ~ ' * ('
+          ~ ret ~ ' - ' ~ rr ~ ') + ' ~ sqlndcg._number(x.c) ~ ' * (' ~ r ~ ' - ' ~ rr ~ ') + ' ~ sqlndcg._number(x.d) ~ ' * ('
+          ~ sqlndcg._number(x.n) ~ ' + ' ~ rr ~ ' - ' ~ ret ~ ' - ' ~ r ~ ') END') }}
 {%- endmacro -%}
