@@ -135,12 +135,12 @@ def test_the_account_lists_every_judged_group_the_run_lacks(queries):
 def test_print_names_the_judged_groups_absent_from_the_run(queries):
     text = str(sqlndcg.evaluate(*frames(), metrics=METRICS, group_by=["system", "ds"], queries=queries))
     rule = "scored 0" if queries == "judged" else "not scored"
-    assert (f"4 judged group(s) absent from the run, their judged queries {rule} (queries='{queries}'): "
+    assert (f"4 judged groups absent from the run, their judged queries {rule} (queries='{queries}'): "
             + "; ".join(ABSENT)) in text
     scored = 2 if queries == "judged" else 0
     assert (f"system=b, ds=d2: absent from the run (0 run rows): all 2 judged queries missing from the run, {rule} "
             f"(queries='{queries}'); {scored} queries scored") in text
-    assert "system=a, ds=d4: 0 queries scored; 1 run rows in 1 queries, 1 of them without judgments" in text
+    assert "system=a, ds=d4: 0 queries scored; 1 run row in 1 query, 1 of them without judgments" in text
     assert "system=b, ds=d4" not in text
 
 

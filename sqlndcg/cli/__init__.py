@@ -23,7 +23,7 @@ from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import judgments as cli_judgments
-from .common import add_memory_flags, add_setting_flags, add_verb_flags, flag_of, run_verb, settings_from
+from .common import DATABASES, add_memory_flags, add_setting_flags, add_verb_flags, flag_of, run_verb, settings_from
 from .output import write_table
 
 __all__ = ["main", "flag_of", "parser_for"]
@@ -57,8 +57,7 @@ def _build_evaluate(p, name: str) -> None:
     add_setting_flags(p)
     p.add_argument("--run-format", choices=FILE_FORMATS, help="read the run in this format whatever its suffix")
     p.add_argument("--judgments-format", choices=FILE_FORMATS, help="read the judgments in this format")
-    p.add_argument("--database", help="where the tables named by --run/--judgments live: a DuckDB file, "
-                   "sqlite:///file.db or postgresql://user@host/db")
+    p.add_argument("--database", help=f"where the tables named by --run/--judgments live: {DATABASES}")
     add_memory_flags(p)
     if name == "evaluate":
         p.add_argument("--per-query", action="store_true", help="print one row per query too (csv/tsv/parquet: only those)")

@@ -84,6 +84,10 @@ def add_memory_flags(parser) -> None:
     parser.add_argument("--temp-directory", help="where DuckDB spills (default: a private temporary directory)")
 
 
+#: What --database takes, in every verb's help.
+DATABASES = "a DuckDB file, sqlite:///file.db or postgresql://user@host/db"
+
+
 def add_verb_flags(parser) -> None:
     """The flags every verb has: ``--debug`` (also accepted before the verb) and ``--version``."""
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

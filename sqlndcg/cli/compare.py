@@ -17,7 +17,7 @@ import os
 import sys
 
 from ..errors import SettingError
-from .common import add_setting_flags, add_verb_flags, database, run_verb, settings_from
+from .common import DATABASES, add_setting_flags, add_verb_flags, database, run_verb, settings_from
 from .output import write_table
 
 #: The verbs of this module, with their one-line help.
@@ -51,7 +51,7 @@ def _inputs(p) -> None:
     p.add_argument("--weight-column", default="weight", help="the weight column of --query-weights (default: weight)")
     p.add_argument("--run-format", choices=("parquet", "csv", "tsv", "trec_run"))
     p.add_argument("--judgments-format", choices=("parquet", "csv", "tsv", "trec_qrels"))
-    p.add_argument("--database", help="a DuckDB database file holding the tables named by --run/--judgments")
+    p.add_argument("--database", help=f"where the tables named by --run/--judgments live: {DATABASES}")
     p.add_argument("--max-k", type=int, default=10, help="NDCG@1..max-k in the cutoff plot (default 10)")
     p.add_argument("--time", help="the group column plotted on the x axis over time (default: the --group-by column holding dates)")
     add_setting_flags(p, helps={"group_by": "a stratum column (e.g. ds): queries are paired within each"})

@@ -9,8 +9,10 @@ by :func:`.common.add_setting_flags`); ``run(args)`` runs the chosen one and ret
 
 from __future__ import annotations
 
+import sys
+
 from ..errors import SettingError
-from .common import add_setting_flags, add_verb_flags, database, run_verb, settings_from
+from .common import DATABASES, add_setting_flags, add_verb_flags, database, run_verb, settings_from
 from .output import save_table, write_table
 
 #: The verbs of this module, with their one-line help.
@@ -39,9 +41,9 @@ def _pairs(flag: str, text: str, key) -> dict:
 def _common(p, role_help: str, rel_help: str) -> None:
     add_setting_flags(p, only=("group_by", "query_id", "doc_id", "rel"),
                       helps={"group_by": "grouping column (e.g. ds, system)", "rel": rel_help})
-    p.add_argument("--database", help=f"a DuckDB database file holding the tables named by {role_help}")
+    p.add_argument("--database", help=f"where the tables named by {role_help} live: {DATABASES}")
     p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="how to print the result")
-    p.add_argument("--output", help="also write the result to this file (.csv, or .parquet)")
+    p.add_argument("--output", help="write the result to this file (.parquet, else CSV) instead of printing it")
 
 
 def build(name: str, p) -> None:
@@ -130,8 +132,11 @@ def _run_in(args, con) -> None:
         table = positions(args.run, args.judgments, k=args.k, **common)
         if args.plot:
             table.plot(args.plot_column, path=args.plot)
-    write_table(table, args.format)
-    save_table(table, args.output)
+    if args.output:
+        save_table(table, args.output)
+        print(f"sqlndcg: wrote {len(table.rows):,} rows to {args.output}", file=sys.stderr)
+    else:
+        write_table(table, args.format)
 
 
 def run(args) -> int:

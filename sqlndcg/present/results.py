@@ -166,19 +166,21 @@ class Result:
                     absent.append(who)
                 lines.append(
                     (f"{who}: absent from the run (0 run rows)" if who else "the run has no rows")
-                    + f": all {a['judged_queries']} judged queries missing from the run, {rule} "
-                    f"(queries={queries!r}); {a['scored_queries']} queries scored"
+                    + f": all {_count(a['judged_queries'], 'judged query', 'judged queries')} missing from the run, "
+                    f"{rule} (queries={queries!r}); {_count(a['scored_queries'], 'query', 'queries')} scored"
                 )
                 continue
             lines.append(
                 (f"{who}: " if who else "")
-                + f"{a['scored_queries']} queries scored; {a['run_rows']} run rows in {a['run_queries']} queries, "
+                + f"{_count(a['scored_queries'], 'query', 'queries')} scored; "
+                f"{_count(a['run_rows'], 'run row', 'run rows')} in {_count(a['run_queries'], 'query', 'queries')}, "
                 f"{a['run_queries_without_judgments']} of them without judgments (not scored); "
-                f"{a['judged_queries']} judged queries, {a['judged_queries_missing_from_run']} missing from the run "
-                f"({rule} under queries={queries!r}); {a['retrieved_unjudged']} retrieved documents unjudged (gain 0)"
+                f"{_count(a['judged_queries'], 'judged query', 'judged queries')}, "
+                f"{a['judged_queries_missing_from_run']} missing from the run ({rule} under queries={queries!r}); "
+                f"{_count(a['retrieved_unjudged'], 'retrieved document', 'retrieved documents')} unjudged (gain 0)"
             )
         if absent:
-            lines.insert(0, f"{len(absent)} judged group(s) absent from the run, their judged queries {rule} "
+            lines.insert(0, f"{_count(len(absent), 'judged group', 'judged groups')} absent from the run, their judged queries {rule} "
                             f"(queries={queries!r}): " + "; ".join(absent))
         return "\n".join(lines)
 
@@ -203,3 +205,8 @@ class Result:
     def __str__(self) -> str:
         described = ", ".join(f"{k}={v}" for k, v in self.settings.items() if k not in ("metrics", "columns"))
         return f"{self.summary_text()}\n({described})\n{self.account_text()}"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    """``1 query``, ``2 queries``: the account reads as sentences."""
+    return f"{n:,} {one if n == 1 else many}"
