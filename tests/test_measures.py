@@ -97,3 +97,21 @@ def test_api_keywords_and_cli_flags_come_from_the_settings_declaration():
     flags = {option for action in evaluate._actions for option in action.option_strings}
     assert {cli.flag_of(name, about) for name, about in SETTINGS.items()} <= flags
     assert "--judgments-query-id-column" in flags
+
+
+@pytest.mark.parametrize("ir_name, kind", [("NumQ", "num_q"), ("NumRet", "num_ret"), ("NumRel", "num_rel"),
+                                          ("NumRelRet", "num_rel_ret"), ("SetP", "set_p"), ("SetR", "set_recall"),
+                                          ("SetF", "set_f"), ("Rprec", "rprec"), ("Bpref", "bpref"),
+                                          ("infAP", "infap")])
+def test_ir_measures_plain_names_read_as_ir_measures_reads_them(ir_name, kind):
+    """The docs' measure table lists each measure's ir_measures name: a plain one is accepted with its meaning."""
+    assert sqlndcg.parse_metric(ir_name).kind == kind
+    assert MEASURES[kind]["ir_measures"] == ir_name
+
+
+def test_a_name_two_tools_read_differently_is_refused_naming_both():
+    with pytest.raises(sqlndcg.MetricError, match=r"hits@k is a hit rate in some tools .* and a count in ranx"):
+        sqlndcg.parse_metric("hits@10")
+    with pytest.raises(sqlndcg.MetricError, match="hits@k"):
+        sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), ["HITS@5"])
+    assert sqlndcg.parse_metric("success@10").name == "hit@10"

@@ -32,10 +32,24 @@
 {#- Other spellings accepted on input (ir_measures, trec_eval, common usage), each declared by its measure. -#}
 {%- macro _metric_aliases() -%}
 {%- set out = {} -%}
-{%- for kind, about in sqlndcg._measures().items() -%}
+{%- set measures = sqlndcg._measures() -%}
+{%- for kind, about in measures.items() -%}
   {%- for alias in about.aliases -%}{%- do out.update({alias: kind}) -%}{%- endfor -%}
 {%- endfor -%}
+{#- ir_measures' plain names (NumRet, SetP, ...) read as it reads them; its parameterised ones (IPrec@x, RBP(p=...))
+    are written here in this package's own syntax. -#}
+{%- for kind, about in measures.items() -%}
+  {%- set ir = (about.get('ir_measures') or '') | lower -%}
+  {%- if ir and '@' not in ir and '(' not in ir and ir not in out and ir not in measures -%}{%- do out.update({ir: kind}) -%}{%- endif -%}
+{%- endfor -%}
 {{ return(out) }}
+{%- endmacro -%}
+
+{#- Names that mean different things in two well-known tools: refused, naming both, rather than read one way. -#}
+{%- macro _ambiguous_metric_names() -%}
+{{ return({
+  'hits': "hits@k is a hit rate in some tools (1 when any relevant document is in the top k: write hit@k or success@k) and a count in ranx (the relevant documents in the top k: write p@k, which is that count / k)",
+}) }}
 {%- endmacro -%}
 
 {#- The largest cutoff: a 32-bit integer is the widest every SQL engine compares without surprises. -#}
@@ -97,6 +111,10 @@
   {%- set m = modules.re.match('^\\s*([0-9]*[a-z_]+)\\s*(?:\\(([^()]*)\\))?\\s*(?:[@_]\\s*([+-]?[0-9]+))?\\s*$', item | lower) -%}
   {%- if not m -%}
     {{ sqlndcg._fail('metric', 'cannot read metric ' ~ sqlndcg._show(item) ~ "; write it like 'ndcg@10', 'p@5', 'map', 'rbp(p=0.95)'; " ~ sqlndcg._known_metrics()) }}
+  {%- endif -%}
+  {%- set ambiguous = sqlndcg._ambiguous_metric_names() -%}
+  {%- if m.group(1) in ambiguous -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(item) ~ ': ' ~ ambiguous[m.group(1)]) }}
   {%- endif -%}
   {%- set kind = sqlndcg._metric_aliases().get(m.group(1), m.group(1)) -%}
   {%- set k = none if m.group(3) is none else (m.group(3) | int) -%}

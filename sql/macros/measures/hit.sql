@@ -3,7 +3,7 @@
   trec_eval: success.k (default cutoffs 1,5,10). ir_measures: Success@k.
 -#}
 {%- macro default__measure_hit() -%}
-{{ return({'help': '1 if any relevant document is in the top k', 'aliases': ['hits', 'hitrate', 'hit_rate', 'success'],
+{{ return({'help': '1 if any relevant document is in the top k', 'aliases': ['hitrate', 'hit_rate', 'success'],
            'k': true, 'binary': true, 'needs': ['hits_at'],
            'range': [0, 1], 'trec_eval': [{'name': 'success', 'order': 27, 'nicknames': ['all_trec'], 'params': 'cutoffs', 'defaults': [1, 5, 10]}], 'ir_measures': 'Success@k'}) }}
 {%- endmacro -%}
