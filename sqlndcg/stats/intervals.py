@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..core import render
 from ..core.metrics import metric_range
 from .methods import BOOTSTRAPS as METHODS
 from .paired import bootstrap_intervals
@@ -87,7 +88,8 @@ def with_bootstrap(result: Result, *, method: str = "percentile", resamples: int
     groups = list(result.settings.get("group_by", []))
     metrics = list(result.settings["metrics"])
     found = {tuple(r[g] for g in groups) + (r["metric"],): (r["bootstrap_low"], r["bootstrap_high"]) for r in long}
-    extra = tuple(c for m in metrics for c in (f"{m}_bootstrap_low", f"{m}_bootstrap_high"))
+    low, high = render.call("_bootstrap_suffixes")  # the summary's column names are stated in outputs.sql
+    extra = tuple(c for m in metrics for c in (m + low, m + high))
     rows = []
     for s in result.summary.to_dicts():
         key = tuple(s[g] for g in groups)
