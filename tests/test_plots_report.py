@@ -247,3 +247,21 @@ def test_cli_writes_plots_and_the_report(tmp_path, capsys, daily):
     assert cli_main(["compare", "--run", RUN, "--system", "tag", "--baseline", "bm25", "--qrels", QRELS,
                      "--plot-time", str(tmp_path / "no.png")]) == 2
     assert "--plot-time needs results over time" in capsys.readouterr().err
+
+
+def test_a_report_that_cannot_be_written_is_refused_before_the_work(tmp_path, capsys, monkeypatch):
+    import sqlndcg.verbs.report as report_module
+    from sqlndcg.cli import main
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the comparison ran before the output path was checked")
+
+    monkeypatch.setattr(report_module, "compare", no_work)
+    missing = tmp_path / "no such folder" / "r.html"
+    with pytest.raises(sqlndcg.SettingError, match="the folder .*no such folder.* does not exist"):
+        report_module.report(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], system="tag",
+                             baseline="bm25", file=str(missing))
+    assert main(["report", "--run", sqlndcg.example("run"), "--judgments", sqlndcg.example("qrels"), "--system", "tag",
+                 "--baseline", "bm25", "-m", "ndcg@5", "-o", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such folder" in err and "does not exist" in err

@@ -9,8 +9,10 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
 from typing import Sequence
 
+from ..errors import SettingError
 from ..present import plots
 from .compare import Comparison, compare, evaluate_systems
 from ..stats.intervals import bootstrap_summary
@@ -134,12 +136,16 @@ def report(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, file
     """Compare the runs (:func:`sqlndcg.compare`, with the same keywords), evaluate NDCG@1..``max_k`` per system,
     and return the HTML report; with ``file``, also write it there.
 
-    >>> import sqlndcg, sqlndcg.report
-    >>> page = sqlndcg.report.report(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], system="tag",
-    ...                              baseline="bm25", permutations=1000, resamples=1000)
+    >>> import sqlndcg
+    >>> page = sqlndcg.report(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], system="tag",
+    ...                       baseline="bm25", permutations=1000, resamples=1000)
     >>> page.startswith("<!DOCTYPE html>") and page.count("data:image/png;base64,")
     2
     """
+    if file is not None:  # a report that cannot be written is refused before the work, not after
+        folder = os.path.dirname(os.path.abspath(file))
+        if not os.path.isdir(folder):
+            raise SettingError(f"cannot write the report to {str(file)!r}: the folder {folder!r} does not exist")
     comparison = compare(runs, judgments, metrics, **compare_settings)
     curve = None
     if max_k:
