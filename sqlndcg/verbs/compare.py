@@ -471,7 +471,7 @@ def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",
     ``query_weights`` weighs the summary as :func:`sqlndcg.evaluate` does.
 
     >>> import sqlndcg
-    >>> from sqlndcg.compare import evaluate_systems
+    >>> from sqlndcg.verbs.compare import evaluate_systems
     >>> res = evaluate_systems(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@1"], system="tag")
     >>> [r["tag"] for r in res.summary]
     ['bm25', 'rerank']
