@@ -23,7 +23,7 @@ from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import judgments as cli_judgments
-from .common import DATABASES, add_memory_flags, add_setting_flags, add_verb_flags, flag_of, run_verb, settings_from
+from .common import DATABASES, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags, flag_of, run_verb, settings_from
 from .output import write_table
 
 __all__ = ["main", "flag_of", "parser_for"]
@@ -51,7 +51,7 @@ def _build_evaluate(p, name: str) -> None:
     p.add_argument("--run", required=True, action="append" if name == "evaluate" else "store",
                    help="run: Parquet, CSV, TSV or TREC run file (or a table with --database)"
                    + ("; repeat for several runs, one block each" if name == "evaluate" else ""))
-    p.add_argument("--judgments", "--qrels", required=True, help="judgments: Parquet, CSV, TSV or TREC qrels file")
+    p.add_argument("--judgments", "--qrels", required=True, help="judgments: Parquet, CSV, TSV or TREC qrels file (or a table with --database)")
     p.add_argument("-m", "--metric", action="append", dest="metrics",
                    help="metric, repeatable or comma-separated: ndcg@10, p@5, map, mrr@10, P(rel=2)@5, rbp(p=0.95) ...")
     add_setting_flags(p)
@@ -133,7 +133,7 @@ def parser_for(argv=None, every_verb: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (module, helptext) in _verbs().items():
-        p = sub.add_parser(name, help=helptext)
+        p = add_verb_parser(sub, name, helptext)
         if every_verb or name == chosen:
             module.build(name, p)
             add_verb_flags(p)

@@ -28,6 +28,49 @@ def flag_of(name: str, about: dict) -> str:
     return "--" + name.replace("_", "-") + ("-column" if about.get("column") else "")
 
 
+#: A worked example per verb, shown at the end of its --help (tests/test_cli_help.py parses each one). The
+#: bundled example files sit in sqlndcg/examples/ of a checkout (sqlndcg.example("run") says where when installed).
+EXAMPLES = {
+    "evaluate": [
+        "sqlndcg evaluate --run sqlndcg/examples/example.run --judgments sqlndcg/examples/example.qrels "
+        "--group-by tag -m ndcg@5,p@5,map",
+        "sqlndcg evaluate --run runs --judgments qrels --database warehouse.duckdb -m ndcg@10 --preset trec_eval "
+        "--per-query --format csv",
+    ],
+    "sql": ["sqlndcg sql --run runs --judgments qrels -m ndcg@10,map --dialect snowflake"],
+    "trec_eval": ["sqlndcg trec_eval -q -m all_trec qrels.txt run.txt",
+                  "sqlndcg trec_eval -c -l 2 -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt"],
+    "compare": ["sqlndcg compare --run sqlndcg/examples/example.run --judgments sqlndcg/examples/example.qrels "
+                "--system tag --baseline bm25 -m ndcg@5,rr@10"],
+    "report": ["sqlndcg report --run bm25=bm25.run --run rerank=rerank.run --judgments qrels.txt -m ndcg@10 "
+               "-o report.html"],
+    "labels": ["sqlndcg labels --events events.csv --rules click:1,add_to_cart:2,purchase:3 --output labels.csv"],
+    "agreement": ["sqlndcg agreement --judgments sqlndcg/examples/annotations.csv --least 5"],
+    "aggregate": ["sqlndcg aggregate --judgments sqlndcg/examples/annotations.csv --output labels.csv"],
+    "positions": ["sqlndcg positions --run sqlndcg/examples/search_run.csv --judgments labels.csv -k 10 "
+                  "--group-by system"],
+}
+
+
+def add_verb_parser(subparsers, name: str, helptext: str):
+    """A verb's parser, its worked example (EXAMPLES) at the end of its --help."""
+    lines = EXAMPLES.get(name, [])
+    epilog = ("example" + ("s" if len(lines) > 1 else "") + ":\n" + "\n".join(f"  {line}" for line in lines)
+              if lines else None)
+    return subparsers.add_parser(name, help=helptext, epilog=epilog,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _with_default(helptext: str, about: dict) -> str:
+    """The help of a setting's flag, with its declared default (a preset may change it)."""
+    default = about.get("default")
+    if default is None or default is False or default == []:
+        return helptext
+    if isinstance(default, float) and default.is_integer():
+        default = int(default)
+    return f"{helptext} (default: {default})"
+
+
 def add_setting_flags(parser, only: Iterable[str] | None = None, helps: dict[str, str] | None = None) -> None:
     """One flag per declared setting (or per setting in ``only``), its kind, allowed values and help taken from the
     declaration; ``helps`` words a flag for a verb where it means something narrower. A flag not given is None
@@ -36,9 +79,12 @@ def add_setting_flags(parser, only: Iterable[str] | None = None, helps: dict[str
     names = list(declared) if only is None else list(only)
     for name in names:
         about = declared[name]
-        flag, helptext = flag_of(name, about), (helps or {}).get(name, about.get("help", ""))
+        flag = flag_of(name, about)
+        helptext = ((helps or {}).get(name, about.get("help", "")) + (" (map: 1:1,2:3,3:7)" if about.get("map") else "")
+                    + (" (repeatable)" if about.get("columns") else ""))
+        helptext = _with_default(helptext, about)
         if about.get("map"):
-            parser.add_argument(flag, dest=name, type=gain_flag, help=helptext + " (map: 1:1,2:3,3:7)")
+            parser.add_argument(flag, dest=name, type=gain_flag, help=helptext)
         elif "values" in about:
             parser.add_argument(flag, dest=name, choices=about["values"], help=helptext)
         elif about.get("number"):
@@ -48,7 +94,7 @@ def add_setting_flags(parser, only: Iterable[str] | None = None, helps: dict[str
         elif about.get("flag"):
             parser.add_argument(flag, dest=name, action="store_true", default=None, help=helptext)
         elif about.get("columns"):
-            parser.add_argument(flag, dest=name, action="append", default=[], help=helptext + " (repeatable)")
+            parser.add_argument(flag, dest=name, action="append", default=[], help=helptext)
         elif about.get("column"):
             parser.add_argument(flag, dest=name, help=helptext)
         else:

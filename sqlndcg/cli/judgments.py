@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import SettingError
-from .common import DATABASES, add_setting_flags, add_verb_flags, database, run_verb, settings_from
+from .common import DATABASES, add_setting_flags, add_verb_parser, add_verb_flags, database, run_verb, settings_from
 from .output import save_table, write_table
 
 #: The verbs of this module, with their one-line help.
@@ -86,7 +86,7 @@ def build(name: str, p) -> None:
 def add_commands(subparsers) -> None:
     """Add the judgment verbs, with every flag, to a parser's subparsers."""
     for name, helptext in VERBS.items():
-        p = subparsers.add_parser(name, help=helptext)
+        p = add_verb_parser(subparsers, name, helptext)
         build(name, p)
         add_verb_flags(p)
 
