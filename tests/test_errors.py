@@ -86,6 +86,12 @@ def test_run_without_score_or_rank_column():
         sqlndcg.evaluate(RUN.drop(columns="score"), JUDGMENTS)
 
 
+def test_a_score_column_named_in_another_case_is_pointed_at():
+    with refused(InputError, r"^run", r"neither a score column nor a rank column",
+                 r"did you mean 'Score'\? names are case-sensitive"):
+        sqlndcg.evaluate(RUN.rename(columns={"score": "Score"}), JUDGMENTS)
+
+
 def test_varchar_score_column():
     with refused(InputError, r"^run", r"column 'score' holds VARCHAR", r"must hold numbers"):
         sqlndcg.evaluate(RUN.assign(score=["2", "1", "1"]), JUDGMENTS)

@@ -55,7 +55,7 @@ LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- Per-query rows where any of `columns` is NULL (test='null': the queries empty="error" refuses) or not a finite
-    _number (test='not_finite': sums too large for a double). -#}
+    number (test='not_finite': sums too large for a double). -#}
 {%- macro _rows_where(relation, identity, columns, test, limit=none) -%}
 SELECT {{ identity | join(', ') }}, COUNT(*) OVER () AS matching_rows
 FROM {{ relation }} AS per_query
@@ -93,7 +93,7 @@ LIMIT {{ limit }}
     {%- if sqlndcg._column_of(columns, cols.rank).class != 'integer' -%}
       {%- do problems.append(sqlndcg._check('not_finite', cols.rank, 'is NaN or infinite (ranks are whole numbers from 1)')) -%}
     {%- endif -%}
-    {%- do problems.append(sqlndcg._check('bad_rank', cols.rank, 'is not a positive whole _number (ranks start at 1)')) -%}
+    {%- do problems.append(sqlndcg._check('bad_rank', cols.rank, 'is not a positive whole number (ranks start at 1)')) -%}
   {%- endif -%}
   {%- set hint = '. If the run holds several systems, days or segments, name that column with group_by'
                  ~ ('' if spec.group_by else ' (its columns: ' ~ sqlndcg._show(sqlndcg._column_names(columns)) ~ ')')

@@ -100,7 +100,7 @@
 {#- A number validated by the plan, as a double (bare float literals are DECIMAL in DuckDB and Postgres). -#}
 {%- macro _number(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
 
-{#- 1 / _log2(position + 1), written as LN(2) / LN(position + 1): one-argument LOG is base 10 in some engines and
+{#- 1 / log2(position + 1), written as LN(2) / LN(position + 1): one-argument LOG is base 10 in some engines and
     natural in others, and LOG(a, b) swaps its arguments between engines. -#}
 {%- macro _discount(position) -%}
 {{ return('(LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')) / LN(CAST(' ~ position ~ ' AS ' ~ sqlndcg.double() ~ ') + 1))') }}

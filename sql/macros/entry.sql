@@ -9,7 +9,7 @@
     {{ sqlndcg.account(run=ref('rankings'), judgments=ref('judgments'), group_by=[...]) }}
 
   Settings are those of _settings_declared() (spec.sql); a misspelled or unknown one is a compilation error naming
-  it. Column _facts (integer or text ids, which group columns the judgments share) come from
+  it. Column facts (integer or text ids, which group columns the judgments share) come from
   adapter.get_columns_in_relation. `run_where` / `judgments_where` are SQL predicates written by the model's
   author (as dbt-utils' `where`), for incremental models that evaluate only new partitions.
 
@@ -56,7 +56,7 @@
 {{ return({'sql': sql, 'label': role ~ ' relation ' ~ relation, 'columns': columns}) }}
 {%- endmacro -%}
 
-{#- relations + metric names + settings -> the _plan (validated; a bad argument is a compilation error). The inputs
+{#- relations + metric names + settings -> the plan (validated; a bad argument is a compilation error). The inputs
     are checked first unless check_inputs is false (it may also arrive among the settings: compare passes its
     keywords on). -#}
 {%- macro _relation_plan(run, judgments, metrics, settings, run_where=none, judgments_where=none, check_inputs=true) -%}

@@ -8,7 +8,7 @@
                 own columns (compare.sql), else none
   Beside the names, the shape the statements over a per-query table read (summary.sql, compare.sql, weights.sql,
   the generic tests): `groups` ({name, output}), `metrics` (name, emptyable, and each output column quoted),
-  `query_output`, `queries_output`, and `spec`. The _plan (plan.sql) carries the same shape, built here, so those
+  `query_output`, `queries_output`, and `spec`. The plan (plan.sql) carries the same shape, built here, so those
   statements take a plan or these outputs alike; dbt's per_query= callers have only a spec, and need no more.
 -#}
 

@@ -3,7 +3,7 @@
 
   Definitions (SEMANTICS.md), with rel_i the label at position i (0 if unjudged) and g() the gain:
     CG@k   = sum_{i<=k} max(rel_i, 0)
-    DCG@k  = sum_{i<=k} g(rel_i) / _log2(i + 1)
+    DCG@k  = sum_{i<=k} g(rel_i) / log2(i + 1)
     IDCG@k = DCG@k of the ideal ranking (all judged documents, or only the retrieved ones, by gain descending)
     NDCG@k = DCG@k / IDCG@k                      (IDCG = 0 for lack of any gain: the `empty` setting)
     P@k    = relevant in top k / k               (`short_lists`: pad divides by k, truncate by min(k, n))
@@ -83,7 +83,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- endmacro -%}
 
 
-{#- What the statement computes, derived once from the _plan (what the metrics `need`, the settings) and the call's
+{#- What the statement computes, derived once from the plan (what the metrics `need`, the settings) and the call's
     longest_list: every stage macro below reads these flags (`f`) and names instead of deriving its own. -#}
 {%- macro _per_query_flags(p, longest_list=none) -%}
 {%- set needs = p.needs -%}
@@ -695,7 +695,7 @@ SELECT
 {%- endmacro -%}
 
 
-{#- _gain(rel): 0 for rel <= 0 (unjudged, non-relevant, or judged unusable); else 2^rel - 1, rel, or the map. -#}
+{#- gain(rel): 0 for rel <= 0 (unjudged, non-relevant, or judged unusable); else 2^rel - 1, rel, or the map. -#}
 {%- macro _gain(rel, p) -%}
 {%- if p.gain == 'exponential' -%}
 CASE WHEN {{ rel }} > 0 THEN {{ sqlndcg._exp2_minus_1(rel) }} ELSE 0 END

@@ -53,8 +53,13 @@
   {{ sqlndcg._require_columns(run.label, run.columns, [('rank', cols.rank)]) }}
 {%- endif -%}
 {%- if not has_score and not has_rank -%}
-  {%- set wanted = [] -%}{%- for c in [cols.score, cols.rank] if c -%}{%- do wanted.append(sqlndcg._show(c)) -%}{%- endfor -%}
-  {{ sqlndcg._fail('input', run.label ~ ' has neither a score column nor a rank column (' ~ (wanted | join(' or ')) ~ '); its columns are ' ~ sqlndcg._show(run_names) ~ '. Name one with score= (higher is better) or rank= (1 is best).') }}
+  {%- set wanted, close = [], [] -%}
+  {%- for c in [cols.score, cols.rank] if c -%}
+    {%- do wanted.append(sqlndcg._show(c)) -%}
+    {%- for n in run_names if n | lower == c | lower -%}{%- do close.append(n) -%}{%- endfor -%}
+  {%- endfor -%}
+  {%- set hint = (' (did you mean ' ~ sqlndcg._show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
+  {{ sqlndcg._fail('input', run.label ~ ' has neither a score column nor a rank column (' ~ (wanted | join(' or ')) ~ ')' ~ hint ~ '; its columns are ' ~ sqlndcg._show(run_names) ~ '. Name one with score= (higher is better) or rank= (1 is best).') }}
 {%- endif -%}
 {%- set score = cols.score if has_score else none -%}
 {%- set rank = cols.rank if has_rank else none -%}
@@ -124,7 +129,7 @@
 {%- endfor -%}
 {%- set full_depth = none in cutoffs -%}
 {%- set prune = not full_depth and spec.ideal == 'judgments' -%}
-{#- Output names (metric and group columns, the query id, `queries`) come from _output_columns (outputs.sql); the
+{#- Output names (metric and group columns, the query id, `queries`) come from output_columns (outputs.sql); the
     plan adds what the statements need inside. -#}
 {%- set outputs = sqlndcg._output_columns(spec) -%}
 {%- set metrics = [] -%}

@@ -1,5 +1,5 @@
 {#-
-  The settings, declared once. The _spec (spec.sql) checks them by their kind, recorded_settings records them, and
+  The settings, declared once. The spec (spec.sql) checks them by their kind, recorded_settings records them, and
   the Python API's keywords, every command-line verb's flags and the docs follow this declaration. A file of its
   own, so reading it (the command line's --help) compiles only this file.
 -#}

@@ -238,7 +238,7 @@
 {%- macro _positive_integer(name, value) -%}
 {%- if value is none -%}{{ return(none) }}{%- endif -%}
 {%- if value is not integer or value is boolean or value < 1 or value > sqlndcg._max_k() -%}
-  {{ sqlndcg._fail('setting', name ~ ' must be a positive whole _number (or None), got ' ~ sqlndcg._show(value)) }}
+  {{ sqlndcg._fail('setting', name ~ ' must be a positive whole number (or None), got ' ~ sqlndcg._show(value)) }}
 {%- endif -%}
 {{ return(value) }}
 {%- endmacro -%}

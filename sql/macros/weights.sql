@@ -6,7 +6,7 @@
 -#}
 
 {#- The weights input as the summary takes it; `weights` is {sql, label, columns} (classed columns, plan.sql); `p` a
-    plan, or a per-query model's _output_columns (its ids compared as stored). -#}
+    plan, or a per-query model's output_columns (its ids compared as stored). -#}
 {%- macro _weights_plan(p, weights, weight_column='weight') -%}
 {%- set spec = p.spec -%}
 {%- set query_column = spec.columns.query_id -%}

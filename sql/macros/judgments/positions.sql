@@ -3,13 +3,13 @@
   judgments (run queries without any judgment are left out, as evaluate never scores them):
     lists              how many lists have a document at that position;
     mean_label         mean of max(rel, 0), unjudged documents counting 0 (what CG adds up);
-    mean_gain          mean _gain (the `gain` setting; unjudged and rel <= 0: 0);
+    mean_gain          mean gain (the `gain` setting; unjudged and rel <= 0: 0);
     share_relevant     share with rel >= threshold;
     share_judged       share with a judgment (rel >= 0; a negative label means judged unusable);
     mean_judged_label  mean label of the judged documents only (NULL when none is judged there).
   The ranking is evaluate's: score descending, equal scores by doc id descending in byte order (ties='doc_id'),
   the run's rank (ties='rank'), or tied documents sharing their mean values (ties='average'). It is built from
-  the same spec, facts and _plan (spec.sql, plan.sql) and the same run and judgment rows (per_query.sql).
+  the same spec, facts and plan (spec.sql, plan.sql) and the same run and judgment rows (per_query.sql).
 
     {{ sqlndcg.positions(run=ref('rankings'), judgments=ref('judgments'), k=10, group_by=['system']) }}
 -#}

@@ -1,7 +1,7 @@
 {#-
   bing: binary G. Over the relevant retrieved documents d at position i, with hits(i) the relevant documents in
   the top i (d included):
-    binG = (1/R) * sum_d 1 / _log2(2 + i - hits(i))          (i - hits(i): non-relevant documents above d)
+    binG = (1/R) * sum_d 1 / log2(2 + i - hits(i))          (i - hits(i): non-relevant documents above d)
   0 when no relevant document is retrieved. trec_eval: binG. ir_measures: none.
 -#}
 {%- macro default__measure_bing() -%}

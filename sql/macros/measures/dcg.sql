@@ -1,6 +1,6 @@
 {#-
   dcg@k: discounted cumulative gain.
-    DCG@k = sum_{i <= k} g(rel_i) / _log2(i + 1)       g: the `gain` setting (trec_eval: linear)
+    DCG@k = sum_{i <= k} g(rel_i) / log2(i + 1)       g: the `gain` setting (trec_eval: linear)
   trec_eval: dcg (newer versions, full depth). ir_measures: none.
 -#}
 {%- macro default__measure_dcg() -%}

@@ -2,7 +2,7 @@
   g: normalized gain G (trec_eval's experimental measure, combining MAP and NDCG). With g_i the gain at
   position i, ig_j the gain of the j-th document of the ideal ranking (judged documents by gain, 0 beyond them):
     cost(i) = sum_{j <= i} max(ig_j, 1)          got(i) = sum_{j <= i} g_j
-    G = sum over positions with g_i > 0 of g_i / _log2(2 + cost(i) - got(i)),  divided by the total ideal gain
+    G = sum over positions with g_i > 0 of g_i / log2(2 + cost(i) - got(i)),  divided by the total ideal gain
   0 when no judged document has a positive gain. Gains: the `gain` setting (trec_eval: linear); the ideal comes
   from the judgments whatever `ideal` says. trec_eval: G. ir_measures: none.
 -#}

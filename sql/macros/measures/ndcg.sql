@@ -1,7 +1,7 @@
 {#-
   ndcg@k: normalized discounted cumulative gain.
     NDCG@k = DCG@k / IDCG@k
-  A query without any positive _gain (IDCG = 0) follows `empty`: 0 (trec_eval), NULL, or an error.
+  A query without any positive gain (IDCG = 0) follows `empty`: 0 (trec_eval), NULL, or an error.
   trec_eval: ndcg_cut.k (k given; default cutoffs 5,10,15,20,30,100,200,500,1000), ndcg (no k), with the linear
   gain of preset="trec_eval". ir_measures: nDCG@k.
 -#}

@@ -107,7 +107,7 @@
 {%- macro _as_double(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
 {#- x / y as a double, 0 when y is 0. -#}
 {%- macro _ratio(x, y) -%}{{ return('CASE WHEN ' ~ y ~ ' = 0 THEN 0 ELSE ' ~ sqlndcg._as_double(x) ~ ' / ' ~ y ~ ' END') }}{%- endmacro -%}
-{#- _log2(x) for a positive double. -#}
+{#- log2(x) for a positive double. -#}
 {%- macro _log2(x) -%}{{ return('(LN(' ~ sqlndcg._as_double(x) ~ ') / LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')))') }}{%- endmacro -%}
 
 {#- The whole-number part of a non-negative double (C's (long) cast). SQLite has no FLOOR without its math
