@@ -526,3 +526,30 @@ def test_count_matrix_widens_past_255(monkeypatch):
     assert counts.dtype == np.uint32
     assert counts[:2, 0].tolist() == [300, 300] and counts[:2, 1:].sum() == 0
     assert (counts[2:] == 1).all()
+
+
+def test_benjamini_hochberg_equals_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = random.Random(5)
+    for m in (1, 2, 5, 20, 200):
+        ps = [rng.random() ** 3 for _ in range(m)] + [0.01, 0.01, 1.0]
+        ref = multipletests(ps, method="fdr_bh")[1]
+        assert paired.benjamini_hochberg(ps) == pytest.approx([float(x) for x in ref], rel=1e-14, abs=0)
+    assert paired.benjamini_hochberg([]) == []
+    with pytest.raises(ValueError):
+        paired.benjamini_hochberg([0.5, -0.1])
+
+
+def test_compare_adjusts_with_benjamini_hochberg():
+    import sqlndcg
+
+    run, qrels = sqlndcg.example("run"), sqlndcg.example("qrels")
+    metrics = ["ndcg@5", "p@5", "rr@10", "ap"]
+    raw = sqlndcg.compare(run, qrels, metrics, system="tag", baseline="bm25", correction="none")
+    bh = sqlndcg.compare(run, qrels, metrics, system="tag", baseline="bm25", correction="bh")
+    rows_raw, rows_bh = raw.to_dicts(), bh.to_dicts()
+    for column in ("t_p", "randomization_p"):  # each kind of p-value is adjusted over the family of all rows
+        assert [r[column + "_adjusted"] for r in rows_raw] == [r[column] for r in rows_raw]
+        assert [r[column + "_adjusted"] for r in rows_bh] == paired.benjamini_hochberg([r[column] for r in rows_raw])
+    assert {r["correction"] for r in rows_bh} == {"bh"}

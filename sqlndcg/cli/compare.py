@@ -40,7 +40,8 @@ def _inputs(p) -> None:
     p.add_argument("--baseline", help="the system the others are compared with (default: the first --run NAME=)")
     p.add_argument("--system", default="system", help="the column that tells the systems apart (default: system)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                   help="multiple-comparison correction over every reported test (default: holm)")
+                   help="multiple-comparison correction over every reported test: holm, bonferroni (family-wise), "
+                        "bh (Benjamini-Hochberg, false discovery rate) or none (default: holm)")
     p.add_argument("--permutations", type=int, default=10000,
                    help="random sign flips of the randomization test (exact enumeration when 2^queries <= this)")
     p.add_argument("--bootstrap", choices=BOOTSTRAPS, default="percentile", help="bootstrap interval method")

@@ -743,6 +743,26 @@ def bonferroni(pvalues: Sequence[float]) -> list[float]:
     return [min(1.0, m * p) for p in ps]
 
 
+def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (the false discovery rate, Benjamini & Hochberg 1995), in the given
+    order: the i-th smallest p (from 1) is divided by i / m, capped at 1, and made non-increasing from the largest
+    down (ties keep their input order).
+
+    >>> [round(p, 12) for p in benjamini_hochberg([0.01, 0.04, 0.03, 0.005])]
+    [0.02, 0.04, 0.04, 0.02]
+    """
+    ps = _check_pvalues(pvalues)
+    m = len(ps)
+    order = sorted(range(m), key=ps.__getitem__)
+    adjusted = [0.0] * m
+    running = 1.0
+    for rank in range(m - 1, -1, -1):
+        i = order[rank]
+        running = min(running, ps[i] / ((rank + 1) / m))
+        adjusted[i] = running
+    return adjusted
+
+
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values, in the given order: the i-th smallest p (from 1) is multiplied by
     m - i + 1, capped at 1, and made non-decreasing along the sorted order (ties keep their input order).

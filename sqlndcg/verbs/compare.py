@@ -257,6 +257,8 @@ def _adjust(pvalues: list[float], correction: str) -> list[float | None]:
         adjusted = paired.holm(given)
     elif correction == "bonferroni":
         adjusted = paired.bonferroni(given)
+    elif correction == "bh":
+        adjusted = paired.benjamini_hochberg(given)
     else:
         adjusted = given
     out: list[float | None] = [None] * len(pvalues)
@@ -321,7 +323,7 @@ def compare(
     t interval and a seeded bootstrap interval (``bootstrap="percentile"`` or ``"bca"``), the relative change,
     the paired t test's p-value, a paired randomization test's p-value (``permutations`` random sign flips from
     ``seed``, exact enumeration when 2^pairs <= permutations), both adjusted by ``correction`` ("holm",
-    "bonferroni" or "none") across every reported comparison, win/tie/loss counts, and the queries present on
+    "bonferroni", "bh" (Benjamini-Hochberg) or "none") across every reported comparison, win/tie/loss counts, and the queries present on
     one side only (counted, not paired).
 
     ``query_weights`` (a table, file or frame of query id, ``weight_column`` and optionally stratum columns, as
