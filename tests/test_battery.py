@@ -18,7 +18,7 @@ import pytest
 
 import sqlndcg
 from adversarial import COMBINATIONS
-from test_engines import _literal, _sql_type, frames, load_dbapi
+from test_engines import frames, load_clickhouse, load_dbapi
 
 GOLDEN = Path(__file__).parent / "golden" / "battery.json"
 
@@ -84,20 +84,7 @@ def test_datafusion_frames():
 def test_clickhouse_tables():
     from chdb import dbapi
 
-    def load(con, ids, run_df, qrels_df):
-        names = []
-        for df, table in ((run_df, f"run_{ids}"), (qrels_df, f"qrels_{ids}")):
-            cur = con.cursor()
-            cols = ", ".join(f"{c} {_sql_type(df[c], ids == 'int', 'String', 'Int64', 'Float64')}" for c in df.columns)
-            cur.execute(f"DROP TABLE IF EXISTS {table}")
-            cur.execute(f"CREATE TABLE {table} ({cols}) ENGINE = Memory")
-            values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")"
-                               for row in df.itertuples(index=False, name=None))
-            cur.execute(f"INSERT INTO {table} VALUES {values}")
-            names.append(table)
-        return names[0], names[1]
-
-    check("clickhouse", battery(dbapi.connect(), load))
+    check("clickhouse", battery(dbapi.connect(), load_clickhouse))
 
 
 def test_postgres_tables(postgres):

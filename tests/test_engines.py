@@ -95,25 +95,25 @@ def test_postgres_equals_duckdb(postgres, collation):
         check_engine(con, load_dbapi("TEXT", "BIGINT", "DOUBLE PRECISION", "%s"), f"PostgreSQL ({collation})")
 
 
+def load_clickhouse(con, ids, run_df, qrels_df):
+    """The frames as ClickHouse Memory tables (chdb's DB-API takes no bound parameters: values as literals)."""
+    names = []
+    for df, table in ((run_df, f"run_{ids}"), (qrels_df, f"qrels_{ids}")):
+        cur = con.cursor()
+        cols = ", ".join(f"{c} {_sql_type(df[c], ids == 'int', 'String', 'Int64', 'Float64')}" for c in df.columns)
+        cur.execute(f"DROP TABLE IF EXISTS {table}")
+        cur.execute(f"CREATE TABLE {table} ({cols}) ENGINE = Memory")
+        values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")"
+                           for row in df.itertuples(index=False, name=None))
+        cur.execute(f"INSERT INTO {table} VALUES {values}")
+        names.append(table)
+    return names[0], names[1]
+
+
 def test_clickhouse_equals_duckdb():
     from chdb import dbapi
 
-    con = dbapi.connect()
-
-    def load(con, ids, run_df, qrels_df):
-        names = []
-        for df, table in ((run_df, f"run_{ids}"), (qrels_df, f"qrels_{ids}")):
-            cur = con.cursor()
-            cols = ", ".join(f"{c} {_sql_type(df[c], ids == 'int', 'String', 'Int64', 'Float64')}" for c in df.columns)
-            cur.execute(f"DROP TABLE IF EXISTS {table}")
-            cur.execute(f"CREATE TABLE {table} ({cols}) ENGINE = Memory")
-            values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")"
-                               for row in df.itertuples(index=False, name=None))
-            cur.execute(f"INSERT INTO {table} VALUES {values}")
-            names.append(table)
-        return names[0], names[1]
-
-    check_engine(con, load, "ClickHouse")
+    check_engine(dbapi.connect(), load_clickhouse, "ClickHouse")
 
 
 def _literal(value) -> str:

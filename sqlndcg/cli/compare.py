@@ -17,7 +17,7 @@ import os
 import sys
 
 from ..errors import SettingError
-from .common import DATABASES, add_setting_flags, add_verb_parser, add_verb_flags, database, run_verb, settings_from
+from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
 from .output import write_table
 
 #: The verbs of this module, with their one-line help.
@@ -71,14 +71,6 @@ def build(name: str, p) -> None:
         p.add_argument("--output", "-o", required=True, metavar="FILE", help="the HTML file to write")
         p.add_argument("--title", help="the report's title")
     p.set_defaults(compare_command=name)
-
-
-def add_commands(subparsers) -> None:
-    """Add ``compare`` and ``report``, with every flag, to a parser's subparsers."""
-    for name, helptext in VERBS.items():
-        p = add_verb_parser(subparsers, name, helptext)
-        build(name, p)
-        add_verb_flags(p)
 
 
 def _runs(values: list[str], database: bool):
