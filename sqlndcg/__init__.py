@@ -33,6 +33,7 @@ _LAZY = {
     "to_sql": ("sqlndcg.verbs.evaluate", "to_sql"),
     "compare": ("sqlndcg.verbs.compare", "compare"),
     "Comparison": ("sqlndcg.verbs.compare", "Comparison"),
+    "gate": ("sqlndcg.verbs.gate", "gate"),
     "report": ("sqlndcg.verbs.report", "report"),
     "bootstrap_summary": ("sqlndcg.stats.intervals", "bootstrap_summary"),
     "agreement": ("sqlndcg.verbs.agreement", "agreement"),
@@ -76,7 +77,7 @@ def example(name: str) -> str:
 
 
 __all__ = [
-    "compare", "Comparison", "report", "bootstrap_summary",
+    "compare", "Comparison", "gate", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..errors import SettingError
+from ..errors import SettingError, SqlndcgError
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
 from .output import write_table
 
@@ -67,6 +67,12 @@ def build(name: str, p) -> None:
         p.add_argument("--plot", metavar="FILE", help="per-query differences against the baseline, .png or .svg")
         p.add_argument("--plot-cutoffs", metavar="FILE", help="NDCG@k against k = 1..--max-k per system, .png or .svg")
         p.add_argument("--plot-time", metavar="FILE", help="every metric over --time (needs --group-by), one line per system, .png or .svg")
+        p.add_argument("--fail-if-worse", action="append", metavar="METRIC[:MARGIN]",
+                       help="regression gate, repeatable: exit 1 when a system is significantly worse than the "
+                            "baseline by more than MARGIN on METRIC (one-sided paired t test, --correction over "
+                            "every gated row; docs/compare.md)")
+        p.add_argument("--gate-alpha", type=float, default=0.025,
+                       help="the gate's one-sided level (default: 0.025, the upper end of the 95%% interval)")
     else:
         p.add_argument("--output", "-o", required=True, metavar="FILE", help="the HTML file to write")
         p.add_argument("--title", help="the report's title")
@@ -103,12 +109,32 @@ def _compare_settings(args) -> dict:
                 seed=args.seed, bootstrap=args.bootstrap, resamples=args.resamples)
 
 
-def _run(args) -> None:
+def _run(args) -> int | None:
     with database(args) as con:
-        _run_in(args, con)
+        return _run_in(args, con)
 
 
-def _run_in(args, con) -> None:
+def _gates(args, metrics: list[str]) -> list[str]:
+    """The --fail-if-worse values, checked before anything runs (each on a compared metric)."""
+    from ..core.metrics import parse_metric, parse_metrics
+    from ..verbs.gate import parse_gate
+
+    gates = getattr(args, "fail_if_worse", None) or []
+    if gates and not 0.0 < args.gate_alpha < 1.0:
+        raise SettingError(f"--gate-alpha must be between 0 and 1, got {args.gate_alpha}")
+    compared = [m.name for m in parse_metrics(metrics)]
+    for text in gates:
+        try:
+            metric, _ = parse_gate(text)
+        except SqlndcgError as exc:
+            raise SettingError(f"--fail-if-worse: {exc}") from None
+        if metric not in compared:
+            raise SettingError(f"--fail-if-worse {text!r}: {metric} is not among the compared metrics "
+                               f"({', '.join(compared)}); add it to -m")
+    return gates
+
+
+def _run_in(args, con) -> int | None:
     from ..present import plots
     from ..verbs.compare import compare, evaluate_systems
     from ..verbs.report import report
@@ -121,6 +147,7 @@ def _run_in(args, con) -> None:
                con=con, **settings, **_compare_settings(args))
         print(f"wrote {args.output}")
         return
+    gates = _gates(args, metrics)
     comparison = compare(runs, args.judgments, metrics, con=con, **settings, **_compare_settings(args))
     table = comparison.differences if args.differences else comparison.table
     if args.format == "text" and not args.differences:
@@ -139,11 +166,30 @@ def _run_in(args, con) -> None:
                                "unless it holds dates)")
         plots.plot_over_time(comparison.result, None, args.plot_time, time=args.time,
                              system=comparison.settings["system"])
+    if gates:
+        return _report_gates(comparison, gates, args.gate_alpha)
+    return None
+
+
+def _report_gates(comparison, gates: list[str], alpha: float) -> int:
+    """1 with one line per failing row on stderr when a gate fails (pytest's convention: 1 = checks failed, 2 =
+    usage or input error), else 0 with one line saying what passed."""
+    from ..verbs.gate import gate
+
+    result = gate(comparison, *gates, alpha=alpha)
+    sys.stdout.flush()
+    for line in result.reasons():
+        print(f"sqlndcg: gate failed: {line}", file=sys.stderr)
+    if result.passed:
+        print(f"sqlndcg: gates passed: {len(result.rows)} row(s) checked ({', '.join(gates)}; one-sided alpha "
+              f"{alpha:g}, {result.correction} correction)", file=sys.stderr)
+        return 0
+    return 1
 
 
 def run(args) -> int:
-    """Run ``compare`` or ``report``: 0 on success, 2 with one error line on stderr on a mistake (the traceback
-    with --debug)."""
+    """Run ``compare`` or ``report``: 0 on success, 1 when a --fail-if-worse gate fails, 2 with one error line on
+    stderr on a mistake (the traceback with --debug)."""
     return run_verb(_run, args)
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from . import evaluation as engine
-from ..stats import paired
+from ..stats import effect, paired
 from ..stats.methods import BOOTSTRAPS, CORRECTIONS
 from ..core import render
 from ..run import sources
@@ -97,7 +97,7 @@ class Comparison:
             rows.append(tuple(r[g] for g in strata) + (
                 r[s["system"]], r["metric"], _num(r["baseline_mean"]), _num(r["mean"]), _signed(r["difference"]),
                 _interval(r["t_low"], r["t_high"]), _interval(r["bootstrap_low"], r["bootstrap_high"]),
-                _percent(r["relative_change"]), _p(r["t_p"]), _p(r["t_p_adjusted"]),
+                _percent(r["relative_change"]), _dz(r["effect_size"]), _p(r["t_p"]), _p(r["t_p_adjusted"]),
                 _p(r["randomization_p"]), _p(r["randomization_p_adjusted"]),
                 f"{r['wins']}/{r['ties']}/{r['losses']}",
                 f"{r['pairs']} ({'' if r['effective_pairs'] is None else r['effective_pairs']})" if weighted
@@ -106,7 +106,7 @@ class Comparison:
         adj = s["correction"] if s["correction"] != "none" else "unadjusted"
         header = tuple(strata) + (
             s["system"], "metric", f"base={s['baseline']}", "mean", "diff", "95% CI (t)",
-            f"95% CI (bootstrap {s['bootstrap']})", "change", "p (t)", f"p (t, {adj})", "p (perm)",
+            f"95% CI (bootstrap {s['bootstrap']})", "change", "d_z", "p (t)", f"p (t, {adj})", "p (perm)",
             f"p (perm, {adj})", "W/T/L", "pairs (effective)" if weighted else "pairs",
         )
         weighted = ""
@@ -169,6 +169,10 @@ def _interval(lo, hi) -> str:
 
 def _percent(v) -> str:
     return "" if v is None else f"{100 * v:+.1f}%"
+
+
+def _dz(v) -> str:
+    return "" if v is None else f"{v:+.2f}"
 
 
 def _p(v) -> str:
@@ -438,6 +442,7 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
         if rec["effective_pairs"] is not None:
             rec["effective_pairs"] = int(rec["effective_pairs"])
         rec["t_p"] = _t_p(rec["difference"], rec["difference_std"], rec["effective_pairs"])
+        rec["effect_size"] = effect.cohens_dz(rec["difference"], rec["difference_std"])
         rec["randomization_p"] = perm.get(i, math.nan)
         rec["bootstrap_low"], rec["bootstrap_high"] = boot.get(i, (None, None))
         stratum = tuple(str(rec[g]) for g in strata)
@@ -450,7 +455,7 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
     out_columns = tuple(strata) + (
         system, "baseline", "metric", "pairs", "effective_pairs", "baseline_mean", "mean", "difference",
         "difference_std", "t_low", "t_high", "bootstrap_low", "bootstrap_high", "bootstrap_method", "relative_change",
-        "t_p", "t_p_adjusted", "randomization_p", "randomization_p_adjusted", "correction",
+        "effect_size", "t_p", "t_p_adjusted", "randomization_p", "randomization_p_adjusted", "correction",
         "wins", "ties", "losses", "only_baseline", "only_system", "missing_from_run", "baseline_missing_from_run",
     )
     out_rows = []

@@ -1,0 +1,30 @@
+"""Effect sizes and one-sided tests of the paired comparison, from the moments compare already has (mean
+difference, its standard deviation and n), so they need no second pass over the queries."""
+
+from __future__ import annotations
+
+import math
+
+from . import distributions
+
+
+def cohens_dz(mean: float | None, std: float | None) -> float | None:
+    """Cohen's d_z, the standardized mean difference of paired data: mean(d) / sd(d) (sd with n - 1). None
+    without a spread (fewer than two pairs, or every difference equal): the ratio is undefined or infinite."""
+    if mean is None or std is None or not std > 0.0 or math.isnan(mean):
+        return None
+    return mean / std
+
+
+def worse_p(mean: float | None, std: float | None, n, margin: float = 0.0) -> float | None:
+    """One-sided p-value of the paired t test of H0: mean difference >= -margin against H1: < -margin,
+    P(T(n - 1) <= (mean + margin) / (std / sqrt(n))). None with fewer than two pairs; with no spread, 0 when the
+    difference is below -margin and 1 otherwise."""
+    if mean is None or std is None or n is None or n < 2:
+        return None
+    shifted = mean + margin
+    if std == 0.0:
+        return 0.0 if shifted < 0.0 else 1.0
+    t = shifted / (std / math.sqrt(int(n)))
+    tail = distributions.t_two_sided_p(t, int(n) - 1) / 2.0  # accurate in the far tail, unlike 1 - cdf
+    return tail if t <= 0.0 else 1.0 - tail
