@@ -134,7 +134,25 @@ WITH weighted AS{{ sqlndcg.reread(rereadable) }} (
   FROM {{ per_query }} AS pq
   {{- sqlndcg._query_weights_join(weights, p, 'pq') }}
 ),
-{{ sqlndcg._weighted_moments('weighted', keys, values, '_q', '', [['COUNT(*)', '_queries']], not weights) }}
+{{ sqlndcg._weighted_moments('weighted', keys, values, '_q', '', [['COUNT(*)', '_queries']], not weights) }},
+{#- Each half-width once: the t quantile is a long expression, and planning it twice per metric cost more than the
+    rest of a small summary. -#}
+intervals AS (
+  SELECT
+    {%- for k in keys %}
+    {{ k }} AS {{ k }},
+    {%- endfor %}
+    _queries AS _queries,
+    {%- for m in p.metrics %}
+    {%- set i = loop.index0 %}
+    _mean{{ i }} AS _mean{{ i }},
+    _n{{ i }} AS _n{{ i }},
+    _std{{ i }} AS _std{{ i }},
+    CASE WHEN _neff{{ i }} >= 2 AND _std{{ i }} IS NOT NULL
+         THEN {{ sqlndcg._weighted_half_width('_std' ~ i, '_neff' ~ i) }} END AS _half{{ i }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM dispersion
+)
 SELECT
   {%- for g in p.groups %}
   _g{{ loop.index0 }} AS {{ g.output }},
@@ -142,14 +160,13 @@ SELECT
   _queries AS {{ p.queries_output }},
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
-  {%- set half = sqlndcg._weighted_half_width('_std' ~ i, '_neff' ~ i) %}
   _mean{{ i }} AS {{ m.column }},
   _n{{ i }} AS {{ m.count_column }},
   _std{{ i }} AS {{ m.std_column }},
-  CASE WHEN _neff{{ i }} >= 2 AND _std{{ i }} IS NOT NULL THEN _mean{{ i }} - {{ half }} END AS {{ m.ci_low_column }},
-  CASE WHEN _neff{{ i }} >= 2 AND _std{{ i }} IS NOT NULL THEN _mean{{ i }} + {{ half }} END AS {{ m.ci_high_column }}{% if not loop.last %},{% endif %}
+  _mean{{ i }} - _half{{ i }} AS {{ m.ci_low_column }},
+  _mean{{ i }} + _half{{ i }} AS {{ m.ci_high_column }}{% if not loop.last %},{% endif %}
   {%- endfor %}
-FROM dispersion
+FROM intervals
 {%- if p.groups %}
 ORDER BY {{ keys | join(', ') }}
 {%- endif %}
