@@ -26,6 +26,7 @@
     ideal_rows   the ideal ranking's gain and IDCG at each run position, G's running cost, boundary flags
     ideal_totals positive-gain documents, their total gain and IDCG     ideal_tail  Rndcg's boundaries past the list
     in_run       whether the run answered the query   own        the measure's own aggregates (registry.sql)
+    cascade      per position, ERR's stop probability R_i and the log of prod_{i<r} (1 - R_i) (_cascade_tops)
 
   Reading it: per_query_sql lists the statement's stages (its CTEs) in order; each stage is a macro of its own
   below (per_query_<stage>, with a line saying what it computes), and per_query_flags derives once, at the top,
@@ -68,6 +69,9 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- if f.needs_ideal_totals %}
 {{ sqlndcg._per_query_ideal_totals(p, f) }},
 {%- endif %}
+{%- if f.needs_top_grade %}
+{{ sqlndcg._per_query_top_grade(p, f, bucket) }},
+{%- endif %}
 {{ sqlndcg._per_query_scored(p, f) }},
 {{ sqlndcg._per_query_positioned(p, f) }},
 {{ sqlndcg._per_query_accumulated(p, f) }},
@@ -100,6 +104,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- set needs_ideal = (needs_idcg and p.ideal == 'judgments') or needs_ideal_rows or needs_ideal_totals -%}
 {%- set needs_max_rel = 'max_rel_rows' in needs -%}
 {%- set needs_tail = 'ideal_tail' in needs -%}
+{%- set cascade_tops = sqlndcg._cascade_tops(p) -%}
 {%- set average = p.ties == 'average' -%}
 {#- Relevant and judged counts within a cutoff are sums of 0/1 values, exact in any order, so they are plain sums in
     run_metrics, not running sums in rank order (a window's sort fewer), unless ties are averaged (fractions) or
@@ -116,7 +121,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- set cut = p.prune_k and not refilter and not (longest_list and longest_list <= p.prune_k) -%}
 {#- The label columns (joined to the run before or after the ranking), the running relevant counts AP reads, and
     which of them the ranking carries when the labels are joined first. -#}
-{%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel else []) -%}
+{%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel or cascade_tops else []) -%}
 {%- for t in p.thresholds %}{% do label_cols.append('_rel_t' ~ loop.index0) %}{% if needs_rows %}{% do label_cols.append('_nonrel_t' ~ loop.index0) %}{% endif %}{% endfor -%}
 {%- do label_cols.extend(['_pool', '_judged']) -%}
 {%- set seen_cols = [] -%}
@@ -131,6 +136,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- set g_cols %}{% for g in p.groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set running %}PARTITION BY {{ g_cols }}_q ORDER BY _pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW{% endset -%}
+{%- set before %}PARTITION BY {{ g_cols }}_q ORDER BY _pos{{ first }} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING{% endset -%}
 {#- The per-position values that ties='average' averages over each tied group. -#}
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
@@ -146,8 +152,8 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   'needs_max_rel': needs_max_rel, 'needs_tail': needs_tail, 'average': average, 'counted_hits': counted_hits,
   'counted_judged': counted_judged, 'refilter': refilter, 'join_first': join_first, 'cut': cut,
   'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
-  'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running,
-  'averaged': ns.values, 'own': own,
+  'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running, 'before': before,
+  'averaged': ns.values, 'own': own, 'cascade_tops': cascade_tops, 'needs_top_grade': 0 in cascade_tops,
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), p.order_by),
 }) }}
 {%- endmacro -%}
@@ -327,6 +333,17 @@ ideal_totals AS (
 )
 {%- endmacro -%}
 
+{#- The largest label of the whole judgments table (every query and group; all of it even in a pass over one
+    bucket of queries), 0 if none is positive: ERR's default top grade. -#}
+{%- macro _per_query_top_grade(p, f, bucket) -%}
+top_grade AS (
+  SELECT CASE WHEN MAX(_rel) > 0 THEN MAX(_rel) ELSE 0 END AS _top
+  FROM {% if bucket %}(
+  {{ sqlndcg._judgment_rows(p) }}
+  ) AS all_judgments{% else %}judgment_rows{% endif %}
+)
+{%- endmacro -%}
+
 {#- The ranked rows with their labels, R counts and ideal values joined. -#}
 {%- macro _per_query_scored(p, f) -%}
 scored AS (
@@ -371,6 +388,9 @@ scored AS (
     COALESCE(l._pool, 0) AS _pool,
     COALESCE(l._judged, 0) AS _judged,
     {%- endif %}
+    {%- for top in f.cascade_tops %}
+    {{ sqlndcg._cascade_stop('r._rel' if f.join_first else 'COALESCE(l._rel, 0)', 'tg._top' if top == 0 else sqlndcg._number(top)) }} AS _stop_c{{ loop.index0 }},
+    {%- endfor %}
     r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos
   FROM top_ranked AS r
   {%- if not f.join_first %}
@@ -386,6 +406,9 @@ scored AS (
     ON i._q = r._q AND i._ideal_pos = r._pos{% for g in f.shared %} AND i.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
   LEFT JOIN ideal_totals AS it
     ON it._q = r._q{% for g in f.shared %} AND it.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+  {%- endif %}
+  {%- if f.needs_top_grade %}
+  CROSS JOIN top_grade AS tg
   {%- endif %}
 )
 {%- endmacro -%}
@@ -407,6 +430,9 @@ positioned AS (
     {%- if f.needs_ideal_rows %}
     _igain, _boundary, _idcg_at,
     {%- endif %}
+    {%- for top in f.cascade_tops %}
+    _stop_c{{ loop.index0 }},
+    {%- endfor %}
     {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
         fixes the order of summation, so the mean is the same bits on every run). #}
     {%- for v in f.averaged %}
@@ -444,6 +470,13 @@ accumulated AS (
     {%- if 'pool_run' in p.needs %}
     SUM(_pool) OVER ({{ f.running }}) AS _pool_run,
     {%- endif %}
+    {%- for top in f.cascade_tops %}
+    {#- prod_{i<r} (1 - R_i) as the sum of its logs over the positions before (NULL at the first), R_i = 1 counted
+        apart: its LN(1 - R_i) does not exist and it makes the product 0. #}
+    _stop_c{{ loop.index0 }},
+    SUM(CASE WHEN _stop_c{{ loop.index0 }} < 1 THEN LN(1 - _stop_c{{ loop.index0 }}) ELSE 0 END) OVER ({{ f.before }}) AS _reach_ln_c{{ loop.index0 }},
+    SUM(CASE WHEN _stop_c{{ loop.index0 }} < 1 THEN 0 ELSE 1 END) OVER ({{ f.before }}) AS _blocked_c{{ loop.index0 }},
+    {%- endfor %}
     {%- if f.needs_ideal_rows %}
     _igain, _boundary, _idcg_at,
     SUM(CASE WHEN _igain > 1 THEN _igain ELSE 1 END) OVER ({{ f.running }}) AS _cost_run,
@@ -742,4 +775,29 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
   'own': 'rm.' ~ m.id ~ '_',
 } -%}
 {{ sqlndcg._measure_value(m, p, a) }}
+{%- endmacro -%}
+
+
+{#- The cascade's top grades: each distinct max_grade of the metrics that need it (0: the judgments' largest label),
+    one set of columns each. -#}
+{%- macro _cascade_tops(p) -%}
+{%- set kinds = sqlndcg._measures() -%}
+{%- set tops = [] -%}
+{%- for m in p.metrics if 'cascade' in kinds[m.kind].needs and m.params.max_grade not in tops -%}
+  {%- do tops.append(m.params.max_grade) -%}
+{%- endfor -%}
+{{ return(tops) }}
+{%- endmacro -%}
+
+{#- The cascade's columns for one metric, as its own aggregates read them in `accumulated`. -#}
+{%- macro _cascade_columns(m, p) -%}
+{%- set i = sqlndcg._cascade_tops(p).index(m.params.max_grade) -%}
+{{ return({'stop': '_stop_c' ~ i, 'reach_ln': 'COALESCE(_reach_ln_c' ~ i ~ ', 0)', 'blocked': 'COALESCE(_blocked_c' ~ i ~ ', 0)'}) }}
+{%- endmacro -%}
+
+{#- R = (2^g - 1) / 2^top, the probability of stopping at a document of label `rel`: g is the label clamped into
+    [0, top] (negative and unjudged: 0). -#}
+{%- macro _cascade_stop(rel, top) -%}
+{{ return('(' ~ sqlndcg._exp2_minus_1('CASE WHEN ' ~ rel ~ ' > ' ~ top ~ ' THEN ' ~ top ~ ' WHEN ' ~ rel ~ ' > 0 THEN ' ~ rel ~ ' ELSE 0 END')
+          ~ ' / POWER(CAST(2 AS ' ~ sqlndcg.double() ~ '), ' ~ top ~ '))') }}
 {%- endmacro -%}

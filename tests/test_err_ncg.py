@@ -1,0 +1,202 @@
+"""ERR@k (expected reciprocal rank) and NCG@k (normalized cumulative gain) against independent Python versions of
+their definitions written here (ERR: gdeval.pl's `err` loop; NCG: CG@k over the ideal CG@k), hand-computed cases,
+and the same numbers on every engine (SQLite, DataFusion, ClickHouse via chdb, PostgreSQL, Spark)."""
+
+from __future__ import annotations
+
+import math
+import random
+import sqlite3
+
+import pandas as pd
+import pytest
+
+import sqlndcg
+from test_engines import load_clickhouse, load_dbapi
+
+RUN_COLUMNS = ["query_id", "doc_id", "score"]
+QRELS_COLUMNS = ["query_id", "doc_id", "rel"]
+
+
+def frames(run, qrels):
+    return (pd.DataFrame(run, columns=RUN_COLUMNS).astype({"score": "float64"}),
+            pd.DataFrame(qrels, columns=QRELS_COLUMNS).astype({"rel": "float64"}))
+
+
+def per_query(run, qrels, metrics, **settings) -> dict[str, dict[str, float]]:
+    res = sqlndcg.evaluate(*frames(run, qrels), metrics=metrics, **settings)
+    cols = list(res.per_query.columns)
+    return {row[0]: dict(zip(cols[1:], row[1:])) for row in res.per_query.rows}
+
+
+# ---- the references ------------------------------------------------------------------------------------------
+
+def ranked_labels(run, qrels, query, judged_only=False, depth=None):
+    """The query's labels in rank order: score descending, ties by doc id descending (ASCII ids: byte order);
+    unjudged documents None."""
+    labels = {d: r for q, d, r in qrels if q == query}
+    docs = sorted(((s, d) for q, d, s in run if q == query), key=lambda x: (-x[0], [-ord(c) for c in x[1]]))
+    out = [labels.get(d) for _, d in docs]
+    if depth is not None:
+        out = out[:depth]
+    if judged_only:
+        out = [x for x in out if x is not None and x >= 0]
+    return out
+
+
+def gdeval_err(labels, k, g_max):
+    """gdeval.pl's err(): R = (2^g - 1) / 2^MAX_JUDGMENT, score += R * decay / rank, decay *= 1 - R. Its labels are
+    0..MAX_JUDGMENT (negatives stored as 0, larger refused); here larger ones are clamped, as sqlndcg does."""
+    score, decay = 0.0, 1.0
+    for i, g in enumerate(labels[:k]):
+        g = min(max(g or 0, 0), g_max)
+        r = (2 ** g - 1) / 2 ** g_max
+        score += r * decay / (i + 1)
+        decay *= 1 - r
+    return score
+
+
+def reference_err(run, qrels, k, g_max=None, **filters):
+    g_max = g_max if g_max else max(0, max(r for _, _, r in qrels))  # default: the whole table's largest label
+    judged = {q for q, _, _ in qrels}
+    return {q: gdeval_err(ranked_labels(run, qrels, q, **filters), k, g_max) for q in judged}
+
+
+def battery():
+    """Several grades (-1..4), tied scores, short lists, unjudged documents, a query with nothing to find (q6), a
+    judged query the run misses (q9), a run query without judgments (q8)."""
+    rng = random.Random(21)
+    run, qrels = [], []
+    for q in range(1, 9):
+        for i in range(rng.randint(1, 14)):
+            run.append((f"q{q}", f"d{i:02d}", rng.choice([0.5, 0.5, 0.7, 0.9, 1.25, 2.0])))
+    for q in [1, 2, 3, 4, 5, 6, 7, 9]:
+        for i in rng.sample(range(14), 9):
+            qrels.append((f"q{q}", f"d{i:02d}", 0 if q == 6 else rng.choice([-1, 0, 0, 1, 2, 3, 4])))
+    return run, qrels
+
+
+# ---- ERR -----------------------------------------------------------------------------------------------------
+
+def test_err_by_hand():
+    run = [("q1", "a", 3), ("q1", "b", 2), ("q1", "c", 1), ("q2", "x", 1)]
+    qrels = [("q1", "a", 2), ("q1", "b", 0), ("q1", "c", 4), ("q2", "y", 1)]
+    got = per_query(run, qrels, ["err@1", "err@2", "err@10", "err(max_grade=2)@10", "err(max_grade=5)@10"])
+    # g_max = 4 (the table's largest label): R = 3/16, 0, 15/16 down the list.
+    assert got["q1"]["err@1"] == pytest.approx(3 / 16, abs=1e-15)
+    assert got["q1"]["err@2"] == pytest.approx(3 / 16, abs=1e-15)  # b: R = 0 adds nothing
+    # + 1/3 * 15/16 * (1 - 3/16) * (1 - 0) = 0.25390625
+    assert got["q1"]["err@10"] == pytest.approx(3 / 16 + (1 / 3) * (15 / 16) * (13 / 16), abs=1e-15)
+    # g_max = 2: a: R = 3/4; c's label 4 clamps to 2: R = 3/4; 3/4 + 1/3 * 3/4 * 1/4 = 0.8125
+    assert got["q1"]["err(max_grade=2)@10"] == pytest.approx(0.8125, abs=1e-15)
+    # g_max = 5: 3/32 + 1/3 * 15/32 * 29/32
+    assert got["q1"]["err(max_grade=5)@10"] == pytest.approx(3 / 32 + (1 / 3) * (15 / 32) * (29 / 32), abs=1e-15)
+    assert got["q2"]["err@10"] == 0.0  # its one relevant document is not retrieved
+
+
+def test_err_a_certain_stop_ends_the_cascade():
+    """R = 1 exactly (2^60 - 1 rounds to 2^60 in a double): LN(1 - R) does not exist; the product after it is 0."""
+    run = [("q1", "a", 3), ("q1", "b", 2), ("q1", "c", 1)]
+    qrels = [("q1", "a", 0), ("q1", "b", 60), ("q1", "c", 3)]
+    got = per_query(run, qrels, ["err(max_grade=60)@10", "err(max_grade=60)@1"])
+    assert got["q1"]["err(max_grade=60)@10"] == 0.5  # 1/2 * 1, and c is never reached
+    assert got["q1"]["err(max_grade=60)@1"] == 0.0
+
+
+def test_err_negative_labels_and_unjudged_are_zero_and_an_empty_table_scores_zero():
+    run = [("q1", "a", 3), ("q1", "b", 2), ("q1", "c", 1)]
+    got = per_query(run, [("q1", "a", -2), ("q1", "c", 1)], ["err@10"])
+    assert got["q1"]["err@10"] == pytest.approx(1 / 3 * 1 / 2, abs=1e-15)  # g_max = 1: only c, R = 1/2, at 3
+    got = per_query(run, [("q1", "a", 0), ("q1", "c", -1)], ["err@10"])
+    assert got["q1"]["err@10"] == 0.0  # no positive label anywhere: g_max = 0, every R = 0
+
+
+@pytest.mark.parametrize("metric,k,g_max", [("err@5", 5, None), ("err@20", 20, None), ("err", 10 ** 9, None),
+                                             ("err(max_grade=4)@10", 10, 4), ("err(max_grade=2)@3", 3, 2)])
+@pytest.mark.parametrize("settings", [{}, {"short_lists": "truncate"}, {"judged_only": True}, {"depth": 4},
+                                      {"queries": "both"}, {"preset": "trec_eval"}])
+def test_err_equals_gdeval(metric, k, g_max, settings):
+    run, qrels = battery()
+    got = per_query(run, qrels, [metric], **settings)
+    filters = {"judged_only": settings.get("judged_only", False), "depth": settings.get("depth")}
+    want = reference_err(run, qrels, k, g_max, **filters)
+    if settings.get("queries") == "both":
+        want = {q: v for q, v in want.items() if any(r[0] == q for r in run)}
+    assert set(got) == set(want)
+    for q in want:
+        assert got[q][metric] == pytest.approx(want[q], abs=1e-12), q
+    assert any(v > 0 for v in want.values()) and want["q6"] == 0 and want.get("q9", 0) == 0
+
+
+def test_err_refuses_averaged_ties_and_bad_grades():
+    run, qrels = battery()
+    with pytest.raises(sqlndcg.MetricError, match="ties='average' is defined only"):
+        per_query(run, qrels, ["err@10"], ties="average")
+    with pytest.raises(sqlndcg.MetricError, match="max_grade=-1 is outside its domain"):
+        per_query(run, qrels, ["err(max_grade=-1)@10"])
+
+
+def test_err_under_partitions_reads_the_whole_table_for_its_top_grade():
+    """One pass per bucket of queries: the default g_max is still the largest label of every query."""
+    run, qrels = battery()
+    got = sqlndcg.evaluate(*frames(run, qrels), metrics=["err@10"], partitions=3)
+    want = reference_err(run, qrels, 10)
+    rows = {r[0]: r[1] for r in got.per_query.rows}
+    assert rows.keys() == want.keys()
+    for q in want:
+        assert rows[q] == pytest.approx(want[q], abs=1e-12)
+
+
+# ---- every engine --------------------------------------------------------------------------------------------
+
+ENGINE_METRICS = ["err@5", "err(max_grade=2)@10", "err"]
+
+
+def references(run, qrels):
+    return {"err@5": reference_err(run, qrels, 5), "err(max_grade=2)@10": reference_err(run, qrels, 10, 2),
+            "err": reference_err(run, qrels, 10 ** 9)}
+
+
+def check_engine(con, load, label):
+    run, qrels = battery()
+    run_df, qrels_df = frames(run, qrels)
+    tables = load(con, "text", run_df, qrels_df)
+    for settings in ({}, {"judged_only": True}):
+        res = sqlndcg.evaluate(*tables, metrics=ENGINE_METRICS, con=con, **settings)
+        cols = list(res.per_query.columns)
+        got = {row[0]: dict(zip(cols[1:], row[1:])) for row in res.per_query.rows}
+        want = references(run, qrels) if not settings else {
+            "err@5": reference_err(run, qrels, 5, judged_only=True),
+            "err(max_grade=2)@10": reference_err(run, qrels, 10, 2, judged_only=True),
+            "err": reference_err(run, qrels, 10 ** 9, judged_only=True)}
+        assert set(got) == set(want["err@5"]), label
+        for metric, by_query in want.items():
+            for q, v in by_query.items():
+                assert math.isclose(float(got[q][metric]), v, rel_tol=0, abs_tol=1e-9), (label, settings, metric, q)
+
+
+@pytest.mark.engine
+def test_duckdb_sqlite_datafusion_clickhouse():
+    import datafusion
+    from chdb import dbapi
+
+    check_engine(None, lambda con, ids, r, j: (r, j), "DuckDB")
+    check_engine(sqlite3.connect(":memory:"), load_dbapi("TEXT", "INTEGER", "REAL", "?"), "SQLite")
+    check_engine(datafusion.SessionContext(), lambda con, ids, r, j: (r, j), "DataFusion")
+    check_engine(dbapi.connect(), load_clickhouse, "ClickHouse")
+
+
+@pytest.mark.engine
+def test_postgres(postgres):
+    with postgres.connect(postgres.dbname_c) as con:
+        check_engine(con, load_dbapi("TEXT", "BIGINT", "DOUBLE PRECISION", "%s"), "PostgreSQL")
+
+
+@pytest.mark.engine
+def test_spark(spark):
+    def load(con, ids, run_df, qrels_df):
+        spark.createDataFrame(run_df).createOrReplaceTempView("err_run")
+        spark.createDataFrame(qrels_df).createOrReplaceTempView("err_qrels")
+        return "err_run", "err_qrels"
+
+    check_engine(spark, load, "Spark")
