@@ -15,6 +15,7 @@ compiled and rendered (the tests hold import, --help and a small evaluate to it)
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 from collections import Counter, OrderedDict
 from functools import lru_cache
@@ -217,11 +218,39 @@ def _environment():
 
 
 @lru_cache(maxsize=None)
+def _bytecode_cache():
+    """Jinja's own on-disk cache of compiled templates (a private per-user folder under the temporary directory,
+    keyed by the source's checksum and the Python version): compiling every file anew cost each new process far
+    more than rendering. None where that folder cannot be used: then every process compiles."""
+    import jinja2
+
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
+
+
+@lru_cache(maxsize=None)
 def _compile(text: str):
     """One file compiled to Python, once per text: every dialect shares it (only the globals its macros are bound
     to differ), and a changed file (a test adding a measure) compiles anew."""
     _ACTIVITY["compiles"] += 1
-    return _environment().from_string(text)
+    env = _environment()
+    cache = _bytecode_cache()
+    if cache is None:
+        return env.from_string(text)
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        bucket = cache.get_bucket(env, key, None, text)
+    except OSError:
+        return env.from_string(text)
+    if bucket.code is None:
+        bucket.code = env.compile(text)
+        try:
+            cache.set_bucket(bucket)
+        except OSError:
+            pass
+    return env.template_class.from_code(env, bucket.code, env.make_globals(None), None)
 
 
 @lru_cache(maxsize=None)
