@@ -14,6 +14,7 @@
 {%- macro _show(value) -%}
 {%- if value is string -%}{{ return("'" ~ value ~ "'") }}
 {%- elif value is none -%}{{ return('None') }}
+{%- elif value is number and value is not boolean -%}{{ return(sqlndcg._number_text(value) if (value | abs) >= 1e16 else value | string) }}
 {%- elif value is sequence and value is not mapping -%}
   {%- set shown = [] -%}{%- for v in value -%}{%- do shown.append(sqlndcg._show(v)) -%}{%- endfor -%}
   {{ return('[' ~ (shown | join(', ')) ~ ']') }}
@@ -67,12 +68,23 @@
 {{ return('known metrics: ' ~ (parts | join(', ')) ~ '; also map, mrr, and P(rel=2)@5 for a per-metric threshold (definitions: docs/SEMANTICS.md)') }}
 {%- endmacro -%}
 
+{#- A number a double holds: not NaN or infinite, and no larger than the largest double (a Python int can be, and
+    float() of it overflows). -#}
 {%- macro _is_real(x) -%}
-{{ return(x is number and x is not boolean and x * 0 == 0) }}
+{{ return(x is number and x is not boolean and x * 0 == 0 and (x | abs) <= sqlndcg._max_double()) }}
 {%- endmacro -%}
 
-{#- A number's shortest spelling: 2 for 2.0, 1.5 for 1.5. -#}
+{%- macro _max_double() -%}{{ return(1.7976931348623157e308) }}{%- endmacro -%}
+
+{#- A number's shortest spelling: 2 for 2.0, 1.5 for 1.5; 1e+300 (not 301 digits) from 1e16 on, and 1e+400 for a
+    whole number too large for a double. -#}
 {%- macro _number_text(x) -%}
+{%- if x is integer and (x | abs) > sqlndcg._max_double() -%}
+  {%- set digits = (x | abs | string) -%}
+  {%- set mantissa = (digits[0] ~ '.' ~ digits[1:4]).rstrip('0').rstrip('.') -%}
+  {{ return(('-' if x < 0 else '') ~ mantissa ~ 'e+' ~ (digits | length - 1)) }}
+{%- endif -%}
+{%- if (x | abs) >= 1e16 -%}{{ return(x | float | string) }}{%- endif -%}
 {{ return((x | int | string) if x == (x | int) else (x | float | string)) }}
 {%- endmacro -%}
 
@@ -103,7 +115,8 @@
     The canonical name lists only parameters that differ from their defaults. The one check of every field (they
     end up in SQL). -#}
 {%- macro _parse_metric(item) -%}
-{%- set given = {} -%}
+{#- given: the parameters; written: each as the name spelled it, shown when it is refused ('1e400', not inf). -#}
+{%- set given, written = {}, {} -%}
 {%- if item is mapping -%}
   {%- set kind, k, rel, label = item.get('kind'), item.get('k'), item.get('rel'), none -%}
   {%- do given.update(item.get('params') or {}) -%}
@@ -125,7 +138,7 @@
       {%- if not pm -%}
         {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(item) ~ ': cannot read the parameter ' ~ sqlndcg._show(part.strip()) ~ "; write parameters as name=number, e.g. 'P(rel=2)@5', 'rbp(p=0.95)'") }}
       {%- endif -%}
-      {%- do given.update({pm.group(1): pm.group(2) | float}) -%}
+      {%- do given.update({pm.group(1): pm.group(2) | float}) -%}{%- do written.update({pm.group(1): pm.group(2)}) -%}
     {%- endfor -%}
   {%- endif -%}
   {%- set rel = given.pop('rel', none) -%}
@@ -151,7 +164,7 @@
     {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': a (rel=...) threshold applies only to [' ~ (binary | sort | join(', ')) ~ '], whose labels are binary; ' ~ kind ~ ' uses the graded labels') }}
   {%- endif -%}
   {%- if not sqlndcg._is_real(rel) or rel <= 0 -%}
-    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': the relevance threshold must be a positive number, got ' ~ sqlndcg._show(rel)) }}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': the relevance threshold must be a positive finite number (' ~ sqlndcg._domain_text('rel', sqlndcg._number_domains().threshold) ~ '), got ' ~ written.get('rel', sqlndcg._show(rel))) }}
   {%- endif -%}
 {%- endif -%}
 {%- set params, shown = {}, [] -%}
@@ -161,10 +174,10 @@
 {%- endfor -%}
 {%- for name, default in about.params.items() -%}
   {%- set value = given.get(name, default) -%}
-  {%- if not sqlndcg._is_real(value) -%}
-    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': parameter ' ~ name ~ ' must be a finite number, got ' ~ sqlndcg._show(value)) }}
-  {%- endif -%}
   {%- set domain = about.get('domains', {}).get(name, {}) -%}
+  {%- if not sqlndcg._is_real(value) -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': parameter ' ~ name ~ ' must be a finite number' ~ (' (' ~ sqlndcg._domain_text(name, domain) ~ ')' if domain else '') ~ ', got ' ~ written.get(name, sqlndcg._show(value))) }}
+  {%- endif -%}
   {%- if not sqlndcg._in_domain(value | float, domain) -%}
     {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': parameter ' ~ name ~ '=' ~ sqlndcg._number_text(value | float) ~ ' is outside its domain ' ~ sqlndcg._domain_text(name, domain) ~ (' (' ~ domain.why ~ ')' if domain.get('why') else '')) }}
   {%- endif -%}
@@ -206,9 +219,21 @@
 {{ return(value) }}
 {%- endmacro -%}
 
+{#- The number settings' allowed values, as measure parameters declare theirs (_in_domain); threshold > 0 is checked
+    in _spec, with its reason. -#}
+{%- macro _number_domains() -%}
+{{ return({'threshold': {'min': 0, 'min_open': true}}) }}
+{%- endmacro -%}
+
+{#- A number setting's rule as its flag or keyword `shown` reads: 'threshold > 0', 'any finite number'. -#}
+{%- macro _number_rule(key, shown) -%}
+{{ return(sqlndcg._domain_text(shown, sqlndcg._number_domains().get(key, {}))) }}
+{%- endmacro -%}
+
 {%- macro _finite_number(name, value) -%}
 {%- if not sqlndcg._is_real(value) -%}
-  {{ sqlndcg._fail('setting', name ~ ' must be a finite number, got ' ~ sqlndcg._show(value)) }}
+  {%- set rule = sqlndcg._number_rule(name, name) -%}
+  {{ sqlndcg._fail('setting', name ~ ' must be a finite number' ~ (' (' ~ rule ~ ')' if name in sqlndcg._number_domains() else '') ~ ', got ' ~ sqlndcg._show(value)) }}
 {%- endif -%}
 {{ return(value | float) }}
 {%- endmacro -%}
@@ -238,7 +263,7 @@
 {%- macro _positive_integer(name, value) -%}
 {%- if value is none -%}{{ return(none) }}{%- endif -%}
 {%- if value is not integer or value is boolean or value < 1 or value > sqlndcg._max_k() -%}
-  {{ sqlndcg._fail('setting', name ~ ' must be a positive whole number (or None), got ' ~ sqlndcg._show(value)) }}
+  {{ sqlndcg._fail('setting', name ~ ' must be a positive whole number from 1 to ' ~ sqlndcg._max_k() ~ ' (or None), got ' ~ sqlndcg._show(value)) }}
 {%- endif -%}
 {{ return(value) }}
 {%- endmacro -%}

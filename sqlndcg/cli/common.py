@@ -8,13 +8,15 @@ a verb runs, so ``sqlndcg --help`` needs neither.
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import sys
 from contextlib import contextmanager
 from typing import Callable, Iterable
 
 from .. import __version__
-from ..errors import SqlndcgError
+from ..errors import SettingError, SqlndcgError
 
 
 def _declared() -> dict[str, dict]:
@@ -88,7 +90,7 @@ def add_setting_flags(parser, only: Iterable[str] | None = None, helps: dict[str
         elif "values" in about:
             parser.add_argument(flag, dest=name, choices=about["values"], help=helptext)
         elif about.get("number"):
-            parser.add_argument(flag, dest=name, type=float, help=helptext)
+            parser.add_argument(flag, dest=name, type=number_flag(name, flag), help=helptext)
         elif about.get("integer"):
             parser.add_argument(flag, dest=name, type=int, help=helptext)
         elif about.get("flag"):
@@ -111,16 +113,48 @@ def settings_from(args) -> dict[str, object]:
     return out
 
 
+def number_flag(name: str, flag: str) -> Callable[[str], float]:
+    """A number setting's flag: a finite number, else argparse's one line naming the flag and what it allows
+    (the rule the spec checks, spec.sql's _number_rule), e.g. ``argument --threshold: 1e400 is not a finite
+    number; --threshold > 0``; float('1e400') would be inf, shown as the bare word."""
+    def read(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            from ..core import render
+
+            raise argparse.ArgumentTypeError(f"{text} is not a finite number; {render.call('_number_rule', name, flag)}"
+                                             " (a double holds at most 1.8e308)")
+        return value
+    read.__name__ = name
+    return read
+
+
 def gain_flag(text: str):
-    """``--gain``: ``exponential``, ``linear``, or a map ``1:1,2:3,3:7``."""
+    """``--gain``: ``exponential``, ``linear``, or a map ``1:1,2:3,3:7`` of finite numbers."""
     if text in _declared()["gain"]["values"]:
         return text
     try:
-        return {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
+        gains = {float(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
     except ValueError:
         # argparse shows an ArgumentTypeError's text as it is (other errors as "invalid gain_flag value")
         raise argparse.ArgumentTypeError(f"invalid value {text!r}: use exponential, linear, or a map of grade to "
                                          "gain like 1:1,2:3,3:7") from None
+    if not all(math.isfinite(x) for pair in gains.items() for x in pair):
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: grades and gains must be finite numbers "
+                                         "(a double holds at most 1.8e308)")
+    return gains
+
+
+def flag_named(message: str) -> str:
+    """A setting error as the command line reads it: the keyword it starts with becomes the flag that gives it
+    ("threshold=0: must be positive" -> "--threshold=0: must be positive")."""
+    found = re.match(r"(\w+)(?==| must )", message)
+    if found and found.group(1) in _declared():
+        return flag_of(found.group(1), _declared()[found.group(1)]) + message[found.end(1):]
+    return message
 
 
 def add_memory_flags(parser) -> None:
@@ -172,6 +206,8 @@ def run_verb(body: Callable, args, explain: Callable[[SqlndcgError, object], str
     except SqlndcgError as exc:
         if debug:
             raise
+        if isinstance(exc, SettingError):
+            exc = type(exc)(flag_named(str(exc)))
         print(f"sqlndcg: error: {explain(exc, args) if explain else exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (| head): nothing more to say

@@ -1,0 +1,88 @@
+"""Names and settings that mislead (issue 20): absurd numbers refused in one line naming the setting, flag or
+parameter and what it allows; a misspelled name answered with the closest ones; the ir_measures names the
+measure table lists accepted with ir_measures' meaning, or refused naming both meanings."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import sqlndcg
+from sqlndcg import MetricError, SettingError
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "sqlndcg" / "examples"
+RUN_FILE, QRELS_FILE = str(EXAMPLES / "example.run"), str(EXAMPLES / "example.qrels")
+
+RUN = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+JUDGMENTS = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "rel": [1, 0, 2]})
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sqlndcg", *args], capture_output=True, text=True, timeout=300)
+
+
+def evaluate_cli(*args: str) -> subprocess.CompletedProcess:
+    return cli("evaluate", "--run", RUN_FILE, "--judgments", QRELS_FILE, "--group-by", "tag", *args)
+
+
+def one_line_error(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and done.stdout == "", done.stderr
+    return done.stderr
+
+
+# --- 1. absurd numbers ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("threshold, shown", [(1e400, "got inf"), (float("nan"), "got nan"), (10 ** 400, "got 1e+400")])
+def test_a_threshold_that_is_no_finite_double_is_refused_naming_the_keyword_and_its_range(threshold, shown):
+    # 10**400 is a Python int no double holds: float() of it raised a bare OverflowError
+    with pytest.raises(SettingError, match=re.escape(f"threshold must be a finite number (threshold > 0), {shown}")):
+        sqlndcg.evaluate(RUN, JUDGMENTS, ["p@1"], threshold=threshold)
+
+
+@pytest.mark.parametrize("metric, says", [
+    ("rbp(p=1e400)", "metric 'rbp(p=1e400)': parameter p must be a finite number (0 < p < 1), got 1e400"),
+    ("P(rel=1e400)@5", "metric 'P(rel=1e400)@5': the relevance threshold must be a positive finite number (rel > 0), "
+                       "got 1e400"),
+    ("rprec_mult(x=1e400)", "metric 'rprec_mult(x=1e400)': parameter x must be a finite number (x > 0), got 1e400"),
+    ({"kind": "rbp", "params": {"p": 10 ** 400}}, "metric 'rbp': parameter p must be a finite number (0 < p < 1), "
+                                                  "got 1e+400"),
+    ({"kind": "p", "k": 5, "rel": 10 ** 400}, "the relevance threshold must be a positive finite number (rel > 0), "
+                                              "got 1e+400"),
+])
+def test_a_metric_parameter_that_is_no_finite_double_is_refused_naming_the_parameter_and_its_domain(metric, says):
+    with pytest.raises(MetricError, match=re.escape(says)):
+        sqlndcg.parse_metrics([metric])
+
+
+@pytest.mark.parametrize("gain, says", [({1: 10 ** 400}, "gain map value for grade 1 must be a finite number, got 1e+400"),
+                                        ({10 ** 400: 1}, "gain map grade 1e+400 must be a finite number")])
+def test_a_gain_map_with_a_number_no_double_holds_is_refused(gain, says):
+    with pytest.raises(SettingError, match=re.escape(says)):
+        sqlndcg.evaluate(RUN, JUDGMENTS, ["ndcg@2"], gain=gain)
+
+
+def test_a_huge_but_finite_parameter_is_named_in_a_few_characters_not_three_hundred_digits():
+    assert sqlndcg.parse_metric("P(rel=1e308)@5").name == "p(rel=1e+308)@5"
+    with pytest.raises(MetricError, match=re.escape("parameter p=1e+308 is outside its domain 0 < p < 1")):
+        sqlndcg.parse_metric("rbp(p=1e308)")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--threshold", "1e400"], "sqlndcg evaluate: error: argument --threshold: 1e400 is not a finite number; "
+                               "--threshold > 0 (a double holds at most 1.8e308)"),
+    (["--threshold", "nan"], "argument --threshold: nan is not a finite number; --threshold > 0"),
+    (["--threshold", "0"], "sqlndcg: error: --threshold=0: must be positive"),
+    (["--depth", "99999999999999999999"], "sqlndcg: error: --depth must be a positive whole number from 1 to "
+                                          "2147483647"),
+    (["--gain", "1:1e400"], "argument --gain: invalid value '1:1e400': grades and gains must be finite numbers"),
+    (["-m", "rbp(p=1e400)"], "sqlndcg: error: metric 'rbp(p=1e400)': parameter p must be a finite number "
+                             "(0 < p < 1), got 1e400"),
+])
+def test_the_command_line_refuses_an_absurd_number_naming_the_flag(args, says):
+    assert says in one_line_error(evaluate_cli("-m", "ndcg@5", *args))
