@@ -147,20 +147,91 @@ def test_err_under_partitions_reads_the_whole_table_for_its_top_grade():
         assert rows[q] == pytest.approx(want[q], abs=1e-12)
 
 
+# ---- NCG -----------------------------------------------------------------------------------------------------
+
+def reference_ncg(run, qrels, k, linear=False, ideal="judgments", short_lists="pad", ties="doc_id", empty=0.0):
+    """CG@k / ICG@k, gains 2^rel - 1 (or rel), 0 for rel <= 0; ties='average': each position gets the mean gain of
+    its tied group (McSherry & Najork); ICG@k: the best k gains of the judged (or retrieved) documents, over
+    min(k, n) positions for truncated lists."""
+    def gain(r):
+        return 0.0 if r is None or r <= 0 else (float(r) if linear else 2.0 ** r - 1)
+
+    out = {}
+    for q in sorted({x[0] for x in qrels}):
+        labels = {d: r for qq, d, r in qrels if qq == q}
+        docs = sorted(((s, d) for qq, d, s in run if qq == q), key=lambda x: (-x[0], [-ord(c) for c in x[1]]))
+        gains = [gain(labels.get(d)) for _, d in docs]
+        if ties == "average":
+            scores = [s for s, _ in docs]
+            gains = [sum(g for g, t in zip(gains, scores) if t == s) / scores.count(s) for s in scores]
+        pool = [gain(r) for r in labels.values()] if ideal == "judgments" else list(gains)
+        if ties == "average" and ideal == "retrieved":
+            pool = [gain(labels.get(d)) for _, d in docs]
+        depth = min(k, len(docs)) if short_lists == "truncate" else k
+        icg = sum(sorted(pool, reverse=True)[:depth])
+        if not any(g > 0 for g in pool):
+            out[q] = empty
+        else:
+            out[q] = 0.0 if icg == 0 else sum(gains[:k]) / icg
+    return out
+
+
+def test_ncg_by_hand():
+    run = [("q1", "a", 3), ("q1", "b", 2), ("q1", "c", 1), ("q2", "x", 1)]
+    qrels = [("q1", "a", 2), ("q1", "b", 0), ("q1", "c", 4), ("q1", "d", 3), ("q2", "y", 1), ("q3", "z", 0)]
+    got = per_query(run, qrels, ["ncg@2", "ncg@10", "ncg"])
+    # gains 2^rel - 1: a 3, b 0, c 15, d 7 (judged, not retrieved); ideal 15, 7, 3
+    assert got["q1"]["ncg@2"] == pytest.approx(3 / (15 + 7), abs=1e-15)
+    assert got["q1"]["ncg@10"] == pytest.approx((3 + 15) / 25, abs=1e-15)
+    assert got["q1"]["ncg"] == pytest.approx((3 + 15) / 25, abs=1e-15)
+    assert got["q2"]["ncg@10"] == 0.0 and got["q3"]["ncg@10"] == 0.0  # q3 has nothing to find: empty='zero'
+    got = per_query(run, qrels, ["ncg@2"], gain="linear")
+    assert got["q1"]["ncg@2"] == pytest.approx(2 / (4 + 3), abs=1e-15)
+    got = per_query(run, qrels, ["ncg@2"], ideal="retrieved")
+    assert got["q1"]["ncg@2"] == pytest.approx(3 / (15 + 3), abs=1e-15)  # the ideal of a, b, c only
+    got = per_query(run, qrels, ["ncg@2"], empty="skip")
+    assert got["q3"]["ncg@2"] is None
+    # ties averaged: a and b tied at 3: each position gets (3 + 0) / 2; c 15
+    got = per_query([("q1", "a", 3), ("q1", "b", 3), ("q1", "c", 1)], qrels, ["ncg@1"], ties="average")
+    assert got["q1"]["ncg@1"] == pytest.approx(1.5 / 15, abs=1e-15)
+
+
+@pytest.mark.parametrize("metric,k", [("ncg@1", 1), ("ncg@5", 5), ("ncg@20", 20), ("ncg", 10 ** 9)])
+@pytest.mark.parametrize("settings", [{}, {"gain": "linear"}, {"ideal": "retrieved"}, {"short_lists": "truncate"},
+                                      {"ideal": "retrieved", "short_lists": "truncate"}, {"ties": "average"},
+                                      {"empty": "skip"}])
+def test_ncg_equals_the_definition(metric, k, settings):
+    run, qrels = battery()
+    got = per_query(run, qrels, [metric], **settings)
+    want = reference_ncg(run, qrels, k, linear=settings.get("gain") == "linear",
+                         ideal=settings.get("ideal", "judgments"), short_lists=settings.get("short_lists", "pad"),
+                         ties=settings.get("ties", "doc_id"), empty=None if settings.get("empty") == "skip" else 0.0)
+    assert set(got) == set(want)
+    for q in want:
+        if want[q] is None:
+            assert got[q][metric] is None, q
+        else:
+            assert got[q][metric] == pytest.approx(want[q], abs=1e-12), q
+    assert 0 < sum(v or 0 for v in want.values())
+
+
 # ---- every engine --------------------------------------------------------------------------------------------
 
-ENGINE_METRICS = ["err@5", "err(max_grade=2)@10", "err"]
+ENGINE_METRICS = ["err@5", "err(max_grade=2)@10", "err", "ncg@5", "ncg"]
 
 
 def references(run, qrels):
     return {"err@5": reference_err(run, qrels, 5), "err(max_grade=2)@10": reference_err(run, qrels, 10, 2),
-            "err": reference_err(run, qrels, 10 ** 9)}
+            "err": reference_err(run, qrels, 10 ** 9), "ncg@5": reference_ncg(run, qrels, 5),
+            "ncg": reference_ncg(run, qrels, 10 ** 9)}
 
 
 def check_engine(con, load, label):
     run, qrels = battery()
     run_df, qrels_df = frames(run, qrels)
     tables = load(con, "text", run_df, qrels_df)
+    judged = {(q, d) for q, d, r in qrels if r >= 0}
+    judged_run = [x for x in run if (x[0], x[1]) in judged]
     for settings in ({}, {"judged_only": True}):
         res = sqlndcg.evaluate(*tables, metrics=ENGINE_METRICS, con=con, **settings)
         cols = list(res.per_query.columns)
@@ -168,7 +239,8 @@ def check_engine(con, load, label):
         want = references(run, qrels) if not settings else {
             "err@5": reference_err(run, qrels, 5, judged_only=True),
             "err(max_grade=2)@10": reference_err(run, qrels, 10, 2, judged_only=True),
-            "err": reference_err(run, qrels, 10 ** 9, judged_only=True)}
+            "err": reference_err(run, qrels, 10 ** 9, judged_only=True),
+            "ncg@5": reference_ncg(judged_run, qrels, 5), "ncg": reference_ncg(judged_run, qrels, 10 ** 9)}
         assert set(got) == set(want["err@5"]), label
         for metric, by_query in want.items():
             for q, v in by_query.items():

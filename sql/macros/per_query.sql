@@ -23,6 +23,7 @@
     r            R per threshold (per query)          r_rows     R and judged non-relevant counts on every row
     nonrel_run   running judged non-relevant count     pool_run   running count of negative (pooled unjudged) labels
     max_rel_rows the query's largest label on every row
+    gain_at      per cutoff: the gains' running sum      ideal_gain_at  beside ideal_at: the ideal's gains summed
     ideal_rows   the ideal ranking's gain and IDCG at each run position, G's running cost, boundary flags
     ideal_totals positive-gain documents, their total gain and IDCG     ideal_tail  Rndcg's boundaries past the list
     in_run       whether the run answered the query   own        the measure's own aggregates (registry.sql)
@@ -93,6 +94,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- set needs = p.needs -%}
 {%- set needs_dcg = 'dcg_at' in needs or 'ideal_rows' in needs -%}
 {%- set needs_idcg = 'ideal_at' in needs -%}
+{%- set needs_icg = 'ideal_gain_at' in needs -%}
 {%- set needs_hits = 'hits_at' in needs or 'totals' in needs or 'own' in needs -%}
 {%- set needs_ap = 'ap_at' in needs -%}
 {%- set needs_rr = 'first' in needs -%}
@@ -153,7 +155,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   'counted_judged': counted_judged, 'refilter': refilter, 'join_first': join_first, 'cut': cut,
   'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
   'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running, 'before': before,
-  'averaged': ns.values, 'own': own, 'cascade_tops': cascade_tops, 'needs_top_grade': 0 in cascade_tops,
+  'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops, 'needs_top_grade': 0 in cascade_tops,
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), p.order_by),
 }) }}
 {%- endmacro -%}
@@ -311,6 +313,9 @@ ideal_order AS (
 ideal_ranking AS (
   SELECT {{ f.s_cols }}_q, _ideal_pos, _gain,
     SUM(_gain * {{ sqlndcg._discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
+    {%- if f.needs_icg %},
+    SUM(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _icg_run
+    {%- endif %}
     {%- if f.needs_ideal_rows %},
     {#- The last position of each gain level of the ideal ranking (Rndcg's boundaries). #}
     CASE WHEN _gain <> COALESCE(LEAD(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }}), 0) THEN 1 ELSE 0 END AS _boundary
@@ -502,6 +507,12 @@ accumulated AS (
     {%- if f.needs_idcg and p.ideal == 'retrieved' %}
     _ideal_pos,
     SUM(_gain * {{ sqlndcg._discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
+    {%- if f.needs_icg %}
+    SUM(_gain) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _icg_run,
+    {%- endif %}
+    {%- endif %}
+    {%- if 'gain_at' in p.needs %}
+    SUM(_gain_at) OVER ({{ f.running }}) AS _gsum_run,
     {%- endif %}
     _gain
   FROM positioned
@@ -522,6 +533,12 @@ run_metrics AS (
     {%- endif %}
     {%- if c.needs_ideal and p.ideal == 'retrieved' %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }},
+    {%- if 'ideal_gain_at' in c.needs %}
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _icg_run ELSE 0 END) AS _icg_{{ c.suffix }},
+    {%- endif %}
+    {%- endif %}
+    {%- if 'gain_at' in c.needs %}
+    MAX(CASE WHEN {{ within }} THEN _gsum_run ELSE 0 END) AS _gsum_{{ c.suffix }},
     {%- endif %}
     {%- if 'cg_at' in c.needs %}
     MAX(CASE WHEN {{ within }} THEN _cg_run ELSE 0 END) AS _cg_{{ c.suffix }},
@@ -585,7 +602,10 @@ ideal_dcg AS (
   {#- Padded lists: the ideal takes k positions whatever the length of the run's list (trec_eval). #}
   SELECT {{ f.s_cols }}_q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
-    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}
+    {%- if 'ideal_gain_at' in c.needs %},
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _icg_run ELSE 0 END) AS _icg_{{ c.suffix }}
+    {%- endif %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM ideal_ranking
   GROUP BY {{ f.s_cols }}_q
@@ -599,7 +619,10 @@ ideal_dcg AS (
     {%- endfor %}
     rm._q AS _q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
-    MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}{% if not loop.last %},{% endif %}
+    MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}
+    {%- if 'ideal_gain_at' in c.needs %},
+    MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._icg_run ELSE 0 END) AS _icg_{{ c.suffix }}
+    {%- endif %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM run_metrics AS rm
   JOIN ideal_ranking AS i
@@ -755,9 +778,11 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
 {%- endif -%}
 {%- if p.ideal == 'retrieved' -%}
 {%- set idcg %}COALESCE(rm._idcg_{{ s }}, 0){% endset -%}
+{%- set icg %}COALESCE(rm._icg_{{ s }}, 0){% endset -%}
 {%- set has_gain = 'COALESCE(rm._has_gain, 0)' -%}
 {%- else -%}
 {%- set idcg %}COALESCE(idl._idcg_{{ s }}, 0){% endset -%}
+{%- set icg %}COALESCE(idl._icg_{{ s }}, 0){% endset -%}
 {%- set has_gain = 'COALESCE(jq._has_gain, 0)' -%}
 {%- endif -%}
 {%- set a = {
@@ -769,6 +794,7 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
   'max_rel': 'COALESCE(jq._max_rel, 0)', 'in_run': 'COALESCE(rq._in_run, 0)',
   'npos': 'COALESCE(it._npos, 0)', 'ideal_gain': 'COALESCE(it._ideal_gain, 0)', 'idcg_total': 'it._idcg_total',
   'cg': 'COALESCE(rm._cg_' ~ s ~ ', 0)', 'dcg': 'COALESCE(rm._dcg_' ~ s ~ ', 0)',
+  'gain_sum': 'COALESCE(rm._gsum_' ~ s ~ ', 0)', 'icg': icg,
   'ap_sum': 'COALESCE(rm._ap_' ~ s ~ '_t' ~ t ~ ', 0)', 'ap_sum_all': 'COALESCE(rm._ap_all_t' ~ t ~ ', 0)',
   'first': 'rm._first_t' ~ t,
   'tail_inverse': 'COALESCE(rt._tail_inverse, 0)', 'tail_count': 'COALESCE(rt._tail_count, 0)',

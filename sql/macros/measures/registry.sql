@@ -56,7 +56,7 @@
   'utility', 'bing', 'g', 'ndcg_rel', 'rndcg', 'relative_p',
   'set_p', 'set_relative_p', 'set_recall', 'set_map', 'set_f',
   'rbp', 'rbp_resid', 'unj',
-  'err',
+  'err', 'ncg',
 ]) }}
 {%- endmacro -%}
 
