@@ -240,7 +240,7 @@ def test_missing_and_empty_run_files_and_stdin_exit_2(tmp_path):
     (tmp_path / "empty").write_text("")
     for args, stdin, message in (([tmp_path / "q", tmp_path / "nope"], None, r"run file '.*nope' does not exist"),
                                  ([tmp_path / "q", tmp_path / "empty"], None, r"run file '.*empty' is empty"),
-                                 ([tmp_path / "q", "-"], b"", r"run file '.*' is empty"),
+                                 ([tmp_path / "q", "-"], b"", r"run from standard input is empty"),
                                  ([tmp_path / "q", "-"], b"# a comment only\n", "has no result lines")):
         done = sqlndcg("trec_eval", *args, stdin=stdin)
         err = done.stderr.decode()

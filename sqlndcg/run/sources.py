@@ -208,9 +208,10 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
             from .engines import for_connection
 
             eng = for_connection(None)
+        label = f"{role} file {str(path)!r}"
+        eng.files[str(path.absolute())] = (label, str(path))  # how the engine's messages name it (csv_problem)
         kind = _file_format(path, role, fmt, eng)
         literal = file_literal(path)
-        label = f"{role} file {str(path)!r}"
         if kind == "parquet":
             return Source(role, label, render.call("sqlndcg_read_parquet", literal), rereadable=True)
         if kind in ("csv", "tsv"):

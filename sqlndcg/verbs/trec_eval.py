@@ -32,6 +32,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 import duckdb
@@ -39,6 +40,7 @@ import duckdb
 from ..core import render
 from ..errors import DataError, InputError, MetricError
 from ..core import measures
+from ..run.engines.duckdb_engine import csv_problem
 from ..run.sources import brief, file_literal
 
 #: The trec_eval versions the command reproduces, and the preset that carries each one's settings.
@@ -331,15 +333,26 @@ def select(specs: list[str], collection_size: int = 0, major: str = "10") -> lis
 # reading
 
 
+#: The temporary files standard input was copied to -> how messages name them.
+_SHOWN: dict[str, str] = {}
+
+
 def _stdin_file(path: str, scratch: list[str]) -> str:
-    """'-' means standard input (trec_eval reads the run that way): copied to a temporary file DuckDB can read."""
+    """'-' means standard input (trec_eval reads the run that way): copied to a temporary file DuckDB can read,
+    which messages call standard input (a user never saw its name, and it is gone when they read the message)."""
     if path != "-":
         return path
     handle, name = tempfile.mkstemp(prefix="sqlndcg_stdin_", suffix=".run")
     with os.fdopen(handle, "wb") as out:
         shutil.copyfileobj(sys.stdin.buffer, out)
     scratch.append(name)
+    _SHOWN[name] = "standard input"
     return name
+
+
+def _named(path: str, role: str) -> str:
+    """One input as messages name it: "run file 'x.run'", or "run from standard input" for '-'."""
+    return f"{role} from {_SHOWN[path]}" if path in _SHOWN else f"{role} file {path!r}"
 
 
 def _check_file(path: str, role: str, database: str | None = None) -> None:
@@ -347,18 +360,24 @@ def _check_file(path: str, role: str, database: str | None = None) -> None:
         hint = (" (sqlndcg trec_eval reads files, with --database too; to evaluate tables the database already "
                 "holds use sqlndcg evaluate --database ... --run TABLE --judgments TABLE --preset trec_eval)"
                 if database else "")
-        raise InputError(f"{role} file {path!r} does not exist (or is not a file){hint}")
+        raise InputError(f"{_named(path, role)} does not exist (or is not a file){hint}")
     if os.path.getsize(path) == 0:
-        raise InputError(f"{role} file {path!r} is empty: it has no lines")
+        raise InputError(f"{_named(path, role)} is empty: it has no lines")
 
 
 def _bad_lines(con, literal: str, kind: str, path: str) -> None:
-    found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", literal, kind, 5)).fetchall()
+    """Malformed lines refused by number; a file DuckDB cannot read at all is named, with the cause and the fix."""
+    try:
+        found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", literal, kind, 5)).fetchall()
+    except duckdb.Error as exc:
+        said = csv_problem(exc, {str(Path(path).absolute()): (_named(path, kind), "-" if path in _SHOWN else path)})
+        raise InputError(said or f"{_named(path, kind)} cannot be read as a TREC file: "
+                                 f"{str(exc).strip().splitlines()[0]}") from None
     if found:
         layout = "query Q0 doc rank score tag" if kind == "run" else "query iteration doc label"
         shown = "; ".join(f"line {n}: {brief(line)}" for n, line, _ in found)
         raise DataError(
-            f"{kind} file {path!r}: {found[0][2]} malformed line(s), e.g. {shown}; each line must read "
+            f"{_named(path, kind)}: {found[0][2]} malformed line(s), e.g. {shown}; each line must read "
             f"'{layout}' (whitespace-separated{', more fields after the tag are ignored' if kind == 'run' else ''})"
         )
 
@@ -370,33 +389,34 @@ def _duplicates(con, view: str, kind: str, path: str) -> None:
     found = con.execute(render.call("_duplicates", view, keys, 3)).fetchall()
     if found:
         shown = "; ".join(f"query {brief(q)} document {brief(d)} {n} times" for q, d, n, _ in found)
-        raise DataError(f"{kind} file {path!r}: {found[0][3]} (query, document) pair(s) occur more than once, e.g. "
-                        f"{shown}; each document may appear once per query (trec_eval refuses duplicates too)")
+        raise DataError(f"{_named(path, kind)}: {found[0][3]} (query, document) pair(s) occur more than once, "
+                        f"e.g. {shown}; each document may appear once per query (trec_eval refuses duplicates too)")
 
 
 def read(con, qrels: str, run: str, database: str | None = None, complete: bool = False) -> str:
     """Register the views te_qrels, te_run_file (the run file's lines) and te_run (the run trec_eval evaluates:
     with ``complete``, -c, a judged query the file lacks gets trec_eval's one unjudged document) in the DuckDB
     connection ``con``; returns the run id. Refuses malformed lines by number, and documents listed twice for a
-    query."""
+    query; a file that cannot be read is named (the first that fails)."""
     for path, role in ((qrels, "qrels"), (run, "run")):
         _check_file(path, role, database)
     q_literal, r_literal = file_literal(qrels), file_literal(run)  # absolute: a leading ~ is not the home directory
+    _bad_lines(con, q_literal, "qrels", qrels)
+    _bad_lines(con, r_literal, "run", run)
     try:
-        _bad_lines(con, q_literal, "qrels", qrels)
-        _bad_lines(con, r_literal, "run", run)
         for view, reader in (("te_qrels", render.call("sqlndcg_trec_eval_qrels", q_literal)),
                              ("te_run_file", render.call("sqlndcg_trec_eval_run", r_literal)),
                              ("te_run", render.call("sqlndcg_trec_eval_complete_run", "te_run_file", "te_qrels")
                               if complete else "te_run_file")):
             con.execute(render.call("sqlndcg_trec_eval_view", view, reader))
         counts = con.execute(render.call("sqlndcg_trec_eval_counts", "te_qrels", "te_run_file")).fetchone()
-    except duckdb.Error as exc:
-        raise InputError(f"cannot read {qrels!r} / {run!r} as TREC files: {str(exc).splitlines()[0]}") from None
+    except duckdb.Error as exc:  # both files passed _bad_lines: read once, neither can be blamed alone
+        raise InputError(f"{_named(qrels, 'qrels')} and {_named(run, 'run')} cannot be read together as TREC "
+                         f"files: {str(exc).strip().splitlines()[0]}") from None
     if counts[0] == 0:
-        raise InputError(f"qrels file {qrels!r} has no judgment lines (only blanks or # comments)")
+        raise InputError(f"{_named(qrels, 'qrels')} has no judgment lines (only blanks or # comments)")
     if counts[1] == 0:
-        raise InputError(f"run file {run!r} has no result lines (only blanks or # comments)")
+        raise InputError(f"{_named(run, 'run')} has no result lines (only blanks or # comments)")
     _duplicates(con, "te_qrels", "qrels", qrels)
     _duplicates(con, "te_run_file", "run", run)
     # fetched to the end: a result left open would keep the connection from reading the rows again (_load)

@@ -27,6 +27,8 @@ class Engine:
     def __init__(self, con, *, dialect: str | None = None, owned: bool = False) -> None:
         self.con = con
         self.owned = owned
+        #: Files read here: absolute path -> (the label messages call it by, the path as given): sources.resolve.
+        self.files: dict[str, tuple[str, str]] = {}
         if dialect:
             self.dialect = render.known_dialect(dialect)
 

@@ -9,14 +9,19 @@ disk is reported as that, with the settings to change.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
+import threading
+import weakref
+from contextlib import contextmanager
+from pathlib import Path
 
 import duckdb
 
 from .types import column_class
 from ...core import render
-from ...errors import ResourceError, SettingError
+from ...errors import InputError, ResourceError, SettingError
 from .base import Engine, MissingRelation
 
 
@@ -92,6 +97,107 @@ def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, ma
     return made, limits
 
 
+#: What DuckDB's CSV reader (which reads CSV, TSV and TREC files' lines) says, by a phrase of its message, as sqlndcg
+#: says it: the cause and the fix, on one line. Fields come from DuckDB's own message (csv_problem); "mixed line
+#: ends" is found by looking at the file (mixed_line_ends), DuckDB names no cause then.
+CSV_CAUSES = (
+    ("mixed line ends",
+     "{label} mixes Windows (CRLF) and Unix (LF) line ends, which DuckDB's CSV reader refuses: make them one kind, "
+     "e.g. sed -i 's/\\r$//' {file} (or dos2unix {file})"),
+    ("this file is not utf-8 encoded",
+     "{label} is not UTF-8 text (DuckDB stopped at line {line}; Latin-1 or Windows-1252, say): re-encode it as UTF-8, "
+     "e.g. iconv -f latin1 -t utf-8 {file} > {utf8}"),
+    ("maximum line size of",
+     "{label} has a line of {actual} bytes, starting {start}, more than DuckDB reads as one line ({limit} bytes): no "
+     "id or score is that long, so a quote left open or line ends DuckDB did not see have joined lines; fix the file"),
+    ("could not convert string",
+     "{label}, line {line}: column {column!r} holds {value!r}, not a number, though DuckDB took the column for "
+     "{type} from the file's first rows: fix that value, or if the column holds text ids, convert the file with the "
+     "column as text, e.g. duckdb -c \"COPY (FROM read_csv('{file}', types={{'{column}': 'VARCHAR'}})) TO "
+     "'{parquet}'\" and evaluate the Parquet file"),
+)
+
+#: DuckDB's complaints that can mean mixed line ends (it does not say so).
+_LAYOUT_FAILURES = ("state machine reached an invalid state", "error when sniffing file")
+
+#: Pieces of DuckDB's CSV messages: field -> pattern (its first group).
+_CSV_FIELDS = {
+    "line": r"CSV Error on Line: (\d+)",
+    "file": r"^\s*file = (.+?)\s*$",
+    "sniffed": r'sniffing file "(.+?)"',
+    "original": r"^Original Line: (.*)$",
+    "actual": r"Actual Size:\s*(\d+) bytes",
+    "limit": r"Maximum line size of (\d+) bytes",
+    "column": r'converting column "(.+?)"',
+    "value": r'Could not convert string "(.*?)" to',
+    "type": r"to '(\w+)'",
+}
+
+
+def mixed_line_ends(path: str, chunk: int = 1 << 20) -> bool:
+    """Whether a file has both CRLF and bare LF line ends: read in chunks, stopping once both are seen."""
+    crlf = lf = False
+    last = b""
+    try:
+        with open(path, "rb") as f:
+            while not (crlf and lf):
+                block = f.read(chunk)
+                if not block:
+                    break
+                text = last + block
+                crlf = crlf or b"\r\n" in text
+                lf = lf or re.search(rb"(?<!\r)\n", text[1:] if last else text) is not None
+                last = block[-1:]
+    except OSError:
+        return False
+    return crlf and lf
+
+
+def csv_problem(exc: BaseException, files: dict[str, tuple[str, str]] | None = None) -> str | None:
+    """One line for a file DuckDB's CSV reader refused (CSV_CAUSES): the file (by its label in ``files``, absolute
+    path -> (label, the path as the user gave it; '-' standard input), else its path), the line and column where
+    DuckDB says, the cause and the fix. None for any other error."""
+    text = str(exc)
+    found = {k: m.group(1) for k, p in _CSV_FIELDS.items() if (m := re.search(p, text, re.MULTILINE))}
+    path = found.get("file") or found.get("sniffed")
+    if not path:
+        return None
+    lowered = text.lower()
+    if any(f in lowered for f in _LAYOUT_FAILURES) and mixed_line_ends(path):
+        lowered += "\nmixed line ends"
+    for phrase, advice in CSV_CAUSES:
+        if phrase in lowered:
+            label, given = (files or {}).get(path, (f"file {path!r}", path))
+            name = Path("input.txt" if given == "-" else given)
+            original = found.get("original", "")
+            fields = {k: "?" for k in _CSV_FIELDS} | found | dict(
+                label=label, file=_shell_word(given),
+                utf8=_shell_word(str(name.with_name(f"{name.stem}.utf8{name.suffix}"))),
+                parquet=str(name.with_suffix(".parquet")).replace("'", "''"),
+                start=repr(original[:24] + ("..." if len(original) > 24 else "")))
+            return advice.format(**fields)
+    return None
+
+
+def _shell_word(text: str) -> str:
+    """A path as one shell word, quoted only when it needs to be."""
+    return text if re.fullmatch(r"[\w@%+=:,./-]+", text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+#: One lock per caller's connection: a DuckDB connection runs one statement at a time and refuses (or, fetching,
+#: mixes up results) when threads share it, so each statement and its fetch hold the connection's lock.
+_LOCKS: "weakref.WeakKeyDictionary[object, threading.RLock]" = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def connection_lock(con) -> threading.RLock:
+    with _LOCKS_GUARD:
+        lock = _LOCKS.get(con)
+        if lock is None:
+            lock = _LOCKS[con] = threading.RLock()
+        return lock
+
+
 class DuckDBEngine(Engine):
     name = "DuckDB"
     dialect = "duckdb"
@@ -100,11 +206,13 @@ class DuckDBEngine(Engine):
 
     def __init__(self, con, *, dialect=None, owned=False, memory_limit=None, temp_directory=None, max_temp_size=None):
         super().__init__(con, dialect=dialect, owned=owned)
+        self._lock = connection_lock(con)
         if owned:  # a library call prints nothing; the command line turns the progress bar on for a terminal
             con.execute("SET enable_progress_bar = false")
         try:
-            self._scratch, self.limits = set_limits(con, private=owned, memory_limit=memory_limit,
-                                                    temp_directory=temp_directory, max_temp_size=max_temp_size)
+            with self._lock:
+                self._scratch, self.limits = set_limits(con, private=owned, memory_limit=memory_limit,
+                                                        temp_directory=temp_directory, max_temp_size=max_temp_size)
         except SettingError:
             super().close()
             raise
@@ -140,45 +248,66 @@ class DuckDBEngine(Engine):
         if self.limits:
             return self.limits
         try:
-            memory, temp = self.con.execute(render.call("sqlndcg_duckdb_limits")).fetchone()
-        except duckdb.Error:
+            with self._lock:
+                memory, temp = self.con.execute(render.call("sqlndcg_duckdb_limits")).fetchone()
+        except (duckdb.Error, TypeError):
             return {"settings": "unknown"}
         return {"memory_limit": memory, "temp_directory": temp or "(none)"}
 
+    @contextmanager
+    def _calling(self):
+        """One statement and its fetch at a time on the connection (threads may share it); a file DuckDB's CSV
+        reader refused is an InputError naming the file, the line, the cause and the fix (csv_problem)."""
+        try:
+            with self._lock:
+                yield
+        except duckdb.Error as exc:
+            said = csv_problem(exc, self.files)
+            if said is None:
+                raise
+            raise InputError(said) from None
+
     def fetch(self, sql):
-        cur = self.con.execute(sql)
-        return [d[0] for d in cur.description], cur.fetchall()
+        with self._calling():
+            cur = self.con.execute(sql)
+            return [d[0] for d in cur.description], cur.fetchall()
 
     def execute(self, sql):
-        self.con.execute(sql)
+        with self._calling():
+            self.con.execute(sql)
 
     def fetch_arrow(self, sql):
-        rel = self.con.sql(sql)
-        return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+        with self._calling():
+            rel = self.con.sql(sql)
+            return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 
     def columns(self, relation_sql):
-        try:
-            rel = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0")
-        except duckdb.CatalogException as exc:
-            raise MissingRelation(str(exc)) from None
-        return dict(zip(rel.columns, (str(t) for t in rel.types)))
+        with self._calling():
+            try:
+                rel = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0")
+            except duckdb.CatalogException as exc:
+                raise MissingRelation(str(exc)) from None
+            return dict(zip(rel.columns, (str(t) for t in rel.types)))
 
     def column_class(self, type_name):
         return column_class(type_name)
 
     def relation_kind(self, name):
-        found = self.con.execute(
-            "SELECT 'table' FROM duckdb_tables() WHERE table_name = $name "
-            "UNION ALL SELECT 'view' FROM duckdb_views() WHERE view_name = $name LIMIT 1",
-            {"name": name},
-        ).fetchall()
+        with self._calling():
+            found = self.con.execute(
+                "SELECT 'table' FROM duckdb_tables() WHERE table_name = $name "
+                "UNION ALL SELECT 'view' FROM duckdb_views() WHERE view_name = $name LIMIT 1",
+                {"name": name},
+            ).fetchall()
         return found[0][0] if found else None
 
     def register(self, name, frame):
-        self.con.register(name, frame)
+        with self._lock:
+            self.con.register(name, frame)
 
     def unregister(self, name):
         try:
-            self.con.unregister(name)
+            with self._lock:
+                self.con.unregister(name)
         except duckdb.Error:
             pass

@@ -1,0 +1,166 @@
+"""Failures reading inputs are one line naming the input, where, the cause and the fix (issue 20): DuckDB's
+multi-line CSV errors (encoding, long lines, text in a number column, mixed line ends), trec_eval's files and
+standard input, a text score column, DataFusion's error classes, threads sharing one DuckDB connection, and Spark's
+log on a missing table."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import duckdb
+import pytest
+
+import sqlndcg
+from sqlndcg.errors import DataError, InputError, SqlndcgError
+
+JUDGMENTS = "query_id,doc_id,rel\nq0,d0,1\nq0,d1,2\nq1,d0,1\n"
+RUN = "query_id,doc_id,score\nq0,d0,1.0\nq0,d1,0.5\nq1,d0,0.3\n"
+
+
+def cli(*args, cwd=None, stdin=None):
+    """``sqlndcg ARGS`` as a user runs it: (exit status, stderr)."""
+    done = subprocess.run([sys.executable, "-m", "sqlndcg", *args], capture_output=True, cwd=cwd, input=stdin,
+                          timeout=300)
+    return done.returncode, done.stderr.decode()
+
+
+def one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "j.csv").write_text(JUDGMENTS)
+    (tmp_path / "r.csv").write_text(RUN)
+    return tmp_path
+
+
+def evaluate_cli(run, cwd):
+    return cli("evaluate", "--run", run, "--judgments", "j.csv", "-m", "ndcg@10", cwd=cwd)
+
+
+def evaluate_py(run, cwd):
+    return sqlndcg.evaluate(str(cwd / run), str(cwd / "j.csv"), ["ndcg@10"])
+
+
+# -- DuckDB's CSV errors ------------------------------------------------------------------------------------------
+
+def test_latin1_csv_says_not_utf8_and_how_to_reencode(files):
+    (files / "latin1.csv").write_bytes("query_id,doc_id,score\nq0,café,1.0\nq1,d1,0.5\n".encode("latin-1"))
+    code, err = evaluate_cli("latin1.csv", files)
+    line = one_line(err)
+    assert code == 2
+    assert "run file 'latin1.csv' is not UTF-8 text" in line and "line 2" in line
+    assert "iconv -f latin1 -t utf-8 latin1.csv > latin1.utf8.csv" in line
+    with pytest.raises(InputError, match="is not UTF-8 text .*iconv"):
+        evaluate_py("latin1.csv", files)
+
+
+def test_a_20mb_line_is_said_to_be_too_long(files):
+    with open(files / "long.csv", "w") as f:
+        f.write("query_id,doc_id,score\nq0,d0,1.0\nq1," + "x" * 20_000_000 + ",0.5\n")
+    code, err = evaluate_cli("long.csv", files)
+    line = one_line(err)
+    assert code == 2 and len(line) < 400
+    assert "run file 'long.csv' has a line of 20000008 bytes, starting 'q1,xxx" in line
+    assert "more than DuckDB reads as one line" in line and "a quote left open" in line
+    with pytest.raises(InputError, match="has a line of 20000008 bytes"):
+        evaluate_py("long.csv", files)
+
+
+def test_text_after_300k_integer_ids_names_file_line_column_and_value(files):
+    rows = "".join(f"q{i % 100},{i},1.0\n" for i in range(300_000))
+    (files / "ids.csv").write_text("query_id,doc_id,score\n" + rows + "q5,abc,1.0\n")
+    code, err = evaluate_cli("ids.csv", files)
+    line = one_line(err)
+    assert code == 2
+    assert "run file 'ids.csv', line 300002: column 'doc_id' holds 'abc', not a number" in line
+    assert "types={'doc_id': 'VARCHAR'}" in line and "ids.parquet" in line
+    with pytest.raises(InputError, match="line 300002: column 'doc_id' holds 'abc'"):
+        evaluate_py("ids.csv", files)
+
+
+@pytest.mark.parametrize("rows", [3, 50_000], ids=["sniffed", "past-the-sample"])
+def test_mixed_line_ends_are_named_with_the_fix(files, rows):
+    lines = [f"q{i % 10},d{i},0.1".encode() for i in range(rows)]
+    half = len(lines) // 2 + 1
+    body = b"query_id,doc_id,score\r\n" + b"\r\n".join(lines[:half]) + b"\r\n" + b"\n".join(lines[half:]) + b"\n"
+    (files / "mixed.csv").write_bytes(body)
+    code, err = evaluate_cli("mixed.csv", files)
+    line = one_line(err)
+    assert code == 2
+    assert "run file 'mixed.csv' mixes Windows (CRLF) and Unix (LF) line ends" in line
+    assert "dos2unix mixed.csv" in line
+    with pytest.raises(InputError, match="mixes Windows"):
+        evaluate_py("mixed.csv", files)
+
+
+def test_a_readable_csv_still_evaluates(files):
+    code, err = evaluate_cli("r.csv", files)
+    assert code == 0, err
+
+
+# -- trec_eval: the file that failed, standard input by that name ---------------------------------------------------
+
+@pytest.fixture
+def trec(tmp_path):
+    (tmp_path / "ok.qrels").write_text("q0 0 d0 1\n")
+    (tmp_path / "ok.run").write_text("q0 Q0 d0 1 1.0 t\n")
+    (tmp_path / "latin1.run").write_bytes("q0 Q0 café 1 1.0 t\n".encode("latin-1"))
+    (tmp_path / "empty.run").write_text("")
+    return tmp_path
+
+
+def test_trec_eval_names_the_file_that_failed(trec):
+    code, err = cli("trec_eval", "ok.qrels", "latin1.run", cwd=trec)
+    line = one_line(err)
+    assert code == 2 and line.startswith("sqlndcg: error: run file 'latin1.run' is not UTF-8 text")
+    assert "ok.qrels" not in line
+    code, err = cli("trec_eval", "latin1.run", "ok.run", cwd=trec)
+    assert code == 2 and "qrels file 'latin1.run' is not UTF-8" in one_line(err) and "ok.run" not in err
+
+
+def test_trec_eval_calls_stdin_standard_input(trec):
+    code, err = cli("trec_eval", "ok.qrels", "-", cwd=trec, stdin=(trec / "latin1.run").read_bytes())
+    line = one_line(err)
+    assert code == 2 and "run from standard input is not UTF-8 text" in line and "sqlndcg_stdin" not in line
+    code, err = cli("trec_eval", "ok.qrels", "-", cwd=trec, stdin=b"")
+    line = one_line(err)
+    assert code == 2 and "run from standard input is empty" in line and "sqlndcg_stdin" not in line
+    code, err = cli("trec_eval", "ok.qrels", "-", cwd=trec, stdin=b"q0 Q0 d0 1 x t\n")
+    assert code == 2 and "run from standard input: 1 malformed line(s), e.g. line 1" in one_line(err)
+
+
+def test_trec_eval_empty_file_suggests_no_flag_it_lacks(trec):
+    code, err = cli("trec_eval", "ok.qrels", "empty.run", cwd=trec)
+    line = one_line(err)
+    assert code == 2 and "run file 'empty.run' is empty" in line and "--run-format" not in line
+
+
+# -- one DuckDB connection shared by threads --------------------------------------------------------------------------
+
+def test_threads_sharing_a_connection_get_the_right_numbers_or_a_clear_error():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE run AS SELECT * FROM (VALUES ('q0', 'd0', 1.0), ('q0', 'd1', 0.5), ('q1', 'd0', 0.3)) "
+                "AS t(query_id, doc_id, score)")
+    con.execute("CREATE TABLE qrels AS SELECT * FROM (VALUES ('q0', 'd1', 2), ('q1', 'd0', 1)) AS t(query_id, doc_id, rel)")
+    expected = sqlndcg.evaluate("run", "qrels", ["ndcg@10", "map"], con=con).per_query.to_dicts()
+
+    def one(_):
+        try:
+            return sqlndcg.evaluate("run", "qrels", ["ndcg@10", "map"], con=con).per_query.to_dicts()
+        except SqlndcgError as exc:
+            return exc
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(one, range(8 * 15)))
+    wrong = [r for r in results if not isinstance(r, SqlndcgError) and r != expected]
+    assert not wrong
+    errors = [r for r in results if isinstance(r, SqlndcgError)]
+    assert all(len(str(e).splitlines()) == 1 for e in errors)
+    assert len(errors) < len(results)
