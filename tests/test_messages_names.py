@@ -14,6 +14,7 @@ import pytest
 
 import sqlndcg
 from sqlndcg import MetricError, SettingError
+from sqlndcg.core.spec import make_spec
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "sqlndcg" / "examples"
 RUN_FILE, QRELS_FILE = str(EXAMPLES / "example.run"), str(EXAMPLES / "example.qrels")
@@ -86,3 +87,36 @@ def test_a_huge_but_finite_parameter_is_named_in_a_few_characters_not_three_hund
 ])
 def test_the_command_line_refuses_an_absurd_number_naming_the_flag(args, says):
     assert says in one_line_error(evaluate_cli("-m", "ndcg@5", *args))
+
+
+# --- 2. did you mean ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, close", [("ndgc@10", "did you mean 'ndcg@10'?"), ("mpa", "did you mean 'map'?"),
+                                         ("precison@5", "did you mean 'precision@5'?"),
+                                         ("NDGC@10", "did you mean 'ndcg@10'?"), ("bperf", "did you mean 'bpref'?")])
+def test_a_misspelled_metric_is_answered_with_the_closest_names_then_every_known_one(name, close):
+    with pytest.raises(MetricError) as caught:
+        sqlndcg.parse_metric(name)
+    assert str(caught.value).startswith(f"unknown metric {name!r}; {close} known metrics: cg@k, ")
+
+
+def test_a_name_close_to_nothing_lists_the_known_metrics_only():
+    with pytest.raises(MetricError, match=r"^unknown metric 'nonsense@3'; known metrics: "):
+        sqlndcg.parse_metric("nonsense@3")
+
+
+@pytest.mark.parametrize("settings, says", [
+    ({"gain": "expo"}, "gain='expo' is not allowed; did you mean 'exponential'? choose one of 'exponential', 'linear'"),
+    ({"ties": "averge"}, "ties='averge' is not allowed; did you mean 'average'? choose one of"),
+    ({"treshold": 2}, "unknown setting 'treshold'; did you mean 'threshold'? the settings are"),
+    ({"preset": "trec-eval"}, "preset='trec-eval' is not known; did you mean 'trec_eval' or 'trec_eval-9'?"),
+])
+def test_a_misspelled_setting_or_value_is_answered_with_the_closest(settings, says):
+    # the spec dbt models build (evaluate()'s own keywords are a signature: a misspelled one is Python's TypeError)
+    with pytest.raises(SettingError, match=re.escape(says)):
+        make_spec(["ndcg@2"], **settings)
+
+
+def test_the_command_line_suggests_the_closest_metric():
+    said = one_line_error(evaluate_cli("-m", "ndcg@5,ndgc@10"))
+    assert said.startswith("sqlndcg: error: unknown metric 'ndgc@10'; did you mean 'ndcg@10'? known metrics: ")

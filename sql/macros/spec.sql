@@ -59,6 +59,51 @@
 {#- 2^rel must stay finite in a double (max ~1.8e308) with room for sums of many documents. -#}
 {%- macro _max_exponential_rel() -%}{{ return(1000) }}{%- endmacro -%}
 
+{#- Edits from a to b: insertions, deletions, substitutions and swaps of neighbours ('mpa' is one from 'map'); the
+    optimal string alignment distance, written out because dbt's Jinja has no difflib. -#}
+{%- macro _edit_distance(a, b) -%}
+{%- set rows = [range((b | length) + 1) | list] -%}
+{%- for i in range(1, (a | length) + 1) -%}
+  {%- set row = [i] -%}
+  {%- for j in range(1, (b | length) + 1) -%}
+    {%- set best = [rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (0 if a[i - 1] == b[j - 1] else 1)] | min -%}
+    {%- if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1] -%}
+      {%- set best = [best, rows[i - 2][j - 2] + 1] | min -%}
+    {%- endif -%}
+    {%- do row.append(best) -%}
+  {%- endfor -%}
+  {%- do rows.append(row) -%}
+{%- endfor -%}
+{{ return(rows[-1][-1]) }}
+{%- endmacro -%}
+
+{#- The names closest to a mistyped one, nearest first (then in the order given), at most three: those a few edits
+    away (one for a name of up to 4 letters, two up to 8, else three), or that begin with it ('expo'). -#}
+{%- macro _closest(given, names) -%}
+{%- set given = given | string -%}
+{%- set limit = 1 if (given | length) <= 4 else (2 if (given | length) <= 8 else 3) -%}
+{%- set scored = [] -%}
+{%- for name in names if name != given -%}
+  {%- set d = sqlndcg._edit_distance(given, name) -%}
+  {%- if d > limit and (given | length) >= 3 and name.startswith(given) -%}{%- set d = limit -%}{%- endif -%}
+  {%- if d <= limit -%}{%- do scored.append([d, loop.index0, name]) -%}{%- endif -%}
+{%- endfor -%}
+{%- set out = [] -%}
+{%- for s in scored | sort -%}{%- if s[2] not in out and (out | length) < 3 -%}{%- do out.append(s[2]) -%}{%- endif -%}{%- endfor -%}
+{{ return(out) }}
+{%- endmacro -%}
+
+{#- ' did you mean 'a' or 'b'?' for a message, or nothing when no name is close. -#}
+{%- macro _did_you_mean(close) -%}
+{%- set quoted = [] -%}{%- for c in close -%}{%- do quoted.append("'" ~ c ~ "'") -%}{%- endfor -%}
+{{ return(' did you mean ' ~ (quoted | join(' or ')) ~ '?' if close else '') }}
+{%- endmacro -%}
+
+{#- Every metric name accepted on input (each kind, then the other spellings), for suggestions. -#}
+{%- macro _metric_spellings() -%}
+{{ return((sqlndcg._metric_kinds().keys() | list) + (sqlndcg._metric_aliases().keys() | list)) }}
+{%- endmacro -%}
+
 {%- macro _known_metrics() -%}
 {%- set parts = [] -%}
 {%- for kind, about in sqlndcg._metric_kinds().items() -%}
@@ -130,6 +175,7 @@
     {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(item) ~ ': ' ~ ambiguous[m.group(1)]) }}
   {%- endif -%}
   {%- set kind = sqlndcg._metric_aliases().get(m.group(1), m.group(1)) -%}
+  {%- set rest = (item | lower)[m.end(1):] | trim -%}
   {%- set k = none if m.group(3) is none else (m.group(3) | int) -%}
   {%- set rel = none -%}
   {%- if m.group(2) is not none -%}
@@ -148,7 +194,11 @@
 {%- endif -%}
 {%- set kinds = sqlndcg._metric_kinds() -%}
 {%- if kind is not string or kind not in kinds -%}
-  {{ sqlndcg._fail('metric', 'unknown metric ' ~ sqlndcg._show(label or kind) ~ '; ' ~ sqlndcg._known_metrics()) }}
+  {%- set close = [] -%}
+  {%- for name in (sqlndcg._closest(kind, sqlndcg._metric_spellings()) if kind is string else []) -%}
+    {%- do close.append(name ~ (rest if label else '')) -%}
+  {%- endfor -%}
+  {{ sqlndcg._fail('metric', 'unknown metric ' ~ sqlndcg._show(label or kind) ~ ';' ~ sqlndcg._did_you_mean(close) ~ ' ' ~ sqlndcg._known_metrics()) }}
 {%- endif -%}
 {%- set about = kinds[kind] -%}
 {%- set label = label or kind -%}
@@ -214,7 +264,8 @@
 {%- macro _choice(name, value, allowed) -%}
 {%- if value is not string or value not in allowed -%}
   {%- set quoted = [] -%}{%- for a in allowed -%}{%- do quoted.append("'" ~ a ~ "'") -%}{%- endfor -%}
-  {{ sqlndcg._fail('setting', name ~ '=' ~ sqlndcg._show(value) ~ ' is not allowed; choose one of ' ~ (quoted | join(', '))) }}
+  {%- set close = sqlndcg._closest(value, allowed) if value is string else [] -%}
+  {{ sqlndcg._fail('setting', name ~ '=' ~ sqlndcg._show(value) ~ ' is not allowed;' ~ sqlndcg._did_you_mean(close) ~ ' choose one of ' ~ (quoted | join(', '))) }}
 {%- endif -%}
 {{ return(value) }}
 {%- endmacro -%}
@@ -291,13 +342,15 @@
 {%- macro _spec(metrics, settings) -%}
 {%- set declared = sqlndcg._settings_declared() -%}
 {%- for key in settings if key not in declared -%}
-  {{ sqlndcg._fail('setting', 'unknown setting ' ~ sqlndcg._show(key) ~ '; the settings are ' ~ (declared.keys() | list | join(', '))) }}
+  {%- set close = sqlndcg._closest(key, declared.keys() | list) if key is string else [] -%}
+  {{ sqlndcg._fail('setting', 'unknown setting ' ~ sqlndcg._show(key) ~ ';' ~ sqlndcg._did_you_mean(close) ~ ' the settings are ' ~ (declared.keys() | list | join(', '))) }}
 {%- endfor -%}
 {%- set preset = settings.get('preset') -%}
 {%- set chosen = {} -%}
 {%- if preset is not none -%}
   {%- if preset not in sqlndcg._presets() -%}
-    {{ sqlndcg._fail('setting', 'preset=' ~ sqlndcg._show(preset) ~ ' is not known; choose one of ' ~ sqlndcg._show(sqlndcg._presets().keys() | list)) }}
+    {%- set close = sqlndcg._closest(preset, sqlndcg._presets().keys() | list) if preset is string else [] -%}
+    {{ sqlndcg._fail('setting', 'preset=' ~ sqlndcg._show(preset) ~ ' is not known;' ~ sqlndcg._did_you_mean(close) ~ ' choose one of ' ~ sqlndcg._show(sqlndcg._presets().keys() | list)) }}
   {%- endif -%}
   {%- do chosen.update(sqlndcg._presets()[preset]) -%}
 {%- endif -%}
