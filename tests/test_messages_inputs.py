@@ -164,3 +164,60 @@ def test_threads_sharing_a_connection_get_the_right_numbers_or_a_clear_error():
     errors = [r for r in results if isinstance(r, SqlndcgError)]
     assert all(len(str(e).splitlines()) == 1 for e in errors)
     assert len(errors) < len(results)
+
+
+# -- a text score column shows the values that made it text ---------------------------------------------------------
+
+def test_text_score_column_shows_the_first_offending_row(files):
+    (files / "text.csv").write_text("query_id,doc_id,score\nq0,d0,1.0\nq0,d1,high\n")
+    code, err = evaluate_cli("text.csv", files)
+    line = one_line(err)
+    assert code == 2
+    assert "run file 'text.csv': column 'score' holds VARCHAR, but must hold numbers" in line
+    assert "e.g. (query_id='q0', doc_id='d1', score='high')" in line
+    with pytest.raises(InputError, match=r"1 row\(s\) are not numbers, e.g. \(query_id='q0', doc_id='d1', "
+                                         r"score='high'\)"):
+        evaluate_py("text.csv", files)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "datafusion"])
+def test_text_label_column_shows_the_first_offending_row(engine):
+    import pandas as pd
+
+    con = None if engine == "duckdb" else pytest.importorskip("datafusion").SessionContext()
+    run = pd.DataFrame({"query_id": ["q0", "q0"], "doc_id": ["d0", "d1"], "score": [1.0, 0.5]})
+    judgments = pd.DataFrame({"query_id": ["q0", "q0"], "doc_id": ["d0", "d1"], "rel": ["1", "two"]})
+    with pytest.raises(InputError, match=r"judgments \(DataFrame\): column 'rel' holds .* e.g. "
+                                         r"\(query_id='q0', doc_id='d1', rel='two'\)"):
+        sqlndcg.evaluate(run, judgments, ["ndcg@10"], con=con)
+
+
+# -- DataFusion: sqlndcg's own errors keep their class ---------------------------------------------------------------
+
+def test_datafusion_engine_errors_never_catch_sqlndcg_errors():
+    datafusion = pytest.importorskip("datafusion")
+    from sqlndcg.errors import EmptyQueryError
+    from sqlndcg.run.engines import for_connection
+
+    eng = for_connection(datafusion.SessionContext())
+    for own in (DataError, EmptyQueryError, InputError, SqlndcgError):
+        assert not issubclass(own, eng.errors), own
+    with pytest.raises(eng.errors):
+        eng.fetch("SELECT * FROM no_such_table")
+
+
+def test_datafusion_data_problems_are_data_errors():
+    import pandas as pd
+
+    datafusion = pytest.importorskip("datafusion")
+    ctx = datafusion.SessionContext()
+    run = pd.DataFrame({"query_id": ["q0", "q0", "q1"], "doc_id": ["d0", "d0", "d1"], "score": [1.0, 0.5, 0.2]})
+    judgments = pd.DataFrame({"query_id": ["q0", "q1"], "doc_id": ["d0", "d1"], "rel": [1, 0]})
+    with pytest.raises(DataError, match="occur more than once"):
+        sqlndcg.evaluate(run, judgments, ["ndcg@10"], con=ctx)
+    with pytest.raises(DataError, match="occur more than once"):
+        sqlndcg.compare({"a": run.iloc[1:], "b": run}, judgments, ["ndcg@10"], con=ctx)
+    from sqlndcg.errors import EmptyQueryError
+
+    with pytest.raises(EmptyQueryError):
+        sqlndcg.evaluate(run.iloc[1:], judgments, ["ndcg@10"], con=ctx, empty="error")

@@ -34,6 +34,33 @@ def check_trec_lines(eng, source: Source) -> None:
         )
 
 
+def refuse_text_numbers(eng, spec: Spec, *inputs: tuple[Source, dict[str, str]]) -> None:
+    """A score, rank or label column that reads as text (plan.sql refuses it by its type) is refused with its first
+    rows that are not numbers, so the user sees the values that made it text; nothing is raised when every value
+    reads as a number (the caller's type message stands) or the engine cannot tell."""
+    plain = spec.plain()
+    cols = plain["columns"]
+    wanted = {"run": ([*plain["group_by"], cols["query_id"], cols["doc_id"]], (cols["score"], cols["rank"])),
+              "judgments": ([cols["judgments_query_id"], cols["judgments_doc_id"]], (cols["rel"],))}
+    for source, columns in inputs:
+        identity, numbers = wanted[source.role]
+        for name in numbers:
+            if not name or name not in columns or eng.column_class(columns[name]) != "text":
+                continue
+            names = [n for n in identity if n in columns] + [name]
+            try:
+                rows = eng.fetch(render.call("_not_numbers", source.sql, render.quote(name, eng.dialect),
+                                             [render.quote(n, eng.dialect) for n in names], EXAMPLES,
+                                             dialect=eng.dialect))[1]
+            except eng.errors:
+                continue
+            if rows:
+                shown = ", ".join(show_row(names, r[:-1]) for r in rows)
+                raise InputError(f"{source.label}: column {name!r} holds {columns[name]}, but must hold numbers; "
+                                 f"{rows[0][-1]} row(s) are not numbers, e.g. {shown}: fix those rows (or convert "
+                                 "the column) and try again")
+
+
 def show_row(columns: list[str], row: tuple) -> str:
     """A row as messages show it: (column=value, ...), each value cut short."""
     return "(" + ", ".join(f"{c}={brief(v)}" for c, v in zip(columns, row)) + ")"

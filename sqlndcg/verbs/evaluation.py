@@ -82,6 +82,7 @@ def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Sou
             raise InputError(f"{run.label} has no rows, and its columns, guessed from nothing, are not a run's; an "
                              "empty run (every judged query scores 0 under queries='judged') needs the run's columns, "
                              "typed: a Parquet file, a table or a frame") from None
+        checks.refuse_text_numbers(eng, spec, (run, run_cols), (judgments, judgment_cols))  # shows the values
         raise
     spec = Spec.from_data(facts["spec"])
     alone = [g for g in spec.group_by if g not in facts["shared_groups"]]

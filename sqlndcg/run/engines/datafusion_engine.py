@@ -2,32 +2,52 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
+from ...errors import SqlndcgError
 from .base import Engine, MissingRelation, classify
+
+
+class DataFusionError(Exception):
+    """What DataFusion raised. Its Python errors are plain Exception and ValueError, which sqlndcg's own errors are
+    too (a DataError is a ValueError): kept apart here so that ``except engine.errors`` never catches a DataError
+    and turns it into an InputError '<engine> failed'."""
+
+
+@contextmanager
+def _raised():
+    """DataFusion's exceptions as DataFusionError; sqlndcg's own (and MissingRelation) pass as they are."""
+    try:
+        yield
+    except (SqlndcgError, MissingRelation):
+        raise
+    except Exception as exc:  # noqa: BLE001 - DataFusion raises no narrower type
+        raise DataFusionError(str(exc)) from exc
 
 
 class DataFusionEngine(Engine):
     name = "DataFusion"
     dialect = "datafusion"
-
-    def __init__(self, con, **kwargs):
-        super().__init__(con, **kwargs)
-        self.errors = (Exception,)
+    errors = (DataFusionError,)
 
     def fetch(self, sql):
-        table = self.con.sql(sql).to_arrow_table()
+        with _raised():
+            table = self.con.sql(sql).to_arrow_table()
         return list(table.column_names), [tuple(r.values()) for r in table.to_pylist()]
 
     def fetch_arrow(self, sql):
-        return self.con.sql(sql).to_arrow_table()
+        with _raised():
+            return self.con.sql(sql).to_arrow_table()
 
     def columns(self, relation_sql):
-        try:
-            schema = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0").schema()
-        except Exception as exc:
-            if "not found" in str(exc).lower():
-                raise MissingRelation(str(exc)) from None
-            raise
-        return {f.name: str(f.type) for f in schema}
+        with _raised():
+            try:
+                schema = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0").schema()
+            except Exception as exc:
+                if "not found" in str(exc).lower():
+                    raise MissingRelation(str(exc)) from None
+                raise
+            return {f.name: str(f.type) for f in schema}
 
     def column_class(self, type_name):
         return classify(type_name, ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"),
@@ -47,14 +67,16 @@ class DataFusionEngine(Engine):
             table = frame.to_arrow_table()
         if not isinstance(table, pa.Table):
             super().register(name, frame)
-        self.con.register_record_batches(name, [_batches(table)])
+        with _raised():
+            self.con.register_record_batches(name, [_batches(table)])
 
     def unregister(self, name):
         self.con.deregister_table(name)
 
     def materialize(self, name, sql):
-        table = self.con.sql(sql).to_arrow_table()
-        self.con.register_record_batches(name.strip('"'), [_batches(table)])
+        with _raised():
+            table = self.con.sql(sql).to_arrow_table()
+            self.con.register_record_batches(name.strip('"'), [_batches(table)])
 
     def drop(self, name):
         try:
