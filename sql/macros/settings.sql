@@ -10,7 +10,8 @@
     results only when it differs from its default (those that exist to reproduce trec_eval). -#}
 {%- macro _settings_declared() -%}
 {{ return({
-  'preset': {'values': ['trec_eval', 'trec_eval-9', 'sklearn'], 'default': none, 'recorded': 'when_changed',
+  'preset': {'values': ['trec_eval', 'trec_eval-9', 'sklearn', 'ir_measures', 'ranx', 'spark', 'torchmetrics',
+                        'gdeval'], 'default': none, 'recorded': 'when_changed',
              'help': 'fill the settings not given so the numbers equal a known tool'},
   'gain': {'values': ['exponential', 'linear'], 'map': true, 'default': 'exponential',
            'help': 'exponential: 2^rel - 1; linear: rel; or a map {grade: gain}'},
@@ -58,5 +59,14 @@
   'trec_eval-9': {'gain': 'linear', 'ideal': 'judgments', 'ties': 'doc_id', 'id_order': 'text', 'short_lists': 'pad',
                   'empty': 'zero', 'queries': 'judged', 'labels': 'integer_part', 'iprec_reach': 'floor_plus_0.9'},
   'sklearn': {'gain': 'linear', 'ideal': 'retrieved', 'ties': 'average'},
+  'ir_measures': {'gain': 'linear', 'ideal': 'judgments', 'ties': 'doc_id', 'id_order': 'text', 'short_lists': 'pad',
+                  'empty': 'zero', 'queries': 'judged', 'labels': 'integer_part', 'iprec_reach': 'floor_plus_0.9'},
+  'ranx': {'gain': 'linear', 'ideal': 'judgments', 'ties': 'doc_id', 'short_lists': 'pad', 'empty': 'zero',
+           'queries': 'judged', 'labels': 'integer_part'},
+  'spark': {'gain': 'exponential', 'ideal': 'judgments', 'ties': 'doc_id', 'short_lists': 'pad', 'empty': 'zero',
+            'queries': 'judged'},
+  'torchmetrics': {'gain': 'linear', 'ideal': 'retrieved', 'ties': 'average', 'empty': 'zero', 'queries': 'both'},
+  'gdeval': {'gain': 'exponential', 'ideal': 'judgments', 'ties': 'doc_id', 'id_order': 'text', 'short_lists': 'pad',
+             'empty': 'skip', 'queries': 'both'},
 }) }}
 {%- endmacro -%}
