@@ -140,6 +140,24 @@
 {%- endif -%}
 {%- endmacro -%}
 
+{#- summary(per_query=...) reads one column per metric: a metric the per-query model lacks fails here, at compile
+    time, naming the model, the missing column(s) and those it has, not as the engine's Binder Error at run time. A
+    column matches in any case (DuckDB and Snowflake fold names; the per-query model's names are the metrics'). -#}
+{%- macro _refuse_missing_metrics(relation, plan) -%}
+{%- set have = [] -%}
+{%- for c in sqlndcg._relation_columns(relation) -%}{%- do have.append(c.name) -%}{%- endfor -%}
+{%- if not have -%}
+  {{ sqlndcg._fail('input', 'per_query relation ' ~ relation ~ ' does not exist or has no columns') }}
+{%- endif -%}
+{%- set lowered = have | map('lower') | list -%}
+{%- set missing = [] -%}
+{%- for m in plan.spec.metrics if m.name | lower not in lowered -%}{%- do missing.append(m.name) -%}{%- endfor -%}
+{%- if missing -%}
+  {{ sqlndcg._fail('input', 'per_query relation ' ~ relation ~ ' has no column for the metric(s) ' ~ sqlndcg._show(missing)
+                  ~ ' (its columns: ' ~ sqlndcg._show(have) ~ '); build it with sqlndcg.per_query(metrics=...) listing them, or ask summary only for the metrics it has') }}
+{%- endif -%}
+{%- endmacro -%}
+
 {%- macro _parse_time_placeholder() -%}
 {{ return('SELECT 1 AS sqlndcg_parse_placeholder') }}
 {%- endmacro -%}
@@ -158,6 +176,7 @@
 {%- if per_query is not none -%}
   {#- Summarize a per-query model built by sqlndcg.per_query with the same metrics and group_by. -#}
   {%- set plan = sqlndcg._output_columns(sqlndcg._spec(metrics, kwargs)) -%}
+  {{ sqlndcg._refuse_missing_metrics(per_query, plan) }}
   {%- set source = per_query -%}
 {%- else -%}
   {%- set plan = sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
