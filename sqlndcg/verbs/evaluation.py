@@ -291,10 +291,11 @@ def _refuse_huge_result(eng: Engine, plan: dict, max_rows: int | None) -> None:
 
 
 def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_RESULT_ROWS,
-            per_query_table: str | None = None) -> Result:
+            per_query_table: str | None = None, summary: bool = True) -> Result:
     """Run the prepared statement into a per-query table and read the results from it. ``per_query_table``: a
     (quoted) name for that table, which then stays for a later step of the same call (the session drops it as it
-    closes); without one, the table is dropped once read."""
+    closes); without one, the table is dropped once read. ``summary=False``: the per-query rows only (a caller that
+    averages them itself, as the trec_eval command does, skips the intervals' statement)."""
     spec, plan, eng = prepared.spec, prepared.plan, ses.eng
     name = per_query_table or ses.table_name("sqlndcg_per_query")
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
@@ -313,7 +314,8 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
         _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
     per_query = _fetch(ses, ses.render("sqlndcg_select_all", name, identity), settings)
     # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
-    summary = _fetch(ses, ses.render("_summary_sql", name, plan, prepared.weights_plan, True), settings)
+    summary = (_fetch(ses, ses.render("_summary_sql", name, plan, prepared.weights_plan, True), settings) if summary
+               else Table([], (), settings))
     if per_query_table is None:
         ses.drop(name)
     return Result(per_query, summary, settings, FormattedSQL(prepared.sql, eng.dialect), account)
@@ -338,9 +340,9 @@ def _fetch(ses: Session, sql: str, settings: dict) -> Table:
 
 def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
              query_weights=None, weight_column="weight", memory_limit=None, temp_directory=None,
-             max_temp_size=None, max_result_rows=MAX_RESULT_ROWS, partitions=1) -> Result:
+             max_temp_size=None, max_result_rows=MAX_RESULT_ROWS, partitions=1, summary=True) -> Result:
     with Session(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
                  max_temp_size=max_temp_size) as ses:
         prepared = prepare(ses, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
                            query_weights=query_weights, weight_column=weight_column, partitions=partitions)
-        return execute(ses, prepared, max_result_rows)
+        return execute(ses, prepared, max_result_rows, summary=summary)
