@@ -23,8 +23,18 @@ def _cell(value) -> str:
 class FormattedSQL:
     """SQL text formatted for people only when someone reads it (formatting costs more than a small evaluation)."""
 
-    def __init__(self, raw: str, dialect: str) -> None:
-        self.raw, self.dialect, self._text = raw, dialect, None
+    def __init__(self, raw, dialect: str) -> None:
+        # raw: the text, or a function giving it (rendering the statement shown is also left until it is read)
+        self._raw, self.dialect, self._text = raw, dialect, None
+
+    @property
+    def raw(self) -> str:
+        if callable(self._raw):
+            self._raw = self._raw()
+        return self._raw
+
+    def __getstate__(self):
+        return {"_raw": self.raw, "dialect": self.dialect, "_text": self._text}  # a pickled result holds the text
 
     def __str__(self) -> str:
         if self._text is None:

@@ -25,7 +25,7 @@ from ..core.plan import Plan, checked
 class Prepared:
     spec: Spec
     plan: Plan
-    sql: str
+    statement: str | None  # the per-query statement as shown (ordered); rendered when first read (.sql)
     run: sources.Source
     judgments: sources.Source
     facts: dict
@@ -37,6 +37,16 @@ class Prepared:
     # BY: the table the passes fill is read back in order.
     pass_sqls: list[str] | None = None
     longest_list: int | None = None  # the run's longest list, when the checks counted it (per_query.sql reads it)
+    dialect: str = "duckdb"  # the engine's, which the statements are rendered for
+
+    @property
+    def sql(self) -> str:
+        """The per-query statement as shown to people and by to_sql (with its final ORDER BY); the passes run
+        ``pass_sqls``, so it is rendered only when asked for."""
+        if self.statement is None:
+            self.statement = render.call("_per_query_sql", self.plan, True, None, self.longest_list,
+                                         dialect=self.dialect)
+        return self.statement
 
     @property
     def sources(self) -> list[sources.Source]:
@@ -180,11 +190,10 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     ses.register(run_src, judgment_src)
     spec, facts, declared = _facts(ses, spec, run_src, judgment_src, check)
     plan = checked(render.call("_plan", facts, dialect=eng.dialect))
-    prepared = Prepared(spec, plan, "", run_src, judgment_src, facts, partitions=partitions)
+    prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect)
     if check:
         prepared.account, prepared.longest_list = _checked_account(eng, plan, run_src, judgment_src, declared,
                                                                    partitions)
-    prepared.sql = render.call("_per_query_sql", plan, True, None, prepared.longest_list, dialect=eng.dialect)
     prepared.pass_sqls = [render.call("_per_query_sql", plan, False, bucket, prepared.longest_list,
                                       dialect=eng.dialect) for bucket in _buckets(partitions)]
     if query_weights is not None:
@@ -318,7 +327,7 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
                else Table([], (), settings))
     if per_query_table is None:
         ses.drop(name)
-    return Result(per_query, summary, settings, FormattedSQL(prepared.sql, eng.dialect), account)
+    return Result(per_query, summary, settings, FormattedSQL(lambda: prepared.sql, eng.dialect), account)
 
 
 def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:
