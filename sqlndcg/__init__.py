@@ -31,9 +31,11 @@ _EXAMPLES = Path(__file__).resolve().parent / "examples"
 _LAZY = {
     "evaluate": ("sqlndcg.verbs.evaluate", "evaluate"),
     "to_sql": ("sqlndcg.verbs.evaluate", "to_sql"),
+    "explain": ("sqlndcg.verbs.explain", "explain"),
     "compare": ("sqlndcg.verbs.compare", "compare"),
     "Comparison": ("sqlndcg.verbs.compare", "Comparison"),
     "gate": ("sqlndcg.verbs.gate", "gate"),
+    "power": ("sqlndcg.verbs.power", "power"),
     "report": ("sqlndcg.verbs.report", "report"),
     "bootstrap_summary": ("sqlndcg.stats.intervals", "bootstrap_summary"),
     "agreement": ("sqlndcg.verbs.agreement", "agreement"),
@@ -77,7 +79,7 @@ def example(name: str) -> str:
 
 
 __all__ = [
-    "compare", "Comparison", "gate", "report", "bootstrap_summary",
+    "compare", "Comparison", "gate", "power", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",

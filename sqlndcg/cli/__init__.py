@@ -23,6 +23,7 @@ from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import judgments as cli_judgments
+from . import power as cli_power
 from .common import DATABASES, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags, flag_of, run_verb, settings_from
 from .output import write_table
 
@@ -104,7 +105,7 @@ def _build_trec_eval(t) -> None:
 
 
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
-_MODULES = (sys.modules[__name__], cli_judgments, cli_compare)
+_MODULES = (sys.modules[__name__], cli_judgments, cli_compare, cli_power)
 
 
 def _verbs() -> dict[str, tuple[object, str]]:

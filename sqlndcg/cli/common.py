@@ -44,6 +44,7 @@ EXAMPLES = {
                   "sqlndcg trec_eval -c -l 2 -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt"],
     "compare": ["sqlndcg compare --run sqlndcg/examples/example.run --judgments sqlndcg/examples/example.qrels "
                 "--system tag --baseline bm25 -m ndcg@5,rr@10"],
+    "power": ["sqlndcg power --pilot differences.csv -m ndcg@10 --difference 0.01"],
     "report": ["sqlndcg report --run bm25=bm25.run --run rerank=rerank.run --judgments qrels.txt -m ndcg@10 "
                "-o report.html"],
     "labels": ["sqlndcg labels --events events.csv --rules click:1,add_to_cart:2,purchase:3 --output labels.csv"],
