@@ -18,6 +18,10 @@
            ['ci_high_column', '_ci_high']]) }}
 {%- endmacro -%}
 
+{#- unjudged_bounds: each metric's upper bound (per_query.sql, _per_query_bounds) is a metric column of its own,
+    named with this suffix, after every metric; the summary treats it as one more metric. -#}
+{%- macro _upper_suffix() -%}{{ return('_upper') }}{%- endmacro -%}
+
 {#- The bootstrap interval's suffixes: Python adds these columns to the summary (evaluate(bootstrap=...)). -#}
 {%- macro _bootstrap_suffixes() -%}
 {{ return(['_bootstrap_low', '_bootstrap_high']) }}
@@ -34,15 +38,21 @@
 {%- do per_query.append(spec.columns.query_id) -%}
 {%- do summary.append('queries') -%}
 {%- do account.extend(sqlndcg._account_columns()) -%}
-{%- for m in spec.metrics -%}
-  {%- set columns = {'name': m.name, 'emptyable': kinds[m.kind].emptyable} -%}
+{%- set named = [] -%}
+{%- for m in spec.metrics -%}{%- do named.append(m.name) -%}{%- endfor -%}
+{%- if spec.get('unjudged_bounds') -%}
+  {%- for m in spec.metrics -%}{%- do named.append(m.name ~ sqlndcg._upper_suffix()) -%}{%- endfor -%}
+{%- endif -%}
+{%- for name in named -%}
+  {%- set m = spec.metrics[loop.index0 % (spec.metrics | length)] -%}
+  {%- set columns = {'name': name, 'emptyable': kinds[m.kind].emptyable} -%}
   {%- for key, suffix in sqlndcg._summary_suffixes() -%}
-    {%- do columns.update({key: sqlndcg._quote(m.name ~ suffix)}) -%}
-    {%- do summary.append(m.name ~ suffix) -%}
+    {%- do columns.update({key: sqlndcg._quote(name ~ suffix)}) -%}
+    {%- do summary.append(name ~ suffix) -%}
   {%- endfor -%}
   {%- do metrics.append(columns) -%}
-  {%- do per_query.append(m.name) -%}
-  {%- for suffix in sqlndcg._bootstrap_suffixes() -%}{%- do added.append(m.name ~ suffix) -%}{%- endfor -%}
+  {%- do per_query.append(name) -%}
+  {%- for suffix in sqlndcg._bootstrap_suffixes() -%}{%- do added.append(name ~ suffix) -%}{%- endfor -%}
 {%- endfor -%}
 {%- set compare = none -%}
 {%- if system is not none -%}

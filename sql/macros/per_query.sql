@@ -43,13 +43,23 @@
     pass of partitions: only its queries' rows) and `longest_list` (the account's longest run list, when the input
     checks counted it). -#}
 {%- macro _per_query_sql(p, ordered=true, bucket=none, longest_list=none) -%}
+{%- set uppers = [] -%}{%- for m in p.metrics if 'bound_of' in m -%}{%- do uppers.append(m) -%}{%- endfor -%}
+{%- if uppers -%}
+{{ sqlndcg._per_query_bounds(p, uppers, ordered, bucket, longest_list) }}
+{%- else -%}
 {%- set f = sqlndcg._per_query_flags(p, longest_list) -%}
 WITH run_rows AS{{ sqlndcg._input_cte(p, 'run', bucket) }} (
   {{ sqlndcg._run_rows(p, bucket) }}
 ),
 judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
-  {{ sqlndcg._judgment_rows(p, bucket) }}
+  {{ sqlndcg._judgment_rows(p.get('judged_plan', p), bucket) }}
 ),
+{%- if f.needs_top_grade %}
+{{ sqlndcg._per_query_top_grade(p, f, bucket) }},
+{%- endif %}
+{%- if p.get('upper') %}
+{{ sqlndcg._per_query_upper_rows(p, f, bucket) }},
+{%- endif %}
 {{ sqlndcg._per_query_labels(p, f) }},
 {{ sqlndcg._per_query_judged_queries(p, f) }},
 {{ sqlndcg._per_query_run_queries(p, f) }},
@@ -70,9 +80,6 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- if f.needs_ideal_totals %}
 {{ sqlndcg._per_query_ideal_totals(p, f) }},
 {%- endif %}
-{%- if f.needs_top_grade %}
-{{ sqlndcg._per_query_top_grade(p, f, bucket) }},
-{%- endif %}
 {{ sqlndcg._per_query_scored(p, f) }},
 {{ sqlndcg._per_query_positioned(p, f) }},
 {{ sqlndcg._per_query_accumulated(p, f) }},
@@ -85,6 +92,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- endif %}
 {{ sqlndcg._per_query_scored_queries(p, f, bucket) }}
 {{ sqlndcg._per_query_result(p, f, ordered) }}
+{%- endif -%}
 {%- endmacro -%}
 
 
@@ -155,7 +163,8 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   'counted_judged': counted_judged, 'refilter': refilter, 'join_first': join_first, 'cut': cut,
   'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
   'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running, 'before': before,
-  'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops, 'needs_top_grade': 0 in cascade_tops,
+  'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops,
+  'needs_top_grade': 0 in cascade_tops or p.get('upper', false),
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), p.order_by),
 }) }}
 {%- endmacro -%}
@@ -176,7 +185,7 @@ labels AS (
     {%- endfor %}
     CASE WHEN _rel < 0 THEN 1 ELSE 0 END AS _pool,
     CASE WHEN _rel >= 0 THEN 1 ELSE 0 END AS _judged
-  FROM judgment_rows
+  FROM {{ 'upper_rows' if p.get('upper') else 'judgment_rows' }}
 )
 {%- endmacro -%}
 
@@ -344,7 +353,7 @@ ideal_totals AS (
 top_grade AS (
   SELECT CASE WHEN MAX(_rel) > 0 THEN MAX(_rel) ELSE 0 END AS _top
   FROM {% if bucket %}(
-  {{ sqlndcg._judgment_rows(p) }}
+  {{ sqlndcg._judgment_rows(p.get('judged_plan', p)) }}
   ) AS all_judgments{% else %}judgment_rows{% endif %}
 )
 {%- endmacro -%}
@@ -826,4 +835,77 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
 {%- macro _cascade_stop(rel, top) -%}
 {{ return('(' ~ sqlndcg._exp2_minus_1('CASE WHEN ' ~ rel ~ ' > ' ~ top ~ ' THEN ' ~ top ~ ' WHEN ' ~ rel ~ ' > 0 THEN ' ~ rel ~ ' ELSE 0 END')
           ~ ' / POWER(CAST(2 AS ' ~ sqlndcg.double() ~ '), ' ~ top ~ '))') }}
+{%- endmacro -%}
+
+
+{#-
+  unjudged_bounds: each metric's lower bound is its value (an unjudged document is not relevant); its upper bound
+  is its value on judgments augmented, per group of the run, with every document the run retrieved for the query
+  that has no judgment (or a negative label: unjudged, as judged@k counts it), judged at the judgments' largest
+  label. The ideal ranking (ideal='judgments') then holds those documents too: the upper bound is the value the
+  list would get if the assessors had found them all relevant, not a maximum over every labelling (for NDCG,
+  an unjudged document found relevant below the cutoff raises IDCG). Under judged_only the unjudged documents leave
+  the lists before ranking: upper = lower. Two passes of the one statement (lower, upper), joined per query.
+-#}
+{%- macro _per_query_bounds(p, uppers, ordered, bucket, longest_list) -%}
+{%- set base = [] -%}{%- for m in p.metrics if 'bound_of' not in m -%}{%- do base.append(m) -%}{%- endfor -%}
+{%- set lower = {} -%}{%- do lower.update(p) -%}{%- do lower.update({'metrics': base}) -%}
+{%- set groups = [] -%}
+{%- for g in p.groups -%}{%- set h = {} -%}{%- do h.update(g) -%}{%- do h.update({'shared': true}) -%}{%- do groups.append(h) -%}{%- endfor -%}
+{%- set upper = {} -%}{%- do upper.update(lower) -%}{%- do upper.update({'upper': true, 'groups': groups, 'judged_plan': lower}) -%}
+{%- set keys = [] -%}{%- for g in p.groups -%}{%- do keys.append(g.output) -%}{%- endfor -%}{%- do keys.append(p.query_output) -%}
+SELECT
+  {%- for k in keys %}
+  lo.{{ k }} AS {{ k }},
+  {%- endfor %}
+  {%- for m in base %}
+  lo.{{ m.column }} AS {{ m.column }},
+  {%- endfor %}
+  {%- for m in uppers %}
+  up.{{ base[m.bound_of].column }} AS {{ m.column }}{% if not loop.last %},{% endif %}
+  {%- endfor %}
+FROM (
+{{ sqlndcg._per_query_sql(lower, false, bucket, longest_list) }}
+) AS lo
+LEFT JOIN (
+{{ sqlndcg._per_query_sql(upper, false, bucket, longest_list) }}
+) AS up
+  ON {% for k in keys %}up.{{ k }} = lo.{{ k }}{% if not loop.last %} AND {% endif %}{% endfor %}
+{%- if ordered %}
+ORDER BY {% for k in keys %}lo.{{ k }}{% if not loop.last %}, {% endif %}{% endfor %}
+{%- endif %}
+{%- endmacro -%}
+
+{#- The upper bound's judgments (internal names, every group a judgments column): each judgment for each group of
+    the run, but a negative label the group retrieved, and each retrieved document without a label >= 0 at the
+    largest label (top_grade). -#}
+{%- macro _per_query_upper_rows(p, f, bucket) -%}
+{%- set only = p.judged_plan.groups | rejectattr('shared') | list -%}
+retrieved AS (
+  SELECT DISTINCT {{ f.g_cols }}_q, _d, 1 AS _hit
+  FROM run_rows
+),
+judged_everywhere AS (
+  SELECT {% for g in p.judged_plan.groups %}{{ 'j' if g.shared else 'rg' }}.{{ g.alias }} AS {{ g.alias }}, {% endfor %}j._q AS _q, j._d AS _d, j._rel AS _rel, 1 AS _hit
+  FROM judgment_rows AS j
+  {%- if only %}
+  CROSS JOIN ({% if bucket %}{{ sqlndcg._run_groups(p, only) }}{% else %}SELECT DISTINCT {% for g in only %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %} FROM run_rows{% endif %}) AS rg
+  {%- endif %}
+),
+upper_rows AS (
+  SELECT {% for g in p.groups %}e.{{ g.alias }} AS {{ g.alias }}, {% endfor %}e._q AS _q, e._d AS _d, e._rel AS _rel
+  FROM judged_everywhere AS e
+  {%- if not p.judged_only %}
+  LEFT JOIN retrieved AS r
+    ON r._q = e._q AND r._d = e._d{% for g in p.groups %} AND r.{{ g.alias }} = e.{{ g.alias }}{% endfor %}
+  WHERE e._rel >= 0 OR COALESCE(r._hit, 0) = 0
+  UNION ALL
+  SELECT {% for g in p.groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, tg._top AS _rel
+  FROM retrieved AS r
+  LEFT JOIN (SELECT {{ f.g_cols }}_q, _d, _hit FROM judged_everywhere WHERE _rel >= 0) AS e
+    ON e._q = r._q AND e._d = r._d{% for g in p.groups %} AND e.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+  CROSS JOIN top_grade AS tg
+  WHERE COALESCE(e._hit, 0) = 0
+  {%- endif %}
+)
 {%- endmacro -%}

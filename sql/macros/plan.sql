@@ -143,6 +143,15 @@
   {%- do planned.update(outputs.metrics[loop.index0]) -%}
   {%- do metrics.append(planned) -%}
 {%- endfor -%}
+{#- unjudged_bounds: each metric's upper bound, a metric of its own (its own output columns) computed as the metric
+    it bounds (`bound_of`, its index) on the augmented judgments (per_query.sql, _per_query_bounds). -#}
+{%- set bounded = metrics | length -%}
+{%- for i in range(bounded) if spec.get('unjudged_bounds') -%}
+  {%- set planned = {} -%}{%- do planned.update(metrics[i]) -%}
+  {%- do planned.update(outputs.metrics[bounded + i]) -%}
+  {%- do planned.update({'bound_of': i}) -%}
+  {%- do metrics.append(planned) -%}
+{%- endfor -%}
 {%- set groups = [] -%}
 {%- for name in spec.group_by -%}
   {%- set planned = {'alias': '_g' ~ loop.index0, 'run_column': sqlndcg._quote(name),

@@ -306,6 +306,7 @@ def compare(
     labels: str | None = None,
     depth: int | None = None,
     judged_only: bool | None = None,
+    unjudged_bounds: bool | None = None,
     iprec_reach: str | None = None,
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",

@@ -67,6 +67,9 @@ class DataFusionEngine(Engine):
             table = frame.to_arrow_table()
         if not isinstance(table, pa.Table):
             super().register(name, frame)
+        # Without pandas' schema metadata: DataFusion refuses to plan a UNION of inputs whose metadata differ
+        # (unjudged_bounds' augmented judgments unite run and judgment rows).
+        table = table.replace_schema_metadata(None)
         with _raised():
             self.con.register_record_batches(name, [_batches(table)])
 
