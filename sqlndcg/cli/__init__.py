@@ -22,6 +22,7 @@ import sys
 from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
+from . import explain as cli_explain
 from . import judgments as cli_judgments
 from . import power as cli_power
 from .common import DATABASES, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags, flag_of, run_verb, settings_from
@@ -105,7 +106,7 @@ def _build_trec_eval(t) -> None:
 
 
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
-_MODULES = (sys.modules[__name__], cli_judgments, cli_compare, cli_power)
+_MODULES = (sys.modules[__name__], cli_judgments, cli_compare, cli_explain, cli_power)
 
 
 def _verbs() -> dict[str, tuple[object, str]]:

@@ -45,6 +45,8 @@ EXAMPLES = {
     "compare": ["sqlndcg compare --run sqlndcg/examples/example.run --judgments sqlndcg/examples/example.qrels "
                 "--system tag --baseline bm25 -m ndcg@5,rr@10"],
     "power": ["sqlndcg power --pilot differences.csv -m ndcg@10 --difference 0.01"],
+    "explain": ["sqlndcg explain --run sqlndcg/examples/example.run --judgments sqlndcg/examples/example.qrels "
+                "--group-by tag -m ndcg@5 --a trec_eval --b sklearn"],
     "report": ["sqlndcg report --run bm25=bm25.run --run rerank=rerank.run --judgments qrels.txt -m ndcg@10 "
                "-o report.html"],
     "labels": ["sqlndcg labels --events events.csv --rules click:1,add_to_cart:2,purchase:3 --output labels.csv"],

@@ -1,0 +1,310 @@
+"""Why two sets of settings (two presets, say trec_eval and sklearn) give different numbers: per query and metric,
+the settings whose switch alone changes the number, computed by evaluating a, b and a with each differing setting
+switched to b's value, all in one session. With ``query``, one query's arithmetic: its ranking with gains and
+discounts, the ideal ranking, and each metric as numbers (the source material's worked example)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from ..core import render
+from ..core.spec import make_spec, settings_declared
+from ..errors import SettingError, SqlndcgError
+from ..run.session import Session
+from .evaluation import execute, prepare
+
+#: A number that changed by less than this did not change (sums in another order differ in the last bits).
+TOL = 1e-12
+#: One-query view: the most positions shown.
+MAX_POSITIONS = 100
+
+
+def _switchable() -> list[str]:
+    """The settings that change numbers (not the preset itself, not column names or grouping)."""
+    return [n for n, d in settings_declared().items()
+            if n != "preset" and not d.get("column") and not d.get("columns")]
+
+
+def _given(side, name: str) -> dict:
+    """A side as evaluate() keywords: a preset's name, or a dict of settings (which may name a preset)."""
+    if isinstance(side, str):
+        return {"preset": side}
+    if isinstance(side, Mapping):
+        unknown = sorted(set(side) - set(_switchable()) - {"preset"})
+        if unknown:
+            raise SettingError(f"explain {name}=: unknown setting(s) {', '.join(unknown)}; settings: "
+                               f"{', '.join(['preset'] + _switchable())}")
+        return dict(side)
+    raise SettingError(f"explain {name}= takes a preset's name or a dict of settings, not {type(side).__name__}")
+
+
+def _effective(metrics, given: dict) -> dict:
+    """Every switchable setting's value once the preset and defaults are applied."""
+    spec = make_spec(metrics, **given)
+    return {n: (spec.gain_map if n == "gain" and spec.gain == "map" else spec.data[n])
+            for n in _switchable() if n in spec.data}
+
+
+def _differs(x, y) -> bool:
+    if x is None or y is None:
+        return (x is None) != (y is None)
+    return abs(x - y) > TOL
+
+
+@dataclass
+class Explanation:
+    """Per (query, metric) differences between a and b and the settings they come from (``rows``), per setting and
+    metric how many queries its switch alone changes (``summary``); ``str()`` is the report."""
+
+    metrics: list[str]
+    a: dict
+    b: dict
+    differing: dict  # setting -> (a value, b value)
+    rows: list[dict] = field(default_factory=list)
+    summary: list[dict] = field(default_factory=list)
+    not_alone: dict = field(default_factory=dict)  # setting -> why it cannot be switched alone
+    queries: int = 0
+
+    def to_dict(self) -> dict:
+        means = [{"setting": r["setting"], "metric": r["metric"], "queries": r["queries"],
+                  "mean_change": _mean_of(r["changes"])} for r in self.summary]
+        return {"a": self.a, "b": self.b, "differing": {s: list(v) for s, v in self.differing.items()},
+                "queries": self.queries, "summary": means, "rows": self.rows, "not_alone": self.not_alone}
+
+    def __str__(self) -> str:
+        out = [f"a: {_show(self.a)}", f"b: {_show(self.b)}"]
+        if not self.differing:
+            return "\n".join(out + ["the settings are the same: no number differs"])
+        out.append("differing settings: " + "; ".join(f"{s} {_value(x)} -> {_value(y)}"
+                                                       for s, (x, y) in self.differing.items()))
+        for m in self.metrics:
+            changed = [r for r in self.rows if r["metric"] == m]
+            out.append(f"{m}: {len(changed)} of {self.queries} queries differ{_mean([r['change'] for r in changed])}")
+            for line in self.summary:
+                if line["metric"] == m:
+                    out.append(f"  {line['setting']}: {line['queries']} queries{_mean(line['changes'])}")
+        for s, why in self.not_alone.items():
+            out.append(f"{s}: not evaluated alone ({why}); its share is in 'together'")
+        return "\n".join(out)
+
+
+def _show(settings: dict) -> str:
+    return ", ".join(f"{k}={_value(v)}" for k, v in settings.items()) or "defaults"
+
+
+def _value(v) -> str:
+    return str(v) if not isinstance(v, Mapping) else "{" + ", ".join(f"{g:g}: {x:g}" for g, x in v.items()) + "}"
+
+
+def _mean_of(changes) -> float | None:
+    numbers = [c for c in changes if c is not None]
+    return sum(numbers) / len(numbers) if numbers else None
+
+
+def _mean(changes) -> str:
+    mean = _mean_of(changes)
+    numbers = [c for c in changes if c is not None]
+    text = f", mean change {mean:+.6f}" if numbers else ""
+    missing = len(changes) - len(numbers)
+    return text + (f" ({missing} scored on one side only)" if missing else "")
+
+
+def _per_query(ses: Session, metrics, given: dict, run, judgments, formats, group_by=()) -> dict:
+    """{query: {metric: value}} for one set of settings; a query is its id, or (group values..., id)."""
+    spec = make_spec(metrics, **given, group_by=list(group_by))
+    prepared = prepare(ses, spec, run, judgments, **formats)
+    table = execute(ses, prepared, None, summary=False).per_query
+    return {(tuple(r[g] for g in group_by) + (r["query_id"],) if group_by else r["query_id"]): r
+            for r in table.to_dicts()}
+
+
+def explain(run, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, a="trec_eval", b="sklearn",
+            query=None, group_by: Sequence[str] | str = (), con=None, run_format: str | None = None,
+            judgments_format: str | None = None):
+    """Where the numbers under ``a`` and ``b`` (preset names, or dicts of settings) differ, per query and metric,
+    and which differing setting causes each difference (switched alone from a toward b); a difference no single
+    switch explains is reported as 'together' (settings that interact). ``group_by`` names the columns that
+    split the run into rankings (system, day), as in evaluate(); a query is then (their values..., query id). With
+    ``query``, that query's arithmetic
+    under ``a`` (and ``b`` when given) instead: a :class:`QueryExplanation`.
+
+    >>> import sqlndcg
+    >>> ex = sqlndcg.explain(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], a="trec_eval",
+    ...                      b={"preset": "trec_eval", "gain": "exponential"})
+    >>> list(ex.differing)
+    ['gain']
+    """
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    group_by = [group_by] if isinstance(group_by, str) else list(group_by)
+    ga, gb = _given(a, "a"), (None if b is None else _given(b, "b"))
+    ea = _effective(metrics, ga)
+    formats = {"run_format": run_format, "judgments_format": judgments_format}
+    if query is not None:
+        if group_by:
+            raise SettingError("explain query=: one ranking at a time; filter the run to one system instead of "
+                               "group_by")
+        return _one_query(run, judgments, metrics, query, [ga] + ([gb] if gb is not None else []), con, formats)
+    if gb is None:
+        raise SettingError("explain compares two sets of settings: give b= (or query= for one query's arithmetic)")
+    eb = _effective(metrics, gb)
+    differing = {s: (ea[s], eb[s]) for s in ea if ea[s] != eb[s]}
+    ex = Explanation(metrics, ga, gb, differing)
+    with Session(con) as ses:
+        run_src, judgments_src = run, judgments
+        full_a = {s: ea[s] for s in ea}
+        va = _per_query(ses, metrics, full_a, run_src, judgments_src, formats, group_by)
+        vb = _per_query(ses, metrics, {s: eb[s] for s in eb}, run_src, judgments_src, formats, group_by)
+        single = {}
+        for s, (_, to) in differing.items():
+            try:
+                single[s] = _per_query(ses, metrics, {**full_a, s: to}, run_src, judgments_src, formats,
+                                       group_by)
+            except SqlndcgError as e:
+                ex.not_alone[s] = str(e).splitlines()[0]
+    _attribute(ex, va, vb, single)
+    return ex
+
+
+def _attribute(ex: Explanation, va: dict, vb: dict, single: dict) -> None:
+    """Fill ex.rows and ex.summary: each differing (query, metric), the settings whose single switch changes it,
+    and what is left when their single changes are added up ('together')."""
+    queries = sorted(set(va) | set(vb), key=str)
+    ex.queries = len(queries)
+    per_setting: dict[tuple[str, str], list] = {}
+    for m in ex.metrics:
+        for q in queries:
+            x, y = va.get(q, {}).get(m), vb.get(q, {}).get(m)
+            for s, values in single.items():
+                z = values.get(q, {}).get(m)
+                if _differs(x, z):
+                    per_setting.setdefault((s, m), []).append(None if x is None or z is None else z - x)
+            if not _differs(x, y):
+                continue
+            causes = [s for s, values in single.items() if _differs(x, values.get(q, {}).get(m))]
+            change = None if x is None or y is None else y - x
+            parts = [single[s].get(q, {}).get(m) for s in causes]
+            together = None
+            if change is not None and all(p is not None for p in parts):
+                rest = change - sum(p - x for p in parts)
+                together = rest if abs(rest) > 1e-9 else None
+            elif not causes:
+                together = change
+            if together is not None or not causes:
+                per_setting.setdefault(("together", m), []).append(together)
+            ex.rows.append({"query_id": q, "metric": m, "a": x, "b": y, "change": change, "causes": causes,
+                            "together": together})
+    for (s, m), changes in per_setting.items():
+        ex.summary.append({"setting": s, "metric": m, "queries": len(changes), "changes": changes})
+    order = list(ex.differing) + ["together"]
+    ex.summary.sort(key=lambda r: (ex.metrics.index(r["metric"]), order.index(r["setting"])))
+
+
+# -- one query ---------------------------------------------------------------------------------------------------
+
+@dataclass
+class QueryExplanation:
+    """One query's ranking, ideal ranking and metric arithmetic under each side's settings; ``str()`` prints it."""
+
+    query_id: object
+    views: list[dict]
+
+    def to_dict(self) -> dict:
+        return {"query_id": self.query_id, "views": self.views}
+
+    def __str__(self) -> str:
+        out = []
+        for v in self.views:
+            out.append(f"query {self.query_id} under {_show(v['settings'])}")
+            out.append(_table(["pos", "doc", "label", "gain", "discount", "contribution", "DCG"], v["ranking"]))
+            out.append("ideal ranking:")
+            out.append(_table(["pos", "doc", "label", "gain", "discount", "contribution", "IDCG"], v["ideal"]))
+            out.extend(v["arithmetic"])
+            out.append("")
+        return "\n".join(out).rstrip()
+
+
+def _table(header, rows) -> str:
+    cells = [header] + [[_cell(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells)
+
+
+def _cell(c) -> str:
+    if c is None:
+        return "-"
+    if isinstance(c, float):
+        return f"{c:g}" if c.is_integer() and abs(c) < 1e9 else f"{c:.6f}"
+    return str(c)
+
+
+def _discount(i: int) -> float:
+    return 1.0 / math.log2(i + 1)
+
+
+def _one_query(run, judgments, metrics, query, sides: list[dict], con, formats) -> QueryExplanation:
+    views = []
+    with Session(con) as ses:
+        run_src, judgments_src = run, judgments
+        for given in sides:
+            views.append(_view(ses, run_src, judgments_src, metrics, query, given, formats))
+    return QueryExplanation(query, views)
+
+
+def _view(ses, run_src, judgments_src, metrics, query, given, formats) -> dict:
+    spec = make_spec(metrics, **given)
+    prepared = prepare(ses, spec, run_src, judgments_src, **formats)
+    key = str(query)
+    ranking = [r for r in _rows(ses, "_explain_ranking", prepared.plan, MAX_POSITIONS, prepared.longest_list)
+               if str(r["_q"]) == key]
+    labels = [r for r in _rows(ses, "_explain_labels", prepared.plan) if str(r["_q"]) == key]
+    cuts = [f"dcg@{i}" for i in range(1, len(ranking) + 1)]
+    for m in metrics:
+        name, _, k = m.partition("@")
+        if name == "ndcg":
+            cuts += [f"dcg@{k}", f"idcg@{k}"] if k else ["dcg", "idcg"]
+    ideal = (sorted(({"_d": r["_d"], "_rel": r["_rel"], "_gain": r["_gain"]} for r in ranking),
+                    key=lambda r: -r["_gain"]) if spec.data["ideal"] == "retrieved"
+             else [r for r in labels if r["_gain"] > 0])
+    n, n_ideal = len(ranking), min(len(ideal), MAX_POSITIONS)
+    cuts += [f"idcg@{i}" for i in range(1, n_ideal + 1)]
+    per = _per_query(ses, list(dict.fromkeys(list(metrics) + cuts)), given, run_src, judgments_src, formats)
+    values = next((v for q, v in per.items() if str(q) == key), None)
+    if values is None:
+        raise SettingError(f"explain: query {query!r} is not scored under {_show(given)} (not in the judgments"
+                           f"{', or not in the run (queries=both)' if spec.data['queries'] == 'both' else ''})")
+    rows, previous = [], 0.0
+    for i, r in enumerate(ranking, 1):
+        dcg = values[f"dcg@{i}"]
+        rows.append([i, r["_d"], r["_rel"], float(r["_gain"]), _discount(i), dcg - previous, dcg])
+        previous = dcg
+    ideal_rows, previous = [], 0.0
+    for i, r in enumerate(ideal[:n_ideal], 1):
+        idcg = values.get(f"idcg@{i}")
+        ideal_rows.append([i, r["_d"], r["_rel"], float(r["_gain"]), _discount(i), None if idcg is None else
+                           idcg - previous, idcg])
+        previous = idcg or previous
+    return {"settings": given, "ranking": rows, "ideal": ideal_rows,
+            "arithmetic": [_arithmetic(m, values, n) for m in metrics]}
+
+
+def _rows(ses, macro, *args) -> list[dict]:
+    columns, rows = ses.fetch(ses.render(macro, *args))
+    return [dict(zip(columns, r)) for r in rows]
+
+
+def _arithmetic(metric: str, values: dict, n: int) -> str:
+    """'NDCG@3 = 8.892789 / 10.392789 = 0.855669' for the DCG family, else the metric's value."""
+    value = values.get(metric)
+    name, _, k = metric.partition("@")
+    shown = metric.upper() if name in ("ndcg", "dcg", "idcg", "cg", "p", "r") else metric
+    if value is None:
+        return f"{shown} = NULL (nothing to find: empty setting)"
+    if name == "ndcg":
+        dcg, idcg = values[f"dcg@{k}" if k else "dcg"], values[f"idcg@{k}" if k else "idcg"]
+        if idcg:
+            return f"{shown} = {dcg:.6f} / {idcg:.6f} = {value:.6f}"
+    if name == "p" and k:
+        return f"{shown} = {value * int(k):g} relevant / {k} = {value:.6f}"
+    return f"{shown} = {value:.6f}"
