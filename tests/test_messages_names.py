@@ -120,3 +120,74 @@ def test_a_misspelled_setting_or_value_is_answered_with_the_closest(settings, sa
 def test_the_command_line_suggests_the_closest_metric():
     said = one_line_error(evaluate_cli("-m", "ndcg@5,ndgc@10"))
     assert said.startswith("sqlndcg: error: unknown metric 'ndgc@10'; did you mean 'ndcg@10'? known metrics: ")
+
+
+# --- 4. the ir_measures names the measure table lists -----------------------------------------------------------------
+
+# One query: b (label 0), a (1), c (1) in that order; R = 2; labels 0/1, where every RBP reading agrees.
+ORDERED = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["b", "a", "c"], "score": [3.0, 2.0, 1.0]})
+LABELS = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "rel": [1, 0, 1]})
+
+
+def per_query(metrics):
+    return sqlndcg.evaluate(ORDERED, LABELS, metrics).per_query.to_dicts()[0]
+
+
+def test_iprec_at_x_is_interpolated_precision_at_recall_x_as_in_ir_measures():
+    assert sqlndcg.parse_metric("IPrec@0.5").name == sqlndcg.parse_metric("iprec_at_recall(recall=0.5)").name
+    got = per_query(["IPrec@0.5", "iprec_at_recall(recall=0.5)", "IPrec@0"])
+    # reaching round(0.5 * 2) = 1 relevant document: the best precision from there on is 2/3 (c, at 3)
+    assert got["iprec_at_recall(recall=0.5)"] == pytest.approx(2 / 3)
+    assert sqlndcg.parse_metric("IPrec@0").name == "iprec_at_recall"  # recall=0, the default, is not spelled out
+    assert sqlndcg.parse_metric("IPrec(rel=2)@0.25").name == "iprec_at_recall(rel=2,recall=0.25)"
+
+
+@pytest.mark.parametrize("name, says", [
+    ("iprec@5", "metric 'iprec@5': parameter recall=5 is outside its domain 0 <= recall <= 1"),
+    ("IPrec(recall=0.3)@0.5", "recall is given twice"),
+    ("ndcg@10.5", "metric 'ndcg@10.5': the cutoff k must be an integer from 1 to 2147483647"),
+])
+def test_a_recall_level_outside_iprecs_domain_or_a_fractional_cutoff_is_refused(name, says):
+    with pytest.raises(MetricError, match=re.escape(says)):
+        sqlndcg.parse_metric(name)
+
+
+def test_rbp_with_p_is_ir_measures_rbp_with_that_p():
+    assert sqlndcg.parse_metric("RBP(p=0.8)").name == "rbp(p=0.8)"
+    got = per_query(["RBP(p=0.8)", "rbp"])
+    assert got["rbp(p=0.8)"] == pytest.approx((1 - 0.8) * (0.8 + 0.8 ** 2))  # a at 2, c at 3
+    assert got["rbp"] == pytest.approx((1 - 0.9) * (0.9 + 0.9 ** 2))  # lower-case rbp: trec_eval's p = 0.9
+
+
+@pytest.mark.parametrize("name", ["RBP", "Rbp"])
+def test_rbp_spelled_as_ir_measures_spells_it_without_p_is_refused_naming_both_defaults(name):
+    with pytest.raises(MetricError, match=re.escape(
+            f"metric {name!r} is ambiguous: without p=, ir_measures reads it as rbp(p=0.8) and trec_eval and sqlndcg "
+            "as rbp(p=0.9); write the one you mean: rbp(p=0.8) (ir_measures) or rbp(p=0.9) (trec_eval)")):
+        sqlndcg.parse_metric(name)
+
+
+@pytest.mark.parametrize("name", ["RBP(p=0.8,rel=2)", "rbp(rel=1)"])
+def test_rbp_with_rel_is_refused_naming_ir_measures_binary_meaning_and_the_graded_one(name):
+    with pytest.raises(MetricError, match=re.escape(
+            f"metric {name!r}: rbp takes no (rel=...): it uses the graded labels, as trec_eval does, while "
+            "ir_measures' RBP(rel=r) counts labels >= r as gain 1 and the rest 0")):
+        sqlndcg.parse_metric(name)
+
+
+def test_every_ir_measures_name_the_measure_table_lists_is_accepted():
+    from sqlndcg.core.metrics import MEASURES
+
+    for kind, about in MEASURES.items():
+        ir = about["ir_measures"]
+        if ir:  # written with an example in place of each placeholder: @k a cutoff, @x a level, p=... a value
+            name = ir.replace("@k", "@5").replace("@x", "@0.5").replace("=...", "=0.8")
+            assert sqlndcg.parse_metric(name).kind == kind, (ir, name)
+
+
+def test_the_trec_eval_command_keeps_rbp_at_trec_evals_p(tmp_path):
+    (tmp_path / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 1\n")
+    (tmp_path / "r.run").write_text("q1 Q0 b 1 3 s\nq1 Q0 a 2 2 s\nq1 Q0 c 3 1 s\n")
+    done = cli("trec_eval", "-m", "rbp", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"rbp                   \tall\t{0.1 * (0.9 + 0.81):.4f}\n"

@@ -46,6 +46,19 @@
 {{ return(out) }}
 {%- endmacro -%}
 
+{#- How ir_measures' parameterised names (the measure table's ir_measures column) read where they differ from this
+    package's syntax, by kind. at: the parameter @ sets (IPrec@0.5 is a recall level, not a cutoff). defaults: its
+    defaults that differ from ours, so the name spelled with capitals as ir_measures spells it and without them is
+    refused naming both (RBP: p = 0.8 there, 0.9 in trec_eval's rbp, which keeps lower-case rbp). rel: what its
+    rel= means for a measure that takes none here. -#}
+{%- macro _ir_measures_readings() -%}
+{{ return({
+  'iprec_at_recall': {'at': 'recall'},
+  'rbp': {'defaults': {'p': 0.8},
+          'rel': "ir_measures' RBP(rel=r) counts labels >= r as gain 1 and the rest 0; on labels 0 and 1 only, RBP(p=x, rel=1) equals rbp(p=x)"},
+}) }}
+{%- endmacro -%}
+
 {#- Names that mean different things in two well-known tools: refused, naming both, rather than read one way. -#}
 {%- macro _ambiguous_metric_names() -%}
 {{ return({
@@ -161,12 +174,14 @@
     end up in SQL). -#}
 {%- macro _parse_metric(item) -%}
 {#- given: the parameters; written: each as the name spelled it, shown when it is refused ('1e400', not inf). -#}
-{%- set given, written = {}, {} -%}
+{#- at: the number after @ (or _) as written: a cutoff, or the parameter a measure declares for it ('at': IPrec@0.5);
+    capitals: the name is spelled with capital letters, as ir_measures writes it. -#}
+{%- set given, written, at, capitals = {}, {}, none, false -%}
 {%- if item is mapping -%}
   {%- set kind, k, rel, label = item.get('kind'), item.get('k'), item.get('rel'), none -%}
   {%- do given.update(item.get('params') or {}) -%}
 {%- elif item is string -%}
-  {%- set m = modules.re.match('^\\s*([0-9]*[a-z_]+)\\s*(?:\\(([^()]*)\\))?\\s*(?:[@_]\\s*([+-]?[0-9]+))?\\s*$', item | lower) -%}
+  {%- set m = modules.re.match('^\\s*([0-9]*[a-z_]+)\\s*(?:\\(([^()]*)\\))?\\s*(?:[@_]\\s*([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)))?\\s*$', item | lower) -%}
   {%- if not m -%}
     {{ sqlndcg._fail('metric', 'cannot read metric ' ~ sqlndcg._show(item) ~ "; write it like 'ndcg@10', 'p@5', 'map', 'rbp(p=0.95)'; " ~ sqlndcg._known_metrics()) }}
   {%- endif -%}
@@ -176,7 +191,7 @@
   {%- endif -%}
   {%- set kind = sqlndcg._metric_aliases().get(m.group(1), m.group(1)) -%}
   {%- set rest = (item | lower)[m.end(1):] | trim -%}
-  {%- set k = none if m.group(3) is none else (m.group(3) | int) -%}
+  {%- set at, k, capitals = m.group(3), none, item[m.start(1):m.end(1)] != m.group(1) -%}
   {%- set rel = none -%}
   {%- if m.group(2) is not none -%}
     {%- for part in m.group(2).split(',') -%}
@@ -201,20 +216,46 @@
   {{ sqlndcg._fail('metric', 'unknown metric ' ~ sqlndcg._show(label or kind) ~ ';' ~ sqlndcg._did_you_mean(close) ~ ' ' ~ sqlndcg._known_metrics()) }}
 {%- endif -%}
 {%- set about = kinds[kind] -%}
+{%- set reading = sqlndcg._ir_measures_readings().get(kind, {}) -%}
 {%- set label = label or kind -%}
+{%- if at is not none and reading.get('at') -%}
+  {%- if reading.at in given -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': ' ~ reading.at ~ ' is given twice (after @, ' ~ kind ~ "'s " ~ reading.at ~ ' as in ' ~ about.ir_measures ~ ', and as ' ~ reading.at ~ '=)') }}
+  {%- endif -%}
+  {%- do given.update({reading.at: at | float}) -%}{%- do written.update({reading.at: at}) -%}
+{%- elif at is not none -%}
+  {%- set k = (at | int) if modules.re.match('^[+-]?[0-9]+$', at) else at -%}
+{%- endif -%}
 {%- if k is not none and not about.k -%}
   {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': ' ~ kind ~ ' takes no cutoff @k (it is defined on the whole list)') }}
 {%- endif -%}
 {%- if k is not none and (k is not integer or k < 1 or k > sqlndcg._max_k()) -%}
-  {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': the cutoff k must be an integer from 1 to ' ~ sqlndcg._max_k() ~ ' (or none for the full list), got ' ~ sqlndcg._show(k)) }}
+  {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': the cutoff k must be an integer from 1 to ' ~ sqlndcg._max_k() ~ ' (or none for the full list), got ' ~ (k if k is string else sqlndcg._show(k))) }}
 {%- endif -%}
 {%- if rel is not none -%}
-  {%- if not about.binary -%}
+  {%- if not about.binary and reading.get('rel') -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': ' ~ kind ~ ' takes no (rel=...): it uses the graded labels, as trec_eval does, while ' ~ reading.rel) }}
+  {%- elif not about.binary -%}
     {%- set binary = [] -%}{%- for name, a in kinds.items() if a.binary -%}{%- do binary.append("'" ~ name ~ "'") -%}{%- endfor -%}
     {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': a (rel=...) threshold applies only to [' ~ (binary | sort | join(', ')) ~ '], whose labels are binary; ' ~ kind ~ ' uses the graded labels') }}
   {%- endif -%}
   {%- if not sqlndcg._is_real(rel) or rel <= 0 -%}
     {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': the relevance threshold must be a positive finite number (' ~ sqlndcg._domain_text('rel', sqlndcg._number_domains().threshold) ~ '), got ' ~ written.get('rel', sqlndcg._show(rel))) }}
+  {%- endif -%}
+{%- endif -%}
+{%- set defaults = reading.get('defaults') or {} -%}
+{%- if capitals -%}
+  {%- set differ = [] -%}
+  {%- for name, value in defaults.items() if name not in given and (value | float) != (about.params[name] | float) -%}
+    {%- do differ.append(name) -%}
+  {%- endfor -%}
+  {%- if differ -%}
+    {%- set ours, theirs = [], [] -%}
+    {%- for name in differ -%}
+      {%- do ours.append(name ~ '=' ~ sqlndcg._number_text(about.params[name] | float)) -%}
+      {%- do theirs.append(name ~ '=' ~ sqlndcg._number_text(defaults[name] | float)) -%}
+    {%- endfor -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ' is ambiguous: without ' ~ (differ | join(', ')) ~ '=, ir_measures reads it as ' ~ kind ~ '(' ~ (theirs | join(',')) ~ ') and trec_eval and sqlndcg as ' ~ kind ~ '(' ~ (ours | join(',')) ~ '); write the one you mean: ' ~ kind ~ '(' ~ (theirs | join(',')) ~ ') (ir_measures) or ' ~ kind ~ '(' ~ (ours | join(',')) ~ ') (trec_eval)') }}
   {%- endif -%}
 {%- endif -%}
 {%- set params, shown = {}, [] -%}

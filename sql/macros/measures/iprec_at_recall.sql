@@ -5,7 +5,8 @@
                              iprec_reach='floor_plus_0.9')
     iprec(x) = max over positions i with hits(i) >= c of hits(i) / i          0 when no position qualifies
   11pt_avg: the mean of iprec at x = 0.0, 0.1, ..., 1.0.
-  trec_eval: iprec_at_recall.x (defaults 0,.1,...,1; printed iprec_at_recall_0.10), 11pt_avg. ir_measures: IPrec@x.
+  trec_eval: iprec_at_recall.x (defaults 0,.1,...,1; printed iprec_at_recall_0.10), 11pt_avg. ir_measures: IPrec@x,
+  where @ sets the recall level, not a cutoff: IPrec@0.5 is iprec_at_recall(recall=0.5) (spec.sql, _ir_measures_readings).
 -#}
 {%- macro default__measure_iprec_at_recall() -%}
 {{ return({'help': 'interpolated precision at a recall level', 'aliases': ['iprec'], 'binary': true,

@@ -6,13 +6,15 @@
   1; labels <= 0 and unjudged documents give 0).
   rbp_resid: the residual, what unjudged documents could still add: p^n + (1 - p) * sum over unjudged (unlabelled
   or negative) positions i of p^(i - 1), with p = 0.9; 0 when every retrieved document is judged.
-  trec_eval: rbp (rbp.p=0.95), rbp_resid. ir_measures: RBP(p=0.9).
+  trec_eval: rbp (p = 0.9; rbp.p=0.95), rbp_resid. ir_measures: RBP(p=...) is rbp(p=...); its own default is p = 0.8,
+  so RBP written without p is refused as ambiguous (lower-case rbp is trec_eval's spelling, p = 0.9), and so is
+  RBP(rel=r), ir_measures' binary RBP (spec.sql, _ir_measures_readings).
 -#}
 {%- macro default__measure_rbp() -%}
 {{ return({'help': 'rank-biased precision with persistence p', 'params': {'p': 0.9}, 'needs': ['max_rel_rows', 'own'],
            'domains': {'p': {'min': 0, 'min_open': true, 'max': 1, 'max_open': true,
                              'why': 'the persistence, a probability of reading on: p = 1 scores every list 0 and p = 0 reads only the first document'}},
-           'trec_eval': [{'name': 'rbp', 'order': 34, 'nicknames': ['all_trec'], 'since': 10, 'params': 'named', 'param': 'p'}], 'ir_measures': 'RBP(p=0.9)'}) }}
+           'trec_eval': [{'name': 'rbp', 'order': 34, 'nicknames': ['all_trec'], 'since': 10, 'params': 'named', 'param': 'p'}], 'ir_measures': 'RBP(p=...)'}) }}
 {%- endmacro -%}
 {%- macro default__aggregates_rbp(m, p) -%}
 {%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
