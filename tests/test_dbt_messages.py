@@ -1,6 +1,6 @@
 """dbt messages (issue 20), on dbt-duckdb for real: summary(per_query=...) asking for a metric the per-query model
 lacks fails at compile time naming the model, the missing column(s) and the columns it has (not the engine's
-Binder Error at run time); misspelled and ambiguous names get the same answers as in Python."""
+Binder Error at run time); misspelled, absurd and ambiguous names get the same answers as in Python."""
 
 from __future__ import annotations
 
@@ -57,7 +57,9 @@ def test_a_summary_of_a_per_query_model_lacking_a_metric_fails_to_compile_naming
 @pytest.mark.parametrize("metrics, says", [
     ("['ndgc@2']", "unknown metric 'ndgc@2'; did you mean 'ndcg@2'? known metrics: "),
     ("['rbp(p=1e400)']", "metric 'rbp(p=1e400)': parameter p must be a finite number (0 < p < 1), got 1e400"),
+    ("['RBP']", "metric 'RBP' is ambiguous: without p=, ir_measures reads it as rbp(p=0.8) and trec_eval and sqlndcg "
+                "as rbp(p=0.9)"),
 ])
-def test_a_misspelled_or_absurd_metric_gets_the_answer_python_gives(project, metrics, says):
+def test_a_misspelled_absurd_or_ambiguous_metric_gets_the_answer_python_gives(project, metrics, says):
     said = compile_failure(project, f"{{{{ sqlndcg.per_query(run=ref('run'), judgments=ref('qrels'), metrics={metrics}) }}}}")
     assert says in said, said[-3000:]
