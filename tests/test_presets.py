@@ -271,16 +271,16 @@ def gdeval(k, run_rows=RUN, judgment_rows=JUDGMENTS, tmp_path=None):
 
 
 @pytest.mark.parametrize("k", [5, 10, 20])
-def test_gdeval_preset_equals_gdeval_ndcg(k, tmp_path):
+def test_gdeval_preset_equals_gdeval(k, tmp_path):
     want = gdeval(k, tmp_path=tmp_path)
-    got = sqlndcg_per_query([f"ndcg@{k}"], "gdeval")
+    err = f"err(max_grade=4)@{k}"  # gdeval's ERR scales grades by its MAX_JUDGMENT, 4
+    got = sqlndcg_per_query([f"ndcg@{k}", err], "gdeval")
     # gdeval reports the run's topics with something relevant: sqlndcg's non-NULL rows under empty="skip",
     # queries="both"
     assert set(want) == {q for q, r in got.items() if r[f"ndcg@{k}"] is not None}
-    agree, bad = compare(got, {q: {"ndcg": v["ndcg"]} for q, v in want.items()}, [(f"ndcg@{k}", "ndcg")],
-                         tol=5e-6)  # gdeval prints 5 decimals
+    agree, bad = compare(got, want, [(f"ndcg@{k}", "ndcg"), (err, "err")], tol=5e-6)  # gdeval prints 5 decimals
     assert not bad, bad[:10]
-    assert agree == len(want) == 30
+    assert agree == 2 * len(want) == 60
 
 
 # --- Spark MLlib RankingMetrics (pyspark 4.3) ------------------------------------------------------------------------
