@@ -199,8 +199,11 @@ class Result:
         groups = list(self.settings.get("group_by", []))
         boot = self.settings.get("bootstrap")
         rows = []
+        metrics = list(self.settings["metrics"])
+        if self.settings.get("unjudged_bounds"):  # each metric's upper bound, a summary column of its own
+            metrics += [f"{m}_upper" for m in self.settings["metrics"]]
         for r in self.summary.to_dicts():
-            for m in self.settings["metrics"]:
+            for m in metrics:
                 ci = "" if r[f"{m}_ci_low"] is None else f"[{r[f'{m}_ci_low']:.4f}, {r[f'{m}_ci_high']:.4f}]"
                 row = tuple(r[g] for g in groups) + (m, r[m], ci)
                 if boot:
