@@ -10,11 +10,12 @@
 {{ exceptions.raise_compiler_error("sqlndcg " ~ kind ~ " error: " ~ message) }}
 {%- endmacro -%}
 
-{#- A value as Python's repr would show it, for messages: text in quotes, numbers as they are. -#}
+{#- A value as Python's repr would show it, for messages: text in quotes, numbers as they are (but a whole number no
+    double holds in a few characters, 1e+400). -#}
 {%- macro _show(value) -%}
 {%- if value is string -%}{{ return("'" ~ value ~ "'") }}
 {%- elif value is none -%}{{ return('None') }}
-{%- elif value is number and value is not boolean -%}{{ return(sqlndcg._number_text(value) if (value | abs) >= 1e16 else value | string) }}
+{%- elif value is integer and value is not boolean and (value | abs) > sqlndcg._max_double() -%}{{ return(sqlndcg._number_text(value)) }}
 {%- elif value is sequence and value is not mapping -%}
   {%- set shown = [] -%}{%- for v in value -%}{%- do shown.append(sqlndcg._show(v)) -%}{%- endfor -%}
   {{ return('[' ~ (shown | join(', ')) ~ ']') }}
