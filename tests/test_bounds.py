@@ -170,3 +170,15 @@ def test_spark(spark):
         return "bounds_run", "bounds_qrels"
 
     check_engine(spark, load, "Spark")
+
+
+def test_the_command_line_flag_prints_the_upper_bounds(capsys):
+    from sqlndcg.cli import main
+
+    main(["evaluate", "--run", str(sqlndcg.example("run")), "--judgments", str(sqlndcg.example("qrels")),
+          "--group-by", "tag", "-m", "ndcg@5", "--unjudged-bounds"])
+    out = capsys.readouterr().out
+    res = sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], group_by="tag",
+                           unjudged_bounds=True)
+    upper = {r["tag"]: r["ndcg@5_upper"] for r in res.summary.to_dicts()}
+    assert f"bm25    ndcg@5_upper  {upper['bm25']:.4f}" in out and upper["bm25"] > 0.5  # 0.1916 without the bound
