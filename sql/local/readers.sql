@@ -178,7 +178,7 @@ GROUP BY query_id
 {#- trec_eval's files as the views te_qrels and te_run (a DuckDB session's own), and what the command reads of
     them besides the measures: row counts, the labels a gain map must cover, the queries of each file. -#}
 {%- macro sqlndcg_trec_eval_view(name, reader) -%}
-CREATE OR REPLACE TEMPORARY VIEW {{ name }} AS SELECT * FROM {{ reader }} AS trec_rows
+CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS SELECT * FROM {{ reader }} AS trec_rows
 {%- endmacro -%}
 
 {%- macro sqlndcg_trec_eval_counts(qrels, run) -%}
