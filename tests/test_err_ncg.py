@@ -272,3 +272,47 @@ def test_spark(spark):
         return "err_run", "err_qrels"
 
     check_engine(spark, load, "Spark")
+
+
+# ---- dbt -----------------------------------------------------------------------------------------------------
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_dbt_models_equal_evaluate(tmp_path):
+    """sqlndcg.per_query / summary models with err@10 and ncg@10 (and, in a second model, their upper bounds under
+    unjudged documents) on dbt-duckdb give evaluate()'s numbers."""
+    from test_dbt import REPO, _write_csv, assert_same_rows, dbt, duckdb_rows
+
+    run, qrels = battery()
+    project = tmp_path / "err_ncg"
+    (project / "seeds").mkdir(parents=True)
+    (project / "models").mkdir()
+    _write_csv(project / "seeds" / "run.csv", RUN_COLUMNS, run)
+    _write_csv(project / "seeds" / "qrels.csv", QRELS_COLUMNS, qrels)
+    metrics = "['err@10', 'err(max_grade=2)@5', 'ncg@10']"
+    (project / "models" / "pq.sql").write_text(
+        f"{{{{ sqlndcg.per_query(run=ref('run'), judgments=ref('qrels'), metrics={metrics}) }}}}\n")
+    (project / "models" / "pq_bounds.sql").write_text(
+        f"{{{{ sqlndcg.per_query(run=ref('run'), judgments=ref('qrels'), metrics={metrics}, unjudged_bounds=true) }}}}\n")
+    (project / "models" / "summary_bounds.sql").write_text(
+        f"{{{{ sqlndcg.summary(per_query=ref('pq_bounds'), metrics={metrics}, unjudged_bounds=true) }}}}\n")
+    (project / "dbt_project.yml").write_text(
+        "name: err_ncg\nversion: '1.0.0'\nconfig-version: 2\nprofile: err_ncg\n"
+        "models:\n  err_ncg:\n    +materialized: table\n"
+        "seeds:\n  err_ncg:\n    run:\n      +column_types: {query_id: varchar, doc_id: varchar, score: double}\n"
+        "    qrels:\n      +column_types: {query_id: varchar, doc_id: varchar, rel: double}\n")
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
+    database = project / "err_ncg.duckdb"
+    (project / "profiles.yml").write_text(
+        f"err_ncg:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: '{database}'\n      threads: 1\n")
+    dbt(project, "deps")
+    dbt(project, "build")
+    names = ["err@10", "err(max_grade=2)@5", "ncg@10"]
+    plain = sqlndcg.evaluate(*frames(run, qrels), metrics=names)
+    bounded = sqlndcg.evaluate(*frames(run, qrels), metrics=names, unjudged_bounds=True)
+    assert_same_rows(duckdb_rows(database, "pq"), plain.per_query.to_dicts(), ["query_id"], "pq")
+    assert_same_rows(duckdb_rows(database, "pq_bounds"), bounded.per_query.to_dicts(), ["query_id"], "pq_bounds")
+    assert_same_rows(duckdb_rows(database, "summary_bounds"), bounded.summary.to_dicts(), ["queries"], "summary")
+    want = reference_err(run, qrels, 10)
+    got = {r["query_id"]: r["err@10"] for r in duckdb_rows(database, "pq")}
+    assert all(got[q] == pytest.approx(v, abs=1e-12) for q, v in want.items())
