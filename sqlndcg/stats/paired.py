@@ -16,6 +16,7 @@ from statistics import NormalDist
 from typing import Callable, NamedTuple, Sequence
 
 from . import distributions as stats
+from ..run.progress import announce
 
 # --- SplitMix64 --------------------------------------------------------------------------------------------------
 
@@ -190,6 +191,7 @@ def randomization_tests(samples: Sequence[Sequence[float]], *, permutations: int
     samples = [_finite_floats("diffs", diffs) for diffs in samples]
     permutations = _check_count("permutations", permutations)
     state = _check_seed(seed)
+    announce(f"randomization tests ({len(samples)} x {permutations:,} sign flips)")
     weights = [None] * len(samples) if weights is None else list(weights)
     if len(weights) != len(samples):
         raise ValueError(f"weights need one entry per sample ({len(samples)} samples)")
@@ -590,6 +592,7 @@ def bootstrap_intervals(
     [(1.0, 1.0), (0.5, 0.5)]
     """
     samples = list(samples)
+    announce(f"bootstrap intervals ({len(samples)} x {resamples:,} resamples)")
     bounds = [None] * len(samples) if bounds is None else list(bounds)
     weights = [None] * len(samples) if weights is None else list(weights)
     if not len(bounds) == len(weights) == len(samples):

@@ -13,6 +13,7 @@ import os
 from typing import Sequence
 
 from ..errors import SettingError
+from ..run.progress import announce
 from ..present import plots
 from .compare import Comparison, compare, evaluate_systems
 from ..stats.intervals import bootstrap_summary
@@ -146,12 +147,15 @@ def report(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, file
         folder = os.path.dirname(os.path.abspath(file))
         if not os.path.isdir(folder):
             raise SettingError(f"cannot write the report to {str(file)!r}: the folder {folder!r} does not exist")
+    announce("comparing the systems")
     comparison = compare(runs, judgments, metrics, **compare_settings)
     curve = None
     if max_k:
+        announce(f"evaluating NDCG@1..{max_k} per system")
         keep = {k: v for k, v in compare_settings.items()
                 if k not in ("baseline", "correction", "permutations", "seed", "bootstrap", "resamples")}
         curve = evaluate_systems(runs, judgments, [f"ndcg@{k}" for k in range(1, max_k + 1)], **keep)
+    announce("drawing the plots")
     page = render_html(comparison, curve=curve, time=time, title=title)
     if file is not None:
         with open(file, "w", encoding="utf-8") as out:
