@@ -182,3 +182,23 @@ def test_the_command_line_flag_prints_the_upper_bounds(capsys):
                            unjudged_bounds=True)
     upper = {r["tag"]: r["ndcg@5_upper"] for r in res.summary.to_dicts()}
     assert f"bm25    ndcg@5_upper  {upper['bm25']:.4f}" in out and upper["bm25"] > 0.5  # 0.1916 without the bound
+
+
+def test_judgments_shared_by_a_group_column_are_augmented_within_that_group():
+    """The judgments carry `ds`; the run is split by system and ds: each (system, ds) adds its own unjudged
+    documents to that ds's judgments."""
+    run = [("A", "d1", "q1", "a", 3), ("A", "d1", "q1", "c", 1), ("A", "d2", "q1", "a", 1), ("A", "d2", "q1", "z", 2),
+           ("B", "d1", "q1", "e", 1)]
+    qrels = [("d1", "q1", "a", 2), ("d1", "q1", "c", -1), ("d2", "q1", "a", 1), ("d2", "q1", "b", 3)]
+    res = sqlndcg.evaluate(pd.DataFrame(run, columns=["system", "ds", "query_id", "doc_id", "score"]),
+                           pd.DataFrame(qrels, columns=["ds", "query_id", "doc_id", "rel"]).astype({"rel": "float64"}),
+                           metrics=["ndcg@10"], group_by=["system", "ds"], unjudged_bounds=True)
+    got = {r[:2]: r[3:] for r in res.per_query.rows}
+    d2, d3 = 1 / math.log2(3), 1 / math.log2(4)
+    # A d1: a (2: gain 3), c (-1: unjudged -> 3, gain 7); ideal 7, 3
+    assert got[("A", "d1")] == (1.0, pytest.approx((3 + 7 * d2) / (7 + 3 * d2), abs=1e-12))
+    # A d2: z (unjudged -> 7), a (1: gain 1); ideal b 7, z 7, a 1
+    assert got[("A", "d2")][1] == pytest.approx((7 + 1 * d2) / (7 + 7 * d2 + 1 * d3), abs=1e-12)
+    # B d1: e (unjudged -> 7); ideal e 7, a 3 (c, unretrieved by B, keeps its -1)
+    assert got[("B", "d1")] == (0.0, pytest.approx(7 / (7 + 3 * d2), abs=1e-12))
+    assert got[("B", "d2")] == (0.0, 0.0)
