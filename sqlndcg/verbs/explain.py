@@ -81,10 +81,10 @@ class Explanation:
                                                        for s, (x, y) in self.differing.items()))
         for m in self.metrics:
             changed = [r for r in self.rows if r["metric"] == m]
-            out.append(f"{m}: {len(changed)} of {self.queries} queries differ{_mean([r['change'] for r in changed])}")
+            out.append(f"{m}: {len(changed)} of {_queries(self.queries)} differ{_mean([r['change'] for r in changed])}")
             for line in self.summary:
                 if line["metric"] == m:
-                    out.append(f"  {line['setting']}: {line['queries']} queries{_mean(line['changes'])}")
+                    out.append(f"  {line['setting']}: {_queries(line['queries'])}{_mean(line['changes'])}")
         for s, why in self.not_alone.items():
             out.append(f"{s}: not evaluated alone ({why}); its share is in 'together'")
         return "\n".join(out)
@@ -96,6 +96,10 @@ def _show(settings: dict) -> str:
 
 def _value(v) -> str:
     return str(v) if not isinstance(v, Mapping) else "{" + ", ".join(f"{g:g}: {x:g}" for g, x in v.items()) + "}"
+
+
+def _queries(n: int) -> str:
+    return f"{n} quer{'y' if n == 1 else 'ies'}"
 
 
 def _mean_of(changes) -> float | None:
@@ -132,9 +136,9 @@ def explain(run, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, a="t
 
     >>> import sqlndcg
     >>> ex = sqlndcg.explain(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], a="trec_eval",
-    ...                      b={"preset": "trec_eval", "gain": "exponential"})
-    >>> list(ex.differing)
-    ['gain']
+    ...                      b={"preset": "trec_eval", "gain": "exponential"}, group_by="tag")
+    >>> list(ex.differing), {tuple(r["causes"]) for r in ex.rows}
+    (['gain'], {('gain',)})
     """
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     group_by = [group_by] if isinstance(group_by, str) else list(group_by)
