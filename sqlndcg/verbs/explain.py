@@ -147,8 +147,8 @@ def explain(run, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, a="t
     formats = {"run_format": run_format, "judgments_format": judgments_format}
     if query is not None:
         if group_by:
-            raise SettingError("explain for one query (query=, --query) takes one ranking; filter the run to one system, not "
-                               "group_by")
+            raise SettingError("explain for one query (query=, --query) takes one ranking; filter the run to "
+                               "one system, not group_by")
         return _one_query(run, judgments, metrics, query, [ga] + ([gb] if gb is not None else []), con, formats)
     if gb is None:
         raise SettingError("explain compares two sets of settings: give b= (or query= for one query's arithmetic)")
