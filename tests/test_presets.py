@@ -121,8 +121,9 @@ def test_ir_measures_preset_equals_ir_measures():
 
 def test_ir_measures_judged_at_k_is_its_own_code():
     # Judged@k is ir_measures' own Python, not pytrec_eval: ties by doc id ascending (not trec_eval's descending),
-    # every label counts as judged, and judged documents in the top k over min(k, list length), i.e. sqlndcg's judged@k on that order under
-    # short_lists="truncate"; the preset pads and breaks ties as trec_eval (as P@k in the same tool does).
+    # every label counts as judged, and judged documents in the top k over min(k, list length), i.e. sqlndcg's
+    # judged@k on that order under short_lists="truncate"; the preset pads and breaks ties as trec_eval (as P@k in
+    # the same tool does).
     want = ir_measures_per_query(["Judged@5", "Judged@10"])
     ascending = [(q, d, i + 1) for q, docs in run_of(RUN).items()
                  for i, (d, _) in enumerate(sorted(docs.items(), key=lambda x: (-x[1], x[0])))]
