@@ -1,5 +1,6 @@
-"""The effect size beside every paired comparison: Cohen's d_z = mean(d) / sd(d) of the per-query differences,
-against numpy on the differences compare itself reports (sd with n - 1), with group_by strata too."""
+"""The effect size beside every paired comparison: Cohen's d_z = mean(d) / sd(d) of the per-query differences
+(compare.sql's effect_size, so the dbt comparison model has it too), against numpy on the differences compare
+itself reports (sd with n - 1), with group_by strata too."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import numpy as np
 import pytest
 
 import sqlndcg
-from sqlndcg.stats.effect import cohens_dz
 
 from test_compare import METRICS, synthetic
 
@@ -32,5 +32,8 @@ def test_effect_size_per_stratum():
 
 
 def test_effect_size_undefined_without_spread():
-    assert cohens_dz(0.1, 0.0) is None and cohens_dz(None, None) is None
-    assert cohens_dz(-0.2, 0.4) == -0.5
+    """Identical systems: every difference 0, no spread, no d_z (as for any constant difference)."""
+    runs, qrels = synthetic(queries=6, systems=("a", "b"))
+    runs["b"] = runs["a"]
+    c = sqlndcg.compare(runs, qrels, ["ndcg@5"], baseline="a", permutations=10, resamples=10)
+    assert [r["effect_size"] for r in c] == [None]

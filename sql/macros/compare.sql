@@ -16,6 +16,8 @@
                      difference +- t(0.975, effective_pairs - 1) * difference_std / sqrt(effective_pairs)
                      (NULL below 2)
     relative_change  (mean - baseline_mean) / baseline_mean (NULL when baseline_mean is 0)
+    effect_size      Cohen's d_z, the standardized mean difference of paired data: difference / difference_std
+                     (NULL when difference_std is NULL or 0)
     wins/ties/losses queries where the system is above / equal to / below the baseline; equal means equal up to
                      a relative 1e-12 (|a - b| <= 1e-12 (|a| + |b|)), so float rounding is not a win
     only_baseline    queries with a baseline value and none for the system (no per-query row, or NULL under
@@ -48,7 +50,7 @@
 {#- paired_sql's columns after the strata and the system column, in order (output_columns names them). -#}
 {%- macro _compare_columns() -%}
 {{ return(['baseline', 'metric', 'metric_index', 'pairs', 'effective_pairs', 'baseline_mean', 'mean', 'difference',
-           'difference_std', 't_low', 't_high', 'relative_change', 'wins', 'ties', 'losses', 'only_baseline',
+           'difference_std', 't_low', 't_high', 'relative_change', 'effect_size', 'wins', 'ties', 'losses', 'only_baseline',
            'only_system']) }}
 {%- endmacro -%}
 
@@ -295,6 +297,7 @@ SELECT * FROM (
     CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} - {{ half }} END AS {{ sqlndcg._quote('t_low') }},
     CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} + {{ half }} END AS {{ sqlndcg._quote('t_high') }},
     CASE WHEN _mean{{ b }} <> 0 THEN (_mean{{ a }} - _mean{{ b }}) / _mean{{ b }} END AS {{ sqlndcg._quote('relative_change') }},
+    CASE WHEN _std{{ dd }} > 0 THEN _mean{{ dd }} / _std{{ dd }} END AS {{ sqlndcg._quote('effect_size') }},
     _wins{{ i }} AS {{ sqlndcg._quote('wins') }},
     _ties{{ i }} AS {{ sqlndcg._quote('ties') }},
     _losses{{ i }} AS {{ sqlndcg._quote('losses') }},

@@ -1,19 +1,12 @@
-"""Effect sizes and one-sided tests of the paired comparison, from the moments compare already has (mean
-difference, its standard deviation and n), so they need no second pass over the queries."""
+"""One-sided tests of the paired comparison (the regression gate's), from the moments compare already has (mean
+difference, its standard deviation and effective n), so they need no second pass over the queries. The effect
+size itself (Cohen's d_z) is SQL: compare.sql's effect_size column."""
 
 from __future__ import annotations
 
 import math
 
 from . import distributions
-
-
-def cohens_dz(mean: float | None, std: float | None) -> float | None:
-    """Cohen's d_z, the standardized mean difference of paired data: mean(d) / sd(d) (sd with n - 1). None
-    without a spread (fewer than two pairs, or every difference equal): the ratio is undefined or infinite."""
-    if mean is None or std is None or not std > 0.0 or math.isnan(mean):
-        return None
-    return mean / std
 
 
 def worse_p(mean: float | None, std: float | None, n, margin: float = 0.0) -> float | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from . import evaluation as engine
-from ..stats import effect, paired
+from ..stats import paired
 from ..stats.methods import BOOTSTRAPS, CORRECTIONS
 from ..core import render
 from ..run import sources
@@ -443,7 +443,6 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
         if rec["effective_pairs"] is not None:
             rec["effective_pairs"] = int(rec["effective_pairs"])
         rec["t_p"] = _t_p(rec["difference"], rec["difference_std"], rec["effective_pairs"])
-        rec["effect_size"] = effect.cohens_dz(rec["difference"], rec["difference_std"])
         rec["randomization_p"] = perm.get(i, math.nan)
         rec["bootstrap_low"], rec["bootstrap_high"] = boot.get(i, (None, None))
         stratum = tuple(str(rec[g]) for g in strata)
