@@ -221,3 +221,62 @@ def test_datafusion_data_problems_are_data_errors():
 
     with pytest.raises(EmptyQueryError):
         sqlndcg.evaluate(run.iloc[1:], judgments, ["ndcg@10"], con=ctx, empty="error")
+
+
+# -- Spark: no log ahead of sqlndcg's line -----------------------------------------------------------------------------
+
+SPARK_MISSING_TABLE = """
+import os, sys
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false").config("spark.driver.host", "127.0.0.1")
+         .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+print("== sqlndcg starts", file=sys.stderr, flush=True)
+import sqlndcg
+try:
+    sqlndcg.evaluate("no_such_run", "no_such_judgments", ["ndcg@10"], con=spark)
+except sqlndcg.InputError as exc:
+    print(f"sqlndcg: error: {exc}", file=sys.stderr, flush=True)
+spark.stop()
+"""
+
+
+@pytest.mark.engine
+def test_spark_missing_table_is_one_line_on_stderr(tmp_path):
+    """A user's own local session (default log settings, as a user has them): after the session starts, stderr
+    holds sqlndcg's line only, not pyspark's query log with the JVM's stack trace."""
+    pytest.importorskip("pyspark")
+    done = subprocess.run([sys.executable, "-c", SPARK_MISSING_TABLE], capture_output=True, timeout=600,
+                          cwd=tmp_path)
+    err = done.stderr.decode()
+    after = err.split("== sqlndcg starts\n", 1)[-1].strip().splitlines()
+    assert done.returncode == 0 and "== sqlndcg starts" in err, err
+    assert after == [after[0]] and after[0].startswith("sqlndcg: error: run table 'no_such_run'"), err
+
+
+def test_spark_query_loggers_are_quiet_only_during_sqlndcg(spark):
+    """With the shared session: pyspark's query loggers record nothing while sqlndcg refuses a missing table, and
+    are as the user left them afterwards."""
+    import logging
+
+    from sqlndcg.run.engines.spark_engine import _query_loggers
+
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    loggers = _query_loggers()
+    keep = Keep()
+    for logger in loggers:
+        logger.addHandler(keep)
+    try:
+        with pytest.raises(InputError, match="run table 'no_such_run': no table or view of that name"):
+            sqlndcg.evaluate("no_such_run", "no_such_judgments", ["ndcg@10"], con=spark)
+        assert records == []
+        assert [logger.disabled for logger in loggers] == [False] * len(loggers)
+    finally:
+        for logger in loggers:
+            logger.removeHandler(keep)

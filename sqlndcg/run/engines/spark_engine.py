@@ -3,7 +3,51 @@ The same SQL runs on a local session, a cluster or Databricks; tables are the me
 
 from __future__ import annotations
 
+import logging
+import threading
+from contextlib import contextmanager
+
 from .base import Engine, MissingRelation, classify
+
+#: The Python loggers pyspark (4 and later) writes a failed query to, with the JVM's stack trace, before it raises
+#: the error: a missing table printed that ahead of sqlndcg's one-line message. They are disabled while sqlndcg
+#: talks to Spark, and only then (restored after, whatever the user set); the JVM's log4j level is not touched
+#: (SparkContext.setLogLevel is global and overrides the user's log settings).
+QUERY_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+_quiet_lock = threading.Lock()
+_quiet_depth = 0
+_quiet_saved: list[tuple[logging.Logger, bool]] = []
+
+
+def _query_loggers() -> list[logging.Logger]:
+    """The loggers as pyspark makes them (a PySparkLogger: a plain logger of that name would break its calls)."""
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pyspark 3 logs no query context
+        return []
+    return [PySparkLogger.getLogger(name) for name in QUERY_LOGGERS]
+
+
+@contextmanager
+def quiet():
+    """pyspark's query loggers off for the block; nested and concurrent blocks (threads) restore them once, when the
+    last one ends."""
+    global _quiet_depth, _quiet_saved
+    with _quiet_lock:
+        if _quiet_depth == 0:
+            _quiet_saved = [(logger, logger.disabled) for logger in _query_loggers()]
+            for logger, _ in _quiet_saved:
+                logger.disabled = True
+        _quiet_depth += 1
+    try:
+        yield
+    finally:
+        with _quiet_lock:
+            _quiet_depth -= 1
+            if _quiet_depth == 0:
+                for logger, disabled in _quiet_saved:
+                    logger.disabled = disabled
+                _quiet_saved = []
 
 
 class SparkEngine(Engine):
@@ -18,20 +62,24 @@ class SparkEngine(Engine):
         self._cached = {}
 
     def fetch(self, sql):
-        df = self.con.sql(sql)
-        return list(df.columns), [tuple(r) for r in df.collect()]
+        with quiet():
+            df = self.con.sql(sql)
+            return list(df.columns), [tuple(r) for r in df.collect()]
 
     def execute(self, sql):
-        self.con.sql(sql)
+        with quiet():
+            self.con.sql(sql)
 
     def fetch_arrow(self, sql):
-        return self.con.sql(sql).toArrow()
+        with quiet():
+            return self.con.sql(sql).toArrow()
 
     def columns(self, relation_sql):
         from pyspark.errors import AnalysisException
 
         try:
-            schema = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0").schema
+            with quiet():
+                schema = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0").schema
         except AnalysisException as exc:
             if "TABLE_OR_VIEW_NOT_FOUND" in str(exc):
                 raise MissingRelation(str(exc)) from None
@@ -45,21 +93,23 @@ class SparkEngine(Engine):
     def register(self, name, frame):
         from pyspark.sql import DataFrame
 
-        if not isinstance(frame, DataFrame):
-            try:
-                frame = self.con.createDataFrame(frame)
-            except Exception as exc:
-                super().register(name, frame)
-                raise exc
-        frame.createOrReplaceTempView(name)
+        with quiet():
+            if not isinstance(frame, DataFrame):
+                try:
+                    frame = self.con.createDataFrame(frame)
+                except Exception as exc:
+                    super().register(name, frame)
+                    raise exc
+            frame.createOrReplaceTempView(name)
 
     def unregister(self, name):
         self.con.catalog.dropTempView(name)
 
     def materialize(self, name, sql):
-        df = self.con.sql(sql).cache()
-        df.count()
-        df.createOrReplaceTempView(name.strip("`"))
+        with quiet():
+            df = self.con.sql(sql).cache()
+            df.count()
+            df.createOrReplaceTempView(name.strip("`"))
         self._cached[name] = df
 
     def drop(self, name):
