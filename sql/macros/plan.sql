@@ -11,13 +11,15 @@
 {{ return(columns | map(attribute='name') | list) }}
 {%- endmacro -%}
 
+{#- needed: (role, column name, the setting that names it) for each column an input must have; a missing one is
+    refused naming that setting (the command line shows it as its flag). -#}
 {%- macro _require_columns(label, columns, needed) -%}
 {%- set names = sqlndcg._column_names(columns) -%}
-{%- for role, name in needed if name not in names -%}
+{%- for role, name, setting in needed if name not in names -%}
   {%- set close = [] -%}
   {%- for c in names if c | lower == name | lower -%}{%- do close.append(c) -%}{%- endfor -%}
   {%- set hint = (' (did you mean ' ~ sqlndcg._show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
-  {{ sqlndcg._fail('input', label ~ ' has no ' ~ role ~ ' column ' ~ sqlndcg._show(name) ~ hint ~ '; its columns are ' ~ sqlndcg._show(names) ~ '. Name the right one with the matching setting (query_id=, doc_id=, score=, rank=, rel=, group_by=).') }}
+  {{ sqlndcg._fail('input', label ~ ' has no ' ~ role ~ ' column ' ~ sqlndcg._show(name) ~ hint ~ '; its columns are ' ~ sqlndcg._show(names) ~ '. Name the right one with ' ~ setting ~ '=.') }}
 {%- endfor -%}
 {%- endmacro -%}
 
@@ -50,7 +52,7 @@
 {%- set has_score = cols.score is not none and cols.score in run_names -%}
 {%- set has_rank = cols.rank is not none and cols.rank in run_names -%}
 {%- if spec.ties == 'rank' and not has_rank -%}
-  {{ sqlndcg._require_columns(run.label, run.columns, [('rank', cols.rank)]) }}
+  {{ sqlndcg._require_columns(run.label, run.columns, [('rank', cols.rank, 'rank')]) }}
 {%- endif -%}
 {%- if not has_score and not has_rank -%}
   {%- set wanted, close = [], [] -%}
@@ -81,10 +83,10 @@
 {%- set cols = spec_out.columns -%}
 {%- set score, rank = cols.score, cols.rank -%}
 {%- set judgment_names = sqlndcg._column_names(judgments.columns) -%}
-{%- set needed_run = [('query id', cols.query_id), ('document id', cols.doc_id)] -%}
-{%- for g in spec.group_by -%}{%- do needed_run.append(('group_by', g)) -%}{%- endfor -%}
+{%- set needed_run = [('query id', cols.query_id, 'query_id'), ('document id', cols.doc_id, 'doc_id')] -%}
+{%- for g in spec.group_by -%}{%- do needed_run.append(('group_by', g, 'group_by')) -%}{%- endfor -%}
 {{ sqlndcg._require_columns(run.label, run.columns, needed_run) }}
-{{ sqlndcg._require_columns(judgments.label, judgments.columns, [('query id', cols.judgments_query_id), ('document id', cols.judgments_doc_id), ('rel', cols.rel)]) }}
+{{ sqlndcg._require_columns(judgments.label, judgments.columns, [('query id', cols.judgments_query_id, 'judgments_query_id'), ('document id', cols.judgments_doc_id, 'judgments_doc_id'), ('rel', cols.rel, 'rel')]) }}
 {{ sqlndcg._require_types(run.label, run.columns, [score or rank], [cols.query_id, cols.doc_id]) }}
 {{ sqlndcg._require_types(judgments.label, judgments.columns, [cols.rel], [cols.judgments_query_id, cols.judgments_doc_id]) }}
 {%- set shared = [] -%}

@@ -17,7 +17,7 @@
   {%- set hint = (' (did you mean ' ~ sqlndcg._show(close[0]) ~ '? names are case-sensitive)') if close else '' -%}
   {{ sqlndcg._fail('input', weights.label ~ ' has no weight column ' ~ sqlndcg._show(weight_column) ~ hint ~ '; its columns are ' ~ sqlndcg._show(names) ~ '. Name the right one with weight_column= (sqlndcg compare: --weight-column)') }}
 {%- endif -%}
-{{ sqlndcg._require_columns(weights.label, weights.columns, [('query id', query_column), ('weight', weight_column)]) }}
+{{ sqlndcg._require_columns(weights.label, weights.columns, [('query id', query_column, 'query_id'), ('weight', weight_column, 'weight_column')]) }}
 {{ sqlndcg._require_types(weights.label, weights.columns, [weight_column], [query_column]) }}
 {%- set groups = [] -%}
 {%- for g in p.groups if g.name in names -%}

@@ -17,6 +17,7 @@ import argparse
 import io
 import json
 import os
+import re
 import sys
 
 from .. import __version__
@@ -212,7 +213,9 @@ def _emit(args, results) -> None:
 def _explain_file(exc: SqlndcgError, args) -> str:
     """A file that could not be read: say which formats exist and how to choose one."""
     text = str(exc)
-    if " file " in text and ("cannot be read" in text or "has no " in text or "its columns are" in text):
+    # a file read in the wrong format: unreadable, or read as one column or as columns DuckDB had to name itself
+    misread = re.search(r"its columns are \['[^']*'\]|'column0", text) is not None
+    if " file " in text and ("cannot be read" in text or "has no rows" in text or misread):
         text += (f" (formats: {', '.join(FILE_FORMATS)}; the suffix decides, .txt and others are sniffed as TREC, "
                  "then TSV/CSV; choose one with --run-format / --judgments-format)")
     return text

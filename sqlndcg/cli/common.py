@@ -151,13 +151,46 @@ def gain_flag(text: str):
     return gains
 
 
+#: Keywords of the Python API, besides the settings, that messages name as the fix: their command-line flags.
+KEYWORD_FLAGS = {"weight_column": "--weight-column", "query_weights": "--query-weights", "partitions": "--partitions",
+                 "memory_limit": "--memory-limit", "temp_directory": "--temp-directory", "seed": "--seed",
+                 "bootstrap": "--bootstrap", "permutations": "--permutations", "resamples": "--resamples",
+                 "correction": "--correction", "baseline": "--baseline"}
+
+
+def _flag_for(keyword: str) -> str | None:
+    declared = _declared()
+    return flag_of(keyword, declared[keyword]) if keyword in declared else KEYWORD_FLAGS.get(keyword)
+
+
+def _in_metric(message: str, at: int) -> bool:
+    """Whether position ``at`` is inside a metric's parameters (``P(rel=2)@5``, ``rbp(p=0.8, rel=2)``): the
+    innermost open parenthesis before it follows a name."""
+    depth = 0
+    for i in range(at - 1, -1, -1):
+        if message[i] == ")":
+            depth += 1
+        elif message[i] == "(":
+            if depth == 0:
+                return i > 0 and (message[i - 1].isalnum() or message[i - 1] == "_")
+            depth -= 1
+    return False
+
+
 def flag_named(message: str) -> str:
-    """A setting error as the command line reads it: the keyword it starts with becomes the flag that gives it
-    ("threshold=0: must be positive" -> "--threshold=0: must be positive")."""
-    found = re.match(r"(\w+)(?==| must )", message)
-    if found and found.group(1) in _declared():
-        return flag_of(found.group(1), _declared()[found.group(1)]) + message[found.end(1):]
-    return message
+    """A message as the command line reads it: each keyword it names as a fix becomes the flag that gives it
+    ("threshold=0: must be positive" -> "--threshold=0: must be positive"; "Name the right one with query_id=."
+    -> "... with --query-id-column."), but never a metric's own parameter (``P(rel=2)@5``)."""
+    def swap(found) -> str:
+        flag = _flag_for(found.group(2))
+        if flag is None or _in_metric(message, found.start(2)):
+            return found.group(0)
+        return found.group(1) + flag
+
+    # only where a fix is named ("with x=", "use x=", "or x=", "set x="), never in a row shown (query_id='q1')
+    message = re.sub(r"(^|\b(?:[Ww]ith|[Uu]se|[Oo]r|[Ss]et|[Gg]ive) \(?)(\w+)(?==)", swap, message)
+    message = re.sub(r"(--[\w-]+)=(?=[.,;)\s]|$)", r"\1", message)  # "with --query-id-column." (no value given)
+    return re.sub(r"^(\w+)(?= must )", lambda f: _flag_for(f.group(1)) or f.group(1), message)
 
 
 def add_memory_flags(parser) -> None:
@@ -209,8 +242,7 @@ def run_verb(body: Callable, args, explain: Callable[[SqlndcgError, object], str
     except SqlndcgError as exc:
         if debug:
             raise
-        if isinstance(exc, SettingError):
-            exc = type(exc)(flag_named(str(exc)))
+        exc = type(exc)(flag_named(str(exc)))  # the fix in the command line's words
         print(f"sqlndcg: error: {explain(exc, args) if explain else exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (| head): nothing more to say

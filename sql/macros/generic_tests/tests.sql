@@ -86,7 +86,7 @@ SELECT 1 AS problem WHERE 1 = 0
 {%- if execute -%}
 {%- set spec = sqlndcg._spec(['ndcg'], kwargs) -%}
 {%- set columns = sqlndcg._relation_columns(model) -%}
-{{ sqlndcg._require_columns('judgments relation ' ~ model, columns, [('query id', spec.columns.judgments_query_id), ('document id', spec.columns.judgments_doc_id), ('rel', spec.columns.rel)]) }}
+{{ sqlndcg._require_columns('judgments relation ' ~ model, columns, [('query id', spec.columns.judgments_query_id, 'judgments_query_id'), ('document id', spec.columns.judgments_doc_id, 'judgments_doc_id'), ('rel', spec.columns.rel, 'rel')]) }}
 {%- set shared = [] -%}
 {%- for g in spec.group_by if g in sqlndcg._column_names(columns) -%}{%- do shared.append(g) -%}{%- endfor -%}
 {{ sqlndcg._problem_rows(model, sqlndcg._input_checks('judgments', spec, columns, shared), 'judgments relation ' ~ model) }}
