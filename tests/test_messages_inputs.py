@@ -100,6 +100,15 @@ def test_mixed_line_ends_are_named_with_the_fix(files, rows):
         evaluate_py("mixed.csv", files)
 
 
+@pytest.mark.parametrize("chunk", [1, 2, 3, 1 << 20])
+def test_mixed_line_ends_are_told_from_one_kind_across_chunk_boundaries(tmp_path, chunk):
+    from sqlndcg.run.engines.duckdb_engine import mixed_line_ends
+
+    for body, mixed in ((b"a,b\r\nc,d\r\n", False), (b"a,b\nc,d\n", False), (b"a,b\r\nc,d\ne,f\r\n", True)):
+        (tmp_path / "f.csv").write_bytes(body)
+        assert mixed_line_ends(str(tmp_path / "f.csv"), chunk) is mixed, (body, chunk)
+
+
 def test_a_readable_csv_still_evaluates(files):
     code, err = evaluate_cli("r.csv", files)
     assert code == 0, err

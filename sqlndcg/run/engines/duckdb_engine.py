@@ -134,6 +134,9 @@ _CSV_FIELDS = {
 }
 
 
+_BARE_LF = re.compile(rb"(?<!\r)\n")
+
+
 def mixed_line_ends(path: str, chunk: int = 1 << 20) -> bool:
     """Whether a file has both CRLF and bare LF line ends: read in chunks, stopping once both are seen."""
     crlf = lf = False
@@ -146,7 +149,7 @@ def mixed_line_ends(path: str, chunk: int = 1 << 20) -> bool:
                     break
                 text = last + block
                 crlf = crlf or b"\r\n" in text
-                lf = lf or re.search(rb"(?<!\r)\n", text[1:] if last else text) is not None
+                lf = lf or _BARE_LF.search(text, len(last)) is not None  # the lookbehind sees `last`
                 last = block[-1:]
     except OSError:
         return False
