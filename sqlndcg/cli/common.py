@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 
 from .. import __version__
 from ..errors import SettingError, SqlndcgError
+from .progress import shown
 
 
 def _declared() -> dict[str, dict]:
@@ -234,7 +235,8 @@ def run_verb(body: Callable, args, explain: Callable[[SqlndcgError, object], str
     ``sqlndcg: interrupted`` and 130 on Ctrl-C. ``explain`` may add a hint to a sqlndcg error's message."""
     debug = getattr(args, "debug", False)
     try:
-        status = body(args)
+        with shown(getattr(args, "command", "")):  # a progress line on a terminal, for work over a few seconds
+            status = body(args)
         return 0 if status is None else status
     except KeyboardInterrupt:  # Ctrl-C: what the shell expects (128 + SIGINT), one line, no traceback
         print("sqlndcg: interrupted", file=sys.stderr)

@@ -49,8 +49,8 @@ def _shown(text: str, secrets_of: str | None = None) -> str:
 
 def open_database(text: str | None, *, progress: bool | None = None, memory_limit: str | None = None,
                   temp_directory: str | None = None):
-    """A connection for ``--database``; None opens a new in-memory DuckDB. DuckDB's progress bar shows on long work
-    only when someone is watching (stdout and stderr are terminals), unless ``progress`` says otherwise. A DuckDB
+    """A connection for ``--database``; None opens a new in-memory DuckDB. DuckDB's own progress bar is off unless
+    ``progress`` asks for it: the command line shows one progress line of its own (sqlndcg.cli.progress). A DuckDB
     connection spills into ``temp_directory`` or else a private temporary directory (removed with the connection),
     bounded in size; never into the current directory."""
     if (memory_limit or temp_directory) and text and "://" in text:
@@ -101,6 +101,6 @@ def open_database(text: str | None, *, progress: bool | None = None, memory_limi
     if scratch:
         weakref.finalize(con, shutil.rmtree, scratch, True)
         atexit.register(shutil.rmtree, scratch, True)
-    show = progress if progress is not None else (sys.stdout.isatty() and sys.stderr.isatty())
+    show = bool(progress)  # the command line shows its own progress line (sqlndcg.cli.progress), one display
     con.execute(f"SET enable_progress_bar = {'true' if show else 'false'}")
     return con

@@ -23,6 +23,7 @@ from ..stats import paired
 from ..stats.methods import BOOTSTRAPS, CORRECTIONS
 from ..core import render
 from ..run import sources
+from ..run.progress import announce
 from ..run.session import Session
 from ..stats import distributions as stats
 from ..errors import InputError, SettingError
@@ -366,6 +367,7 @@ def compare(
         systems = sorted({r[system] for r in result.per_query.to_dicts()}, key=_query_key)
         _check_baseline(baseline, systems, system)
         plan, weights = prepared.plan, prepared.weights_plan
+        announce(f"pairing {len(systems)} systems' queries")
         table_columns, table_rows = ses.fetch(ses.render("_paired_sql", name, plan, system, str(baseline), weights))
         diff_columns, diff_rows = ses.fetch(ses.render("_paired_differences_sql", name, plan, system, str(baseline),
                                                        weights))

@@ -13,6 +13,7 @@ from ..run import checks
 from ..core import render
 from ..run import sources
 from ..run.engines import Engine
+from ..run.progress import announce
 from ..run.session import Session
 from ..errors import DataError, EmptyQueryError, InputError, ResourceError, SettingError
 from ..present.results import FormattedSQL, Result, Table
@@ -185,6 +186,7 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     ses = Session.of(ses)
     eng = ses.eng
     partitions = _checked_partitions(eng, partitions)
+    announce("reading and checking the inputs")
     run_src = ses.resolve(run, "run", run_format)
     judgment_src = ses.resolve(judgments, "judgments", judgments_format)
     ses.register(run_src, judgment_src)
@@ -310,6 +312,9 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
     ses.register(*prepared.sources)
     _refuse_huge_result(eng, plan, max_result_rows)
+    n = len(plan["metrics"])
+    announce(f"computing {n} metric{'s' if n != 1 else ''}"
+             + (f" in {prepared.partitions} passes" if prepared.partitions > 1 else ""))
     with ses.explained("could not evaluate the inputs"):
         first, *rest = prepared.pass_sqls
         ses.materialize(name, first)
@@ -323,6 +328,8 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
         _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
     per_query = _fetch(ses, ses.render("sqlndcg_select_all", name, identity), settings)
     # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
+    if summary:
+        announce("summarising")
     summary = (_fetch(ses, ses.render("_summary_sql", name, plan, prepared.weights_plan, True), settings) if summary
                else Table([], (), settings))
     if per_query_table is None:
