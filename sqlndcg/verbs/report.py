@@ -98,13 +98,14 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
         f"t interval and bootstrap interval of that mean; p (t): paired t test; p (perm): paired randomization test, "
         f"{s['permutations']} random sign flips from seed {s['seed']} (exact when 2^pairs &le; that); both adjusted "
         f"by {html.escape(adjusted)} over the {len(comparison.table)} comparisons. W/T/L: queries where the system "
-        "is above / equal to / below the baseline. See docs/compare.md.</p>")
+        "is above / equal to / below the baseline. d_z: the effect size, the mean difference over the standard "
+        "deviation of the per-query differences. See docs/compare.md.</p>")
     columns = [*strata, system, "metric", "pairs", "baseline_mean", "mean", "difference", "t_low", "t_high",
-               "bootstrap_low", "bootstrap_high", "relative_change", "t_p", "t_p_adjusted", "randomization_p",
-               "randomization_p_adjusted", "wins", "ties", "losses", "only_baseline", "only_system",
+               "bootstrap_low", "bootstrap_high", "relative_change", "effect_size", "t_p", "t_p_adjusted",
+               "randomization_p", "randomization_p_adjusted", "wins", "ties", "losses", "only_baseline", "only_system",
                "missing_from_run"]
     headers = [*strata, system, "metric", "pairs", f"mean ({s['baseline']})", "mean", "difference", "t low", "t high",
-               "bootstrap low", "bootstrap high", "relative change", "p (t)", f"p (t, {adjusted})", "p (perm)",
+               "bootstrap low", "bootstrap high", "relative change", "d_z", "p (t)", f"p (t, {adjusted})", "p (perm)",
                f"p (perm, {adjusted})", "wins", "ties", "losses", "baseline only", "system only", "missing from run"]
     parts.append(html_table(comparison.table, columns, headers))
     parts.append("<pre>" + html.escape(comparison.text().split("\n", 1)[0]) + "</pre>")
