@@ -54,3 +54,13 @@ def test_a_missing_column_names_the_flag_for_the_input_that_lacks_it(tmp_path):
 def test_the_python_api_keeps_its_keywords():
     with pytest.raises(sqlndcg.errors.InputError, match=r"Name the right one with query_id=\.$"):
         sqlndcg.evaluate(sqlndcg.example("run"), sqlndcg.example("qrels"), query_id="qid", group_by="tag")
+
+
+def test_compare_without_the_system_column_names_the_system_flag():
+    run, qrels = sqlndcg.example("run"), sqlndcg.example("qrels")
+    done = _cli("compare", "--run", run, "--judgments", qrels, "-m", "ndcg@5")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "has no system column 'system'" in done.stderr
+    assert done.stderr.rstrip().endswith("Name the right one with --system.")
+    with pytest.raises(sqlndcg.errors.InputError, match=r"has no system column 'system'.*with system=\.$"):
+        sqlndcg.compare(run, qrels, ["ndcg@5"])

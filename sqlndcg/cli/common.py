@@ -156,7 +156,7 @@ def gain_flag(text: str):
 KEYWORD_FLAGS = {"weight_column": "--weight-column", "query_weights": "--query-weights", "partitions": "--partitions",
                  "memory_limit": "--memory-limit", "temp_directory": "--temp-directory", "seed": "--seed",
                  "bootstrap": "--bootstrap", "permutations": "--permutations", "resamples": "--resamples",
-                 "correction": "--correction", "baseline": "--baseline"}
+                 "correction": "--correction", "baseline": "--baseline", "system": "--system"}
 
 
 def _flag_for(keyword: str) -> str | None:

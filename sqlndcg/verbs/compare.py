@@ -237,6 +237,17 @@ def _systems_input(ses: Session, runs, system: str, run_format) -> tuple[sources
     return run, union
 
 
+def _system_missing(exc: InputError, system: str) -> InputError:
+    """The system column is a group column of the evaluation, named by compare's own keyword: a run without it is
+    told to name it with system= (the command line: --system), not group_by=."""
+    missing = f" has no group_by column {system!r}"
+    text = str(exc)
+    if missing not in text:
+        return exc
+    return InputError(text.replace(missing, f" has no system column {system!r}")
+                      .replace("Name the right one with group_by=.", "Name the right one with system=."))
+
+
 def _query_key(value):
     """Query ids sort by type, then value, so integer and text ids both give one fixed order."""
     return (type(value).__name__, value)
@@ -356,8 +367,11 @@ def compare(
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
     with Session(con, dialect) as ses:
         run, union_sql = _systems_input(ses, runs, system, run_format)
-        prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
-                                  query_weights=query_weights, weight_column=weight_column)
+        try:
+            prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
+                                      query_weights=query_weights, weight_column=weight_column)
+        except InputError as exc:
+            raise _system_missing(exc, system) from None
         ses.render("_compare_parts", prepared.plan, system, prepared.weights_plan)
         shown = _standalone_sql(ses, prepared, union_sql, system, baseline)
         # The per-query table stays for the paired statements, which read it without computing the metrics twice.
