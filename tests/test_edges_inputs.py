@@ -128,7 +128,7 @@ def test_a_nan_or_infinite_rank_is_refused_on_spark(spark):
 
 def test_every_measure_parameter_declares_a_domain_that_holds_its_default():
     with_params = {kind for kind, about in MEASURES.items() if about["params"]}
-    assert with_params == {"rbp", "iprec_at_recall", "rprec_mult", "utility", "set_f"}
+    assert with_params == {"rbp", "iprec_at_recall", "rprec_mult", "utility", "set_f", "err"}
     for kind in with_params:
         about = MEASURES[kind]
         assert set(about["domains"]) == set(about["params"]), kind
@@ -143,10 +143,11 @@ OUTSIDE = [
     ("rprec_mult(x=0)", "x > 0"), ("rprec_mult(x=-1)", "x > 0"),
     ("set_f(beta=-0.000001)", "beta >= 0"),
     ("utility(n=-1)", "n >= 0, a whole number"), ("utility(n=2.5)", "n >= 0, a whole number"),
+    ("err(max_grade=-1)", "0 <= max_grade <= 1000"), ("err(max_grade=1001)", "0 <= max_grade <= 1000"),
 ]
 INSIDE = ["rbp(p=0.000001)", "rbp(p=0.999999)", "iprec_at_recall(recall=0)", "iprec_at_recall(recall=1)",
           "rprec_mult(x=0.000001)", "rprec_mult(x=1000)", "set_f(beta=0)", "utility(n=0)", "utility(n=1000000)",
-          "utility(a=-3,b=2.5,c=-1e300,d=7)"]
+          "utility(a=-3,b=2.5,c=-1e300,d=7)", "err(max_grade=0)", "err(max_grade=1000)"]
 
 
 @pytest.mark.parametrize("metric,domain", OUTSIDE)
