@@ -18,17 +18,7 @@ judgment_rows AS (
 {{ sqlndcg._per_query_top_grade(p, f, none) }},
 {%- endif %}
 {{ sqlndcg._per_query_labels(p, f) }},
-{%- if f.join_first %}
-{{ sqlndcg._per_query_labelled(p, f) }},
-{%- endif %}
-{%- if f.cut %}
-{{ sqlndcg._per_query_cut(p, f) }},
-{%- endif %}
-{{ sqlndcg._per_query_ranked(p, f) }},
-{%- if f.refilter %}
-{{ sqlndcg._per_query_refiltered(p, f) }},
-{%- endif %}
-{{ sqlndcg._per_query_top_ranked(p, f) }}
+{{- sqlndcg._per_query_ranking(p, f) }}
 SELECT t._q AS _q, t._d AS _d, t._pos AS _pos, l._rel AS _rel, COALESCE(l._gain, 0) AS _gain
 FROM top_ranked AS t
 LEFT JOIN labels AS l

@@ -63,17 +63,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {{ sqlndcg._per_query_labels(p, f) }},
 {{ sqlndcg._per_query_judged_queries(p, f) }},
 {{ sqlndcg._per_query_run_queries(p, f) }},
-{%- if f.join_first %}
-{{ sqlndcg._per_query_labelled(p, f) }},
-{%- endif %}
-{%- if f.cut %}
-{{ sqlndcg._per_query_cut(p, f) }},
-{%- endif %}
-{{ sqlndcg._per_query_ranked(p, f) }},
-{%- if f.refilter %}
-{{ sqlndcg._per_query_refiltered(p, f) }},
-{%- endif %}
-{{ sqlndcg._per_query_top_ranked(p, f) }},
+{{- sqlndcg._per_query_ranking(p, f) }},
 {%- if f.needs_ideal %}
 {{ sqlndcg._per_query_ideal(p, f) }},
 {%- endif %}
@@ -93,6 +83,23 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {{ sqlndcg._per_query_scored_queries(p, f, bucket) }}
 {{ sqlndcg._per_query_result(p, f, ordered) }}
 {%- endif -%}
+{%- endmacro -%}
+
+
+{#- The ranking stages, from the labels to each list's ranked top (labelled, cut, ranked, refiltered,
+    top_ranked): one chain, which explain.sql reads too, so its positions are the statement's. -#}
+{%- macro _per_query_ranking(p, f) -%}
+{%- if f.join_first %}
+{{ sqlndcg._per_query_labelled(p, f) }},
+{%- endif %}
+{%- if f.cut %}
+{{ sqlndcg._per_query_cut(p, f) }},
+{%- endif %}
+{{ sqlndcg._per_query_ranked(p, f) }},
+{%- if f.refilter %}
+{{ sqlndcg._per_query_refiltered(p, f) }},
+{%- endif %}
+{{ sqlndcg._per_query_top_ranked(p, f) }}
 {%- endmacro -%}
 
 
