@@ -73,10 +73,10 @@ def battery():
 MEASURES = {"ndcg_cut_10": "ndcg@10", "P_5": "p@5", "map": "ap", "recip_rank": "rr", "ndcg": "ndcg"}
 
 
-def pytrec(run, qrels, system):
+def pytrec(run, qrels, system, grade=None):
     """pytrec_eval on the system's run, and on judgments augmented with every document it retrieved that has no
-    label >= 0, at the largest label."""
-    top = max(r for _, _, r in qrels)
+    label >= 0, at the largest label (or at ``grade``)."""
+    top = max(r for _, _, r in qrels) if grade is None else grade
     plain, augmented = {}, {}
     for q, d, r in qrels:
         plain.setdefault(q, {})[d] = int(r)
@@ -108,6 +108,28 @@ def test_upper_equals_pytrec_eval_on_augmented_judgments():
                 checked += 1
     assert checked > 50
     assert any(got[k]["ndcg@10_upper"] > got[k]["ndcg@10"] for k in got)
+
+
+@pytest.mark.parametrize("grade", [1, 2, 5])
+def test_a_stated_grade_for_the_unjudged_documents(grade):
+    """unjudged_grade=g: the upper bound as if every retrieved unjudged document were judged g (here 1 and 2, below
+    the judgments' largest label 3, and 5, above it), against pytrec_eval on judgments augmented at g."""
+    run, qrels = battery()
+    res = sqlndcg.evaluate(*frames(run, qrels), metrics=list(MEASURES.values()), group_by="system",
+                           preset="trec_eval", unjudged_bounds=True, unjudged_grade=grade)
+    got = rows(res)
+    for system in ("A", "B"):
+        _, upper = pytrec(run, qrels, system, grade)
+        for q in upper:
+            for trec, ours in MEASURES.items():
+                assert got[(system, q)][ours + "_upper"] == pytest.approx(upper[q][trec], abs=1e-12), (system, q)
+    assert res.settings["unjudged_grade"] == grade
+
+
+def test_a_stated_grade_needs_the_bounds():
+    with pytest.raises(sqlndcg.SettingError, match="unjudged_grade=2 is the label of the upper bounds: it applies "
+                                                   "with unjudged_bounds=True"):
+        sqlndcg.evaluate(*frames(*battery()), metrics=["ndcg@10"], group_by="system", unjudged_grade=2)
 
 
 def test_judged_only_leaves_nothing_to_bound():

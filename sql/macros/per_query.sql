@@ -171,7 +171,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
   'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running, 'before': before,
   'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops,
-  'needs_top_grade': 0 in cascade_tops or p.get('upper', false),
+  'needs_top_grade': 0 in cascade_tops or (p.get('upper', false) and p.get('unjudged_grade') is none),
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), p.order_by),
 }) }}
 {%- endmacro -%}
@@ -885,7 +885,7 @@ ORDER BY {% for k in keys %}lo.{{ k }}{% if not loop.last %}, {% endif %}{% endf
 
 {#- The upper bound's judgments (internal names, every group a judgments column): each judgment for each group of
     the run, but a negative label the group retrieved, and each retrieved document without a label >= 0 at the
-    largest label (top_grade). -#}
+    largest label (top_grade), or at unjudged_grade when it is given. -#}
 {%- macro _per_query_upper_rows(p, f, bucket) -%}
 {%- set only = p.judged_plan.groups | rejectattr('shared') | list -%}
 retrieved AS (
@@ -907,11 +907,13 @@ upper_rows AS (
     ON r._q = e._q AND r._d = e._d{% for g in p.groups %} AND r.{{ g.alias }} = e.{{ g.alias }}{% endfor %}
   WHERE e._rel >= 0 OR COALESCE(r._hit, 0) = 0
   UNION ALL
-  SELECT {% for g in p.groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, tg._top AS _rel
+  SELECT {% for g in p.groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, {{ 'tg._top' if p.get('unjudged_grade') is none else 'CAST(' ~ sqlndcg._number(p.unjudged_grade) ~ ' AS ' ~ sqlndcg.double() ~ ')' }} AS _rel
   FROM retrieved AS r
   LEFT JOIN (SELECT {{ f.g_cols }}_q, _d, _hit FROM judged_everywhere WHERE _rel >= 0) AS e
     ON e._q = r._q AND e._d = r._d{% for g in p.groups %} AND e.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+  {%- if p.get('unjudged_grade') is none %}
   CROSS JOIN top_grade AS tg
+  {%- endif %}
   WHERE COALESCE(e._hit, 0) = 0
   {%- endif %}
 )

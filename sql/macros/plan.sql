@@ -207,6 +207,7 @@
   'labels': spec.get('labels', 'as_given'),
   'depth': spec.get('depth'),
   'judged_only': spec.get('judged_only', false),
+  'unjudged_grade': spec.get('unjudged_grade'),
   'iprec_reach': spec.get('iprec_reach', 'round'),
   'prune_k': (positive_k | max) if prune else none,
   'metrics': metrics,

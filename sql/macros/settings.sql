@@ -35,6 +35,8 @@
                   'help': 'drop unjudged documents from the lists before ranking (trec_eval -J)'},
   'unjudged_bounds': {'flag': true, 'default': false, 'recorded': 'when_changed',
                       'help': "add each metric's upper bound, <metric>_upper: its value were every retrieved unjudged document judged at the judgments' largest label (the metric itself is the lower bound)"},
+  'unjudged_grade': {'integer': true, 'default': none, 'recorded': 'when_changed',
+                     'help': "with unjudged_bounds: the label the upper bound gives each retrieved unjudged document (default: the judgments' largest label)"},
   'id_order': {'values': ['native', 'text'], 'default': 'native', 'recorded': 'when_changed',
                'help': 'how ties=doc_id compares ids: integers numerically and text in byte order, or every id as text in byte order (trec_eval)'},
   'iprec_reach': {'values': ['round', 'floor_plus_0.9'], 'default': 'round', 'recorded': 'when_changed',

@@ -442,6 +442,9 @@
 {%- if spec.threshold <= 0 -%}
   {{ sqlndcg._fail('setting', 'threshold=' ~ sqlndcg._number_text(spec.threshold) ~ ': must be positive (a document is relevant when rel >= threshold; unjudged documents count as rel 0, so threshold 0 would make them relevant)') }}
 {%- endif -%}
+{%- if spec.unjudged_grade is not none and not spec.unjudged_bounds -%}
+  {{ sqlndcg._fail('setting', 'unjudged_grade=' ~ spec.unjudged_grade ~ ' is the label of the upper bounds: it applies with unjudged_bounds=True') }}
+{%- endif -%}
 {{ sqlndcg._refuse_shadowed_outputs(spec) }}
 {%- set kinds = sqlndcg._metric_kinds() -%}
 {%- if spec.ties == 'average' -%}

@@ -109,6 +109,7 @@ class Plan(Outputs):
     labels: str
     depth: Optional[int]
     judged_only: bool
+    unjudged_grade: int | None
     iprec_reach: str
     prune_k: Optional[int]
 

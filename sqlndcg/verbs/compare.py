@@ -319,6 +319,7 @@ def compare(
     depth: int | None = None,
     judged_only: bool | None = None,
     unjudged_bounds: bool | None = None,
+    unjudged_grade: int | None = None,
     iprec_reach: str | None = None,
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
