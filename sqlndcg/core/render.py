@@ -219,13 +219,23 @@ def _environment():
 
 @lru_cache(maxsize=None)
 def _bytecode_cache():
-    """Jinja's own on-disk cache of compiled templates (a private per-user folder under the temporary directory,
-    keyed by the source's checksum and the Python version): compiling every file anew cost each new process far
-    more than rendering. None where that folder cannot be used: then every process compiles."""
+    """Jinja's own on-disk cache of compiled templates, in the user's cache folder ($XDG_CACHE_HOME or ~/.cache,
+    then sqlndcg/templates; $SQLNDCG_CACHE_DIR instead when set), keyed by each source's checksum and the Python
+    version: compiling every file anew cost each new process far more than rendering. None where no such folder
+    can be made (then every process compiles); SQLNDCG_CACHE_DIR="" turns it off."""
+    import os
+
     import jinja2
 
+    folder = os.environ.get("SQLNDCG_CACHE_DIR")
+    if folder is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = os.path.join(base, "sqlndcg", "templates")
+    if not folder:
+        return None
     try:
-        return jinja2.FileSystemBytecodeCache()
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        return jinja2.FileSystemBytecodeCache(folder)
     except (OSError, RuntimeError):
         return None
 
