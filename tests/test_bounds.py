@@ -224,3 +224,19 @@ def test_judgments_shared_by_a_group_column_are_augmented_within_that_group():
     # B d1: e (unjudged -> 7); ideal e 7, a 3 (c, unretrieved by B, keeps its -1)
     assert got[("B", "d1")] == (0.0, pytest.approx(7 / (7 + 3 * d2), abs=1e-12))
     assert got[("B", "d2")] == (0.0, 0.0)
+
+
+def test_compare_corrects_the_bounds_as_a_family_of_their_own():
+    """Comparing with unjudged_bounds adds the upper bounds' rows; they are adjusted among themselves, so the
+    metrics' adjusted p-values are those of the comparison without bounds."""
+    kw = dict(system="tag", baseline="bm25", permutations=200, resamples=100)
+    run, qrels = sqlndcg.example("run"), sqlndcg.example("qrels")
+    with_bounds = {r["metric"]: r for r in sqlndcg.compare(run, qrels, ["ndcg@5", "p@5"], unjudged_bounds=True,
+                                                           **kw).table.to_dicts()}
+    plain = {r["metric"]: r for r in sqlndcg.compare(run, qrels, ["ndcg@5", "p@5"], **kw).table.to_dicts()}
+    for metric in ("ndcg@5", "p@5"):
+        for column in ("t_p_adjusted", "randomization_p_adjusted"):
+            assert with_bounds[metric][column] == plain[metric][column]
+    uppers = [with_bounds[m] for m in ("ndcg@5_upper", "p@5_upper")]
+    from sqlndcg.stats import paired
+    assert [u["t_p_adjusted"] for u in uppers] == pytest.approx(paired.holm([u["t_p"] for u in uppers]), abs=0)

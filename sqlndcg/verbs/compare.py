@@ -391,8 +391,9 @@ def compare(
     compare_settings = {"system": system, "baseline": baseline, "strata": strata, "correction": correction,
                         "permutations": permutations, "seed": seed, "bootstrap": bootstrap, "resamples": resamples}
     differences = Table(tuple(diff_columns), tuple(tuple(r) for r in diff_rows), spec_settings)
+    bounds = {m["name"] for m in plan["metrics"] if "bound_of" in m}
     table = _statistics(table_columns, table_rows, differences, result.account, strata, system, baseline,
-                        compare_settings, spec_settings, weighted=weights is not None)
+                        compare_settings, spec_settings, weighted=weights is not None, bounds=bounds)
     return Comparison(table, differences, result.per_query, result.summary, result.account,
                       {**spec_settings, **compare_settings}, shown)
 
@@ -418,10 +419,11 @@ def _check_baseline(baseline, systems: list, system: str) -> None:
 
 
 def _statistics(columns, rows, differences: Table, account: Table, strata: list[str], system: str, baseline,
-                s: dict, spec_settings: dict, weighted: bool = False) -> Table:
+                s: dict, spec_settings: dict, weighted: bool = False, bounds=frozenset()) -> Table:
     """The SQL's paired table, with the p-values, bootstrap intervals and the correction added. Weighted: the t
     test on the SQL's weighted moments and effective n, the randomization test and bootstrap of the weighted mean
-    (queries of weight 0 take no part in them)."""
+    (queries of weight 0 take no part in them). ``bounds``: the metrics that are upper bounds (unjudged_bounds),
+    corrected as a family of their own, so describing the bounds never weakens the tests of the metrics."""
     by_test: dict[tuple, list[tuple]] = {}
     for r in differences.to_dicts():
         if r["difference"] is None:
@@ -467,8 +469,12 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
         rec["baseline_missing_from_run"] = missing.get(stratum + (str(baseline),))
         t_ps.append(rec["t_p"])
         perm_ps.append(rec["randomization_p"])
-    t_adjusted = _adjust(t_ps, s["correction"])
-    perm_adjusted = _adjust(perm_ps, s["correction"])
+    t_adjusted, perm_adjusted = [None] * len(records), [None] * len(records)
+    for family in ([i for i, r in enumerate(records) if r["metric"] not in bounds],
+                   [i for i, r in enumerate(records) if r["metric"] in bounds]):
+        for ps, adjusted in ((t_ps, t_adjusted), (perm_ps, perm_adjusted)):
+            for i, p in zip(family, _adjust([ps[i] for i in family], s["correction"]) if family else []):
+                adjusted[i] = p
     out_columns = tuple(strata) + (
         system, "baseline", "metric", "pairs", "effective_pairs", "baseline_mean", "mean", "difference",
         "difference_std", "t_low", "t_high", "bootstrap_low", "bootstrap_high", "bootstrap_method", "relative_change",
