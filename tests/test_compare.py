@@ -28,7 +28,7 @@ from sqlndcg.verbs.compare import compare, evaluate_systems
 from sqlndcg.errors import InputError, SettingError
 from sqlndcg.stats.intervals import bootstrap_summary, metric_range, with_bootstrap
 
-scipy_stats = pytest.importorskip("scipy.stats")
+import scipy.stats as scipy_stats
 
 RUN, QRELS = sqlndcg.example("run"), sqlndcg.example("qrels")
 METRICS = ["ndcg@5", "p@5", "map", "rr@10"]
@@ -136,7 +136,7 @@ def test_holm_matches_a_worked_example_and_statsmodels():
     # p = 0.01, 0.04, 0.03, 0.005. Sorted: 0.005 x 4 = 0.02; 0.01 x 3 = 0.03; 0.03 x 2 = 0.06; 0.04 x 1 = 0.04,
     # raised to 0.06 to keep the order. Adjusted, in the given order: 0.03, 0.06, 0.06, 0.02.
     assert paired.holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02], abs=1e-15)
-    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    import statsmodels.stats.multitest as multitest
     ps = [0.2, 0.001, 0.04, 0.04, 0.5, 0.012, 1.0]
     assert paired.holm(ps) == pytest.approx(list(multitest.multipletests(ps, method="holm")[1]), abs=1e-15)
     assert paired.bonferroni(ps) == pytest.approx(list(multitest.multipletests(ps, method="bonferroni")[1]))
@@ -337,7 +337,7 @@ def traffic(queries: int, seed: int = 5, days=None) -> pd.DataFrame:
 def weighted_reference(x, w):
     """docs/compare.md's weighted statistics in NumPy: weighted mean, reliability-weighted std, Kish's n_eff, the
     t interval and the t test on n_eff - 1 degrees of freedom."""
-    np = pytest.importorskip("numpy")
+    import numpy as np
     x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
     mean = np.average(x, weights=w)
     v1, v2 = w.sum(), (w ** 2).sum()
@@ -358,7 +358,7 @@ def weighted_pairs(c, system, metric, **groups):
 
 
 def test_weighted_comparison_equals_numpys_weighted_average_of_the_differences():
-    np = pytest.importorskip("numpy")
+    import numpy as np
     runs, qrels = synthetic(queries=30)
     weights = traffic(30)
     c = compare(runs, qrels, METRICS, baseline="bm25", query_weights=weights, permutations=500, resamples=500)
@@ -412,7 +412,7 @@ def test_equal_weights_give_the_unweighted_comparison_exactly(weight):
 
 
 def test_weights_per_stratum_weigh_each_days_pairs():
-    np = pytest.importorskip("numpy")
+    import numpy as np
     days = ["2026-11-01", "2026-11-02"]
     runs, qrels = synthetic(queries=10, systems=("a", "b"), days=days)
     weights = traffic(10, days=days)

@@ -15,8 +15,8 @@ from sqlndcg.verbs.gate import parse_gate
 
 from test_compare import synthetic
 
-scipy_stats = pytest.importorskip("scipy.stats")
-multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
+import scipy.stats as scipy_stats
+from statsmodels.stats.multitest import multipletests
 
 RUN, QRELS = sqlndcg.example("run"), sqlndcg.example("qrels")
 METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}

@@ -193,7 +193,7 @@ def test_text_score_column_shows_the_first_offending_row(files):
 def test_text_label_column_shows_the_first_offending_row(engine):
     import pandas as pd
 
-    con = None if engine == "duckdb" else pytest.importorskip("datafusion").SessionContext()
+    con = None if engine == "duckdb" else __import__("datafusion").SessionContext()
     run = pd.DataFrame({"query_id": ["q0", "q0"], "doc_id": ["d0", "d1"], "score": [1.0, 0.5]})
     judgments = pd.DataFrame({"query_id": ["q0", "q0"], "doc_id": ["d0", "d1"], "rel": ["1", "two"]})
     with pytest.raises(InputError, match=r"judgments \(DataFrame\): column 'rel' holds .* e.g. "
@@ -204,7 +204,7 @@ def test_text_label_column_shows_the_first_offending_row(engine):
 # -- DataFusion: sqlndcg's own errors keep their class ---------------------------------------------------------------
 
 def test_datafusion_engine_errors_never_catch_sqlndcg_errors():
-    datafusion = pytest.importorskip("datafusion")
+    import datafusion
     from sqlndcg.errors import EmptyQueryError
     from sqlndcg.run.engines import for_connection
 
@@ -218,7 +218,7 @@ def test_datafusion_engine_errors_never_catch_sqlndcg_errors():
 def test_datafusion_data_problems_are_data_errors():
     import pandas as pd
 
-    datafusion = pytest.importorskip("datafusion")
+    import datafusion
     ctx = datafusion.SessionContext()
     run = pd.DataFrame({"query_id": ["q0", "q0", "q1"], "doc_id": ["d0", "d0", "d1"], "score": [1.0, 0.5, 0.2]})
     judgments = pd.DataFrame({"query_id": ["q0", "q1"], "doc_id": ["d0", "d1"], "rel": [1, 0]})
@@ -255,7 +255,7 @@ spark.stop()
 def test_spark_missing_table_is_one_line_on_stderr(tmp_path):
     """A user's own local session (default log settings, as a user has them): after the session starts, stderr
     holds sqlndcg's line only, not pyspark's query log with the JVM's stack trace."""
-    pytest.importorskip("pyspark")
+    import pyspark  # noqa: F401  (the test extra has it; missing is a failure)
     done = subprocess.run([sys.executable, "-c", SPARK_MISSING_TABLE], capture_output=True, timeout=600,
                           cwd=tmp_path)
     err = done.stderr.decode()

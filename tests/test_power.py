@@ -17,8 +17,8 @@ from sqlndcg.cli import main as cli_main
 from sqlndcg.errors import SettingError
 from sqlndcg.stats.power import detectable_effect, nct_cdf, power, queries_needed
 
-scipy_stats = pytest.importorskip("scipy.stats")
-TTestPower = pytest.importorskip("statsmodels.stats.power").TTestPower
+import scipy.stats as scipy_stats
+from statsmodels.stats.power import TTestPower
 
 RUN, QRELS = sqlndcg.example("run"), sqlndcg.example("qrels")
 EFFECTS = [0.05, 0.2, 0.5, 1.0, 1.5]

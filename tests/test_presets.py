@@ -102,7 +102,7 @@ IRM = {"ndcg@5": "nDCG@5", "ndcg@10": "nDCG@10", "ndcg": "nDCG", "p@5": "P@5", "
 
 
 def ir_measures_per_query(names, run_rows=RUN, judgment_rows=JUDGMENTS):
-    ir_measures = pytest.importorskip("ir_measures")
+    import ir_measures
     qrels = {q: {d: int(r) for d, r in docs.items()} for q, docs in labels_of(judgment_rows).items()}
     out = {}
     for m in ir_measures.iter_calc([ir_measures.parse_measure(n) for n in names], qrels, run_of(run_rows)):
@@ -146,7 +146,7 @@ RANX_RUN, RANX_JUDGMENTS = make_data(seed=8, fractional=True)
 
 
 def ranx_per_query():
-    ranx = pytest.importorskip("ranx")
+    import ranx
     qrels = ranx.Qrels(labels_of(RANX_JUDGMENTS))
     run = ranx.Run(run_of(RANX_RUN))
     ranx.evaluate(qrels, run, list(RANX.values()), make_comparable=True)
@@ -185,7 +185,7 @@ def test_ranx_preset_equals_ranx_on_tie_free_queries_and_differs_only_by_tie_ord
 # --- scikit-learn and pytrec_eval on the same data (their own files test them more) ---------------------------------
 
 def test_sklearn_preset_equals_ndcg_score_on_this_data():
-    ndcg_score = pytest.importorskip("sklearn.metrics").ndcg_score
+    from sklearn.metrics import ndcg_score
     labels, run = labels_of(JUDGMENTS), run_of(RUN)
     got = sqlndcg_per_query(["ndcg@5", "ndcg"], "sklearn")
     checked = 0
@@ -201,7 +201,7 @@ def test_sklearn_preset_equals_ndcg_score_on_this_data():
 
 
 def test_trec_eval_9_preset_equals_pytrec_eval_on_this_data():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import pytrec_eval
     qrels = {q: {d: int(r) for d, r in docs.items()} for q, docs in labels_of(JUDGMENTS).items()}
     want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5,10", "P.5", "map", "recip_rank"}).evaluate(run_of(RUN))
     got = sqlndcg_per_query(["ndcg@5", "ndcg@10", "p@5", "ap", "rr"], "trec_eval-9")
@@ -258,9 +258,7 @@ def test_torchmetrics_preset_equals_its_reference_implementation():
 # --- gdeval.pl (version 1.2a, as shipped inside ir_measures 0.4.3), run with perl ----------------------------------
 
 def gdeval(k, run_rows=RUN, judgment_rows=JUDGMENTS, tmp_path=None):
-    if not shutil.which("perl"):
-        pytest.skip("perl is not installed")
-    pytest.importorskip("ir_measures")
+    assert shutil.which("perl"), "perl is not installed (.ci/run installs it): gdeval.pl is the reference here"
     script = resources.files("ir_measures") / "bin" / "gdeval.pl"
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("".join(f"{q} 0 {d} {int(r)}\n" for q, d, r in judgment_rows))

@@ -15,7 +15,7 @@ import sqlglot
 from sqlndcg.stats import paired, t975_generator
 from sqlndcg.stats import distributions as stats
 
-scipy_stats = pytest.importorskip("scipy.stats")
+import scipy.stats as scipy_stats
 
 MACRO_FILE = Path(__file__).resolve().parent.parent / "sql" / "macros" / "t975_expression.sql"
 N = stats.T975_TABLE_MAX

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+import pytrec_eval
 
 #: The installed entry point (pyproject's [project.scripts]), next to the interpreter running the tests.
 SQLNDCG = shutil.which("sqlndcg", path=os.path.dirname(sys.executable)) or shutil.which("sqlndcg")
