@@ -5,7 +5,7 @@ needs to detect a difference (``--difference``), or which difference a number of
 The pilot (``--pilot FILE_OR_TABLE``) is either the output of ``sqlndcg compare --differences --format csv``
 (a ``difference`` column; ``--metric`` and ``--candidate`` pick rows when it holds several), or per-query values
 of exactly two systems, as ``sqlndcg evaluate --per-query --group-by system --format csv`` writes them (a
-``--system`` column, a ``--query-id`` column and one column per metric, named by ``--metric``).
+``--system`` column, a ``--query-id-column`` column and one column per metric, named by ``--metric``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def build(name: str, p) -> None:
                    help="the paired t test's alternative (default: two-sided)")
     p.add_argument("--system", default="system", help="the pilot's column that tells the systems apart (default: system)")
     p.add_argument("--candidate", help="the system whose differences to use, when the pilot holds several")
-    p.add_argument("--query-id", default="query_id", help="the pilot's query id column (default: query_id)")
+    p.add_argument("--query-id-column", dest="query_id", default="query_id", help="the pilot's query id column (default: query_id)")
     p.add_argument("--pilot-format", choices=("parquet", "csv", "tsv"))
     p.add_argument("--database", help=f"where a table named by --pilot lives: {DATABASES}")
     p.add_argument("--format", choices=("text", "json"), default="text")
