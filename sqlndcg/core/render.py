@@ -125,6 +125,7 @@ class _Namespace:
         self._files = files
         self._globals = module_globals
         self._modules: dict = {}  # file -> its compiled macros, bound to this dialect
+        self._declared: dict = {}  # name -> what a macro of no arguments gave (see _declaration)
 
     def macro(self, name: str):
         """The macro ``name`` (None when no file defines it)."""
@@ -140,7 +141,59 @@ class _Namespace:
         macro = self.macro(name)
         if macro is None or not callable(macro):
             raise AttributeError(f"no macro {name!r} in {_root()}")
-        return _unwrap(macro)
+        return _declaration(self._declared, name, _unwrap(macro))
+
+
+def _declaration(declared: dict, name: str, macro):
+    """A macro called without arguments is a declaration (the measure registry, the settings, a dialect's type
+    name): rendered once per dialect and handed out read-only, since the metric parser reads the registry several
+    times per metric. Read-only, so a template that changed what it was given would fail loudly instead of changing
+    the next caller's registry; dbt, which has no such memory, renders them each time to the same values."""
+
+    def call(*args, **kwargs):
+        if args or kwargs:
+            return macro(*args, **kwargs)
+        if name not in declared:
+            declared[name] = _frozen(macro())
+        return declared[name]
+
+    return call
+
+
+class _ReadOnly:
+    """Refuses the changes of dict and list (a declaration is shared by every caller)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a declaration rendered by the package is read-only: copy it before changing it")
+
+    __setitem__ = __delitem__ = __iadd__ = __ior__ = _refuse
+    update = pop = popitem = clear = setdefault = append = extend = insert = remove = sort = reverse = _refuse
+
+    def __deepcopy__(self, memo):
+        return copy.deepcopy(dict(self) if isinstance(self, dict) else list(self), memo)
+
+    def __copy__(self):
+        return dict(self) if isinstance(self, dict) else list(self)
+
+    def __reduce__(self):
+        return (dict, (dict(self),)) if isinstance(self, dict) else (list, (list(self),))
+
+
+class FrozenDict(_ReadOnly, dict):
+    __hash__ = None
+
+
+class FrozenList(_ReadOnly, list):
+    __hash__ = None
+
+
+def _frozen(value):
+    """``value`` with every dict and list in it made read-only (equal to it, and a dict or a list still)."""
+    if isinstance(value, dict):
+        return FrozenDict({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return FrozenList(_frozen(v) for v in value)
+    return value
 
 
 class _Adapter:
@@ -347,10 +400,8 @@ def quote(name: str, dialect: str = "duckdb") -> str:
 
 
 def string_literal(value: str) -> str:
-    """A string value as an escaped SQL literal (DuckDB)."""
-    from sqlglot import exp
-
-    return exp.Literal.string(value).sql(dialect="duckdb")
+    """A string value as an escaped SQL literal (DuckDB), by the package's rule (text_literal)."""
+    return call("text_literal", value)
 
 
 def sqlglot_dialect(dialect: str) -> str:
