@@ -24,7 +24,7 @@ def inputs():
 
 def test_spilling_goes_to_a_temporary_directory_of_its_own_that_is_removed(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    eng = engines.for_connection(None)
+    eng = engines.for_connection(None, memory_limit="1GB")  # limits of its own: a database of its own
     spill = eng.limits["temp_directory"]
     assert os.path.isdir(spill) and not spill.startswith(str(tmp_path))
     assert eng.limits["max_temp_directory_size"].endswith("MiB")
@@ -33,6 +33,45 @@ def test_spilling_goes_to_a_temporary_directory_of_its_own_that_is_removed(tmp_p
     run, qrels = inputs()
     sqlndcg.evaluate(run, qrels, ["ndcg@3"], memory_limit="1GB")
     assert not (tmp_path / ".tmp").exists() and list(tmp_path.iterdir()) == []
+
+
+#: A process whose shared database spills (DuckDB makes the directory then), its path in `spill`.
+SPILLING = """
+import os
+from sqlndcg.run import engines
+eng = engines.for_connection(None)
+eng.execute("SET memory_limit = '40MB'")  # the whole database's: this process's alone
+eng.execute("CREATE TEMPORARY TABLE t AS SELECT range AS a, md5(range::VARCHAR) AS b FROM range(2000000)")
+eng.fetch("SELECT b, COUNT(*) FROM t GROUP BY b ORDER BY b LIMIT 1")
+spill = eng.limits["temp_directory"]
+"""
+
+
+def test_calls_without_a_connection_share_one_database_whose_spill_directory_goes_at_exit(tmp_path):
+    """Calls without con= (and without limits) take a connection of their own to one in-memory database of the
+    process: what one call made is invisible to the next, closing a call's engine leaves the database open, and the
+    database spills into a private, bounded directory (made by DuckDB only when it spills), removed at exit."""
+    import subprocess
+    import sys
+    import tempfile
+
+    first, second = engines.for_connection(None), engines.for_connection(None)
+    assert first.con is not second.con and first.limits == second.limits
+    spill = first.limits["temp_directory"]
+    assert os.path.dirname(spill) == tempfile.gettempdir() and f"sqlndcg-spill-{os.getpid()}-" in spill
+    assert first.limits["max_temp_directory_size"].endswith("MiB")
+    first.execute("CREATE TEMPORARY TABLE mine AS SELECT 1 AS x")
+    assert second.relation_kind("mine") is None
+    first.close()
+    assert second.fetch("SELECT 41 + 1")[1] == [(42,)]
+    second.close()
+    run, qrels = inputs()
+    assert sqlndcg.evaluate(run, qrels, ["ndcg@3"]).summary.rows == sqlndcg.evaluate(run, qrels, ["ndcg@3"]).summary.rows
+
+    child = subprocess.run([sys.executable, "-c", SPILLING + "print(spill, os.path.isdir(spill))"],
+                           capture_output=True, text=True, check=True)
+    spill, spilled = child.stdout.split()
+    assert spilled == "True" and not os.path.exists(spill)
 
 
 def test_a_tight_memory_limit_spills_and_gives_the_same_numbers(tmp_path):
@@ -139,16 +178,11 @@ def test_spill_directories_of_killed_processes_are_removed_on_the_next_start(tmp
     import sys
 
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    # A process that opens a connection (making its spill directory), says so, then waits to be killed.
-    child = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from sqlndcg.run import engines; eng = engines.for_connection(None); "
-        "print(eng.limits['temp_directory'], flush=True); time.sleep(600)")], env=env, stdout=subprocess.PIPE,
-        text=True)
+    # A process that spills (making its spill directory), says where, then waits to be killed.
+    waiting = SPILLING + "import time; print(spill, flush=True); time.sleep(600)"
+    child = subprocess.Popen([sys.executable, "-c", waiting], env=env, stdout=subprocess.PIPE, text=True)
     killed = child.stdout.readline().strip()
-    live = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from sqlndcg.run import engines; eng = engines.for_connection(None); "
-        "print(eng.limits['temp_directory'], flush=True); time.sleep(600)")], env=env, stdout=subprocess.PIPE,
-        text=True)
+    live = subprocess.Popen([sys.executable, "-c", waiting], env=env, stdout=subprocess.PIPE, text=True)
     alive = live.stdout.readline().strip()
     try:
         child.send_signal(signal.SIGKILL)

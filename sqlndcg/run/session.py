@@ -25,8 +25,8 @@ from .engines import Engine, for_connection
 
 
 class Session:
-    """The engine for ``con`` (a new in-memory DuckDB when None, closed with the session) for one verb call.
-    ``limits`` (memory_limit, temp_directory, max_temp_size) apply to DuckDB."""
+    """The engine for ``con`` (when None, a connection of its own to the process's in-memory DuckDB, closed with
+    the session) for one verb call. ``limits`` (memory_limit, temp_directory, max_temp_size) apply to DuckDB."""
 
     def __init__(self, con=None, dialect: str | None = None, **limits) -> None:
         self.eng: Engine = for_connection(con, dialect, **limits)

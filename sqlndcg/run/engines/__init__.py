@@ -1,8 +1,9 @@
 """Where the SQL runs: one small interface (:class:`~sqlndcg.engines.base.Engine`) and one module per engine.
 
-:func:`for_connection` picks the engine from the connection a user passes: a DuckDB connection (or none: a new
-in-memory DuckDB), a DB-API connection (sqlite3, psycopg, chdb), a ``pyspark.sql.SparkSession`` or a
-``datafusion.SessionContext``. Adding an engine is one module here plus one line in ``_KINDS``.
+:func:`for_connection` picks the engine from the connection a user passes: a DuckDB connection (or none: an
+in-memory DuckDB, shared by the calls of a process), a DB-API connection (sqlite3, psycopg, chdb), a
+``pyspark.sql.SparkSession`` or a ``datafusion.SessionContext``. Adding an engine is one module here plus one line in
+``_KINDS``.
 """
 
 from __future__ import annotations
@@ -24,14 +25,18 @@ _KINDS = (
 
 
 def for_connection(con=None, dialect: str | None = None, **limits) -> Engine:
-    """The engine for ``con``; ``None`` opens a new in-memory DuckDB (closed with the engine). ``limits``
+    """The engine for ``con``; ``None``: a connection of its own to the process's in-memory DuckDB
+    (closed with the engine; a new database when limits are given). ``limits``
     (memory_limit, temp_directory, max_temp_size) apply to DuckDB."""
     limits = {k: v for k, v in limits.items() if v is not None}
     if con is None:
         import duckdb
 
-        from .duckdb_engine import DuckDBEngine
+        from .duckdb_engine import DuckDBEngine, shared_connection
 
+        if not limits:  # the process's shared in-memory database, a connection of the call's own
+            cursor, shared_limits = shared_connection()
+            return DuckDBEngine(cursor, owned=True, dialect=dialect, shared_limits=shared_limits)
         return DuckDBEngine(duckdb.connect(), owned=True, dialect=dialect, **limits)
     if isinstance(con, Engine):
         return con

@@ -8,6 +8,7 @@ disk is reported as that, with the settings to change.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -95,6 +96,36 @@ def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, ma
             raise SettingError(f"{setting}={value!r}: DuckDB refuses it ({str(exc).strip().splitlines()[0]})") from None
         limits[setting] = str(value)
     return made, limits
+
+
+#: The in-memory database that calls without a connection (and without limits of their own) share in this process,
+#: made on first use: each call's engine takes a connection of its own to it (its own temporary tables and registered
+#: frames, closed with the call), so a call pays neither for opening a database nor for closing one. It spills into
+#: a private directory DuckDB makes only when it spills and removes as the database closes (at exit; a later start
+#: removes it if the process was killed). A forked child makes its own.
+_SHARED: dict = {"pid": None, "con": None, "limits": {}}
+_SHARED_GUARD = threading.Lock()
+
+
+def shared_connection():
+    """A new connection to the process's shared in-memory database, and the limits set on that database."""
+    with _SHARED_GUARD:
+        if _SHARED["pid"] != os.getpid():
+            remove_stale_spills()
+            con = duckdb.connect()
+            spill = os.path.join(tempfile.gettempdir(), f"{_SPILL_PREFIX}{os.getpid()}-shared-{os.urandom(4).hex()}")
+            _, limits = set_limits(con, private=True, temp_directory=spill)
+            _SHARED.update(pid=os.getpid(), con=con, limits=limits)
+            atexit.register(_close_shared, con, spill)
+        return _SHARED["con"].cursor(), dict(_SHARED["limits"])
+
+
+def _close_shared(con, spill: str) -> None:
+    try:
+        con.close()
+    except duckdb.Error:
+        pass
+    shutil.rmtree(spill, ignore_errors=True)
 
 
 #: What DuckDB's CSV reader (which reads CSV, TSV and TREC files' lines) says, by a phrase of its message, as sqlndcg
@@ -207,11 +238,15 @@ class DuckDBEngine(Engine):
     errors = (duckdb.Error,)
     reads_files = True
 
-    def __init__(self, con, *, dialect=None, owned=False, memory_limit=None, temp_directory=None, max_temp_size=None):
+    def __init__(self, con, *, dialect=None, owned=False, memory_limit=None, temp_directory=None, max_temp_size=None,
+                 shared_limits=None):
         super().__init__(con, dialect=dialect, owned=owned)
         self._lock = connection_lock(con)
         if owned:  # a library call prints nothing; the command line turns the progress bar on for a terminal
             con.execute("SET enable_progress_bar = false")
+        if shared_limits is not None:  # a connection to the shared database (shared_connection), limits set there
+            self._scratch, self.limits = None, shared_limits
+            return
         try:
             with self._lock:
                 self._scratch, self.limits = set_limits(con, private=owned, memory_limit=memory_limit,
