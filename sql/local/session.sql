@@ -40,3 +40,14 @@ SELECT
 {%- macro sqlndcg_duckdb_limits() -%}
 SELECT current_setting('memory_limit') AS memory_limit, current_setting('temp_directory') AS temp_directory
 {%- endmacro -%}
+
+{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the one table named `name` (a text literal):
+    DuckDB enforces them, so an input they cover needs no check for repeated keys. No rows when the name is not
+    exactly one table (a view, or tables of that name in several schemas). -#}
+{%- macro sqlndcg_unique_keys(name) -%}
+SELECT constraint_type, constraint_column_names
+FROM duckdb_constraints()
+WHERE table_name = {{ name }} AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')
+  AND (SELECT COUNT(*) FROM duckdb_tables() WHERE table_name = {{ name }}) = 1
+ORDER BY constraint_type, constraint_index
+{%- endmacro -%}

@@ -22,8 +22,10 @@
   2 cores): 0.9 s, where a GROUP BY over every (query, document) pair of both inputs (the form before) took 1.5 s.
 -#}
 
-{#- `bucket` ({index, count}): one pass of partitions, only its queries' rows (per_query.sql). -#}
-{%- macro _account_sql(p, duplicates=false, bucket=none) -%}
+{#- `bucket` ({index, count}): one pass of partitions, only its queries' rows (per_query.sql). `unique`: the inputs
+    ('run', 'judgments') whose keys a constraint the engine enforces makes unique: their repeated pairs are 0,
+    without the window. -#}
+{%- macro _account_sql(p, duplicates=false, bucket=none, unique=[]) -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
@@ -39,11 +41,11 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- if duplicates %}
 {#- The second copy of a repeated pair is marked: its document equals the one before it and not the one two before. #}
 run_marked AS (
-  SELECT {{ g_cols }}_q, {{ sqlndcg._second_copy('_d', 'PARTITION BY ' ~ g_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
+  SELECT {{ g_cols }}_q, {{ '0' if 'run' in unique else sqlndcg._second_copy('_d', 'PARTITION BY ' ~ g_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
   FROM run_rows
 ),
 judgment_marked AS (
-  SELECT {{ s_cols }}_q, {{ sqlndcg._second_copy('_d', 'PARTITION BY ' ~ s_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
+  SELECT {{ s_cols }}_q, {{ '0' if 'judgments' in unique else sqlndcg._second_copy('_d', 'PARTITION BY ' ~ s_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
   FROM judgment_rows
 ),
 {%- endif %}

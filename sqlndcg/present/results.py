@@ -8,7 +8,7 @@ after the engine is gone.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 
@@ -148,6 +148,9 @@ class Result:
     settings: dict
     statement: object  # the SQL that ran: text, or a FormattedSQL formatted on first use
     account: Table  # per group: rows and queries that went in, and what was left out (sql/macros/account.sql)
+    #: Inputs whose (query, document) pairs a constraint the engine enforces makes unique, so they were not counted
+    #: for repeats: role -> the constraint ('PRIMARY KEY (query_id, doc_id)').
+    unique_by_constraint: dict = field(default_factory=dict)
 
     @property
     def sql(self) -> str:
@@ -159,8 +162,11 @@ class Result:
         settings = dict(self.settings)
         if isinstance(settings.get("gain"), dict):  # a gain map: JSON object keys are text
             settings["gain"] = {str(g): v for g, v in settings["gain"].items()}
-        return {"summary": self.summary.to_dicts(), "per_query": self.per_query.to_dicts(), "settings": settings,
-                "account": self.account.to_dicts(), "sql": self.sql}
+        out = {"summary": self.summary.to_dicts(), "per_query": self.per_query.to_dicts(), "settings": settings,
+               "account": self.account.to_dicts(), "sql": self.sql}
+        if self.unique_by_constraint:
+            out["unique_by_constraint"] = dict(self.unique_by_constraint)
+        return out
 
     def account_text(self) -> str:
         """The account in words, one line per group."""
@@ -189,6 +195,8 @@ class Result:
                 f"{a['judged_queries_missing_from_run']} missing from the run ({rule} under queries={queries!r}); "
                 f"{_count(a['retrieved_unjudged'], 'retrieved document', 'retrieved documents')} unjudged (gain 0)"
             )
+        for role, constraint in self.unique_by_constraint.items():
+            lines.append(f"{role}: (query, document) pairs unique by constraint, {constraint}: not checked for repeats")
         if absent:
             lines.insert(0, f"{_count(len(absent), 'judged group', 'judged groups')} absent from the run, their judged queries {rule} "
                             f"(queries={queries!r}): " + "; ".join(absent))

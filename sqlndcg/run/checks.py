@@ -115,6 +115,18 @@ def refuse_duplicates(eng, source: Source, declared: dict, counted: int) -> None
                               shown)
 
 
+def unique_by_constraint(eng, source: Source, identity: list[str]) -> str | None:
+    """The constraint the engine enforces that makes ``identity`` unique in ``source`` (a PRIMARY KEY or UNIQUE on
+    some of its columns: the checks refuse a NULL in any of them), as it reads: 'PRIMARY KEY (query_id, doc_id)';
+    None when there is none, and the pairs are counted."""
+    if not source.table:
+        return None
+    for kind, columns in eng.unique_keys(source.table):
+        if columns and set(columns) <= set(identity):
+            return f"{kind} ({', '.join(columns)})"
+    return None
+
+
 def repeated_keys(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
     """How many key values occur more than once, and a few of them shown; None when all are distinct."""
     dupes = eng.fetch(render.call("_duplicates", source.sql, [render.quote(k, eng.dialect) for k in keys], EXAMPLES,

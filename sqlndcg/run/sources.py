@@ -45,6 +45,7 @@ class Source:
     # Cheap to read a second time (a Parquet file, a base table, an Arrow-backed frame): the SQL may read it once per
     # use instead of holding a copy (dialect.sql, reread).
     rereadable: bool = False
+    table: str | None = None  # the engine's table of that exact name, which may carry unique constraints
 
     def register(self, eng: Engine) -> None:
         """A frame made readable as ``frame_name`` (run.session.Session registers it once and unregisters it)."""
@@ -189,7 +190,8 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
                       rereadable=type(obj).__module__.split(".")[0] in {"pyarrow", "polars"})
     kind = eng.relation_kind(obj) if isinstance(obj, str) and not fmt and eng is not None else None
     if kind:
-        return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect), rereadable=kind == "table")
+        return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect), rereadable=kind == "table",
+                      table=obj if kind == "table" else None)
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and (fmt or _looks_like_path(obj))):
         path = Path(obj)
         if not path.is_file():

@@ -39,6 +39,9 @@ class Prepared:
     pass_sqls: list[str] | None = None
     longest_list: int | None = None  # the run's longest list, when the checks counted it (per_query.sql reads it)
     dialect: str = "duckdb"  # the engine's, which the statements are rendered for
+    # Inputs whose keys a constraint the engine enforces makes unique (role -> 'PRIMARY KEY (query_id, doc_id)'):
+    # their repeated keys are not counted (issue 19's decision), and the account says so.
+    unique: dict[str, str] | None = None
 
     @property
     def sql(self) -> str:
@@ -150,11 +153,13 @@ def _sum_accounts(tables: list, plan: dict):
     return summed.cast(whole.schema).sort_by([(k, "ascending") for k in keys])
 
 
-def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False, each=None):
-    """The account (account.sql), one pass per bucket of queries; ``each`` sees every bucket's table first."""
+def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False, each=None, unique=()):
+    """The account (account.sql), one pass per bucket of queries; ``each`` sees every bucket's table first.
+    ``unique``: the roles whose repeated keys a constraint rules out (not counted)."""
     tables = []
     for bucket in _buckets(partitions):
-        table = eng.fetch_arrow(render.call("_account_sql", plan, duplicates, bucket, dialect=eng.dialect))
+        table = eng.fetch_arrow(render.call("_account_sql", plan, duplicates, bucket, sorted(unique),
+                                            dialect=eng.dialect))
         if each:
             each(table)
         tables.append(table)
@@ -162,7 +167,7 @@ def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False,
 
 
 def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: sources.Source,
-                     declared: tuple[dict, dict], partitions: int = 1):
+                     declared: tuple[dict, dict], partitions: int = 1, unique=()):
     """The account, from the same pass that counts repeated (query, document) pairs: one pass over each
     input serves both (account.sql). Repeated pairs are refused here, before any metric is computed. Also returns
     the longest list of the run (per_query.sql skips its top-k cut when no list is longer than k)."""
@@ -175,7 +180,7 @@ def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: so
         checks.refuse_duplicates(eng, judgments, declared[1], found.get("judgment_duplicate_keys") or 0)
         longest.append(found.get("run_longest_list") or 0)
 
-    table = _account(eng, plan, partitions, True, refuse_repeated)
+    table = _account(eng, plan, partitions, True, refuse_repeated, unique)
     return table.drop_columns(["run_duplicate_keys", "judgment_duplicate_keys", "run_longest_list"]), max(longest)
 
 
@@ -194,8 +199,10 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     plan = checked(render.call("_plan", facts, dialect=eng.dialect))
     prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect)
     if check:
+        prepared.unique = {src.role: found for src, said in zip((run_src, judgment_src), declared)
+                           if (found := checks.unique_by_constraint(eng, src, said["identity"]))}
         prepared.account, prepared.longest_list = _checked_account(eng, plan, run_src, judgment_src, declared,
-                                                                   partitions)
+                                                                   partitions, prepared.unique)
     prepared.pass_sqls = [render.call("_per_query_sql", plan, False, bucket, prepared.longest_list,
                                       dialect=eng.dialect) for bucket in _buckets(partitions)]
     if query_weights is not None:
@@ -334,7 +341,8 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
                else Table([], (), settings))
     if per_query_table is None:
         ses.drop(name)
-    return Result(per_query, summary, settings, FormattedSQL(lambda: prepared.sql, eng.dialect), account)
+    return Result(per_query, summary, settings, FormattedSQL(lambda: prepared.sql, eng.dialect), account,
+                  dict(prepared.unique or {}))
 
 
 def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:

@@ -64,6 +64,11 @@ class Engine:
         """"table" (stored, cheap to read twice) or "view" for a relation of that exact name, else None."""
         return None
 
+    def unique_keys(self, name: str) -> list[tuple[str, list[str]]]:
+        """The (kind, columns) of the constraints that make rows of the table ``name`` unique and that the engine
+        enforces ("PRIMARY KEY", "UNIQUE"): an input they cover skips the check for repeated keys. None known: []."""
+        return []
+
     def register(self, name: str, frame) -> None:
         """Make a data frame readable as the table ``name`` (unquoted) until :meth:`unregister`: in place where the
         engine reads frames (DuckDB, Spark, DataFusion), as a temporary table copied from it elsewhere (SQLite,

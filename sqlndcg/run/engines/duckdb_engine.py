@@ -339,6 +339,10 @@ class DuckDBEngine(Engine):
             ).fetchall()
         return found[0][0] if found else None
 
+    def unique_keys(self, name):
+        return [(kind, list(columns)) for kind, columns in
+                self.fetch(render.call("sqlndcg_unique_keys", render.string_literal(name)))[1]]
+
     def register(self, name, frame):
         with self._lock:
             self.con.register(name, frame)

@@ -1,0 +1,104 @@
+"""Issue 19's decision: the check for repeated (query, document) pairs is skipped where the engine itself proves
+them unique (a PRIMARY KEY or UNIQUE constraint DuckDB enforces, on some of the input's key columns), and the
+account says so; everywhere else the pairs are counted, and repeated ones refused."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+import sqlndcg
+from sqlndcg.run.engines import duckdb_engine
+
+METRICS = ["ndcg@5", "map", "p@3"]
+
+
+def _database(run_key: str = "", judgments_key: str = "", group: bool = False):
+    con = duckdb.connect()
+    system = "system VARCHAR NOT NULL, " if group else ""
+    con.execute(f"CREATE TABLE run ({system}query_id VARCHAR, doc_id VARCHAR, score DOUBLE{run_key})")
+    con.execute(f"CREATE TABLE qrels (query_id VARCHAR, doc_id VARCHAR, rel INTEGER{judgments_key})")
+    systems = "('a'), ('b')" if group else "(NULL)"
+    columns = "s.name, " if group else ""
+    con.execute(f"INSERT INTO run SELECT {columns}'q' || (i // 10), 'd' || (i % 10), ((i * 37) % 11) / 10.0 "
+                f"FROM range(120) AS t(i), (VALUES {systems}) AS s(name)")
+    con.execute("INSERT INTO qrels SELECT 'q' || (i // 10), 'd' || (i % 10), (i * 7) % 4 FROM range(0, 130, 3) AS t(i)")
+    con.execute("CREATE TABLE run_plain AS SELECT * FROM run")
+    con.execute("CREATE TABLE qrels_plain AS SELECT * FROM qrels")
+    return con
+
+
+def _account_statements(monkeypatch) -> list[str]:
+    seen = []
+    fetch = duckdb_engine.DuckDBEngine.fetch_arrow
+
+    def recording(self, sql):
+        if "run_rows" in sql and "judged_totals" in sql:
+            seen.append(sql)
+        return fetch(self, sql)
+
+    monkeypatch.setattr(duckdb_engine.DuckDBEngine, "fetch_arrow", recording)
+    return seen
+
+
+def test_constrained_inputs_skip_the_repeat_window_and_give_the_same_numbers(monkeypatch):
+    con = _database(", PRIMARY KEY (query_id, doc_id)", ", UNIQUE (query_id, doc_id)")
+    seen = _account_statements(monkeypatch)
+    fast = sqlndcg.evaluate("run", "qrels", METRICS, con=con)
+    checked = sqlndcg.evaluate("run_plain", "qrels_plain", METRICS, con=con)
+    assert fast.unique_by_constraint == {"run": "PRIMARY KEY (query_id, doc_id)",
+                                         "judgments": "UNIQUE (query_id, doc_id)"}
+    assert checked.unique_by_constraint == {}
+    assert "LAG(" not in seen[0] and seen[1].count("LAG(") == 6  # three per input (account.sql, _second_copy)
+    assert fast.per_query.rows == checked.per_query.rows and fast.summary.rows == checked.summary.rows
+    assert fast.account.rows == checked.account.rows
+    text = fast.account_text().splitlines()
+    assert text[1:] == [
+        "run: (query, document) pairs unique by constraint, PRIMARY KEY (query_id, doc_id): not checked for repeats",
+        "judgments: (query, document) pairs unique by constraint, UNIQUE (query_id, doc_id): not checked for repeats"]
+    assert checked.account_text().count("\n") == 0
+    assert fast.to_dict()["unique_by_constraint"]["run"] == "PRIMARY KEY (query_id, doc_id)"
+    assert "unique_by_constraint" not in checked.to_dict()
+
+
+def test_a_key_on_the_query_and_document_covers_a_run_with_a_group_column():
+    con = _database(", PRIMARY KEY (query_id, doc_id, system)", group=True)
+    got = sqlndcg.evaluate("run", "qrels", METRICS, con=con, group_by="system")
+    assert got.unique_by_constraint == {"run": "PRIMARY KEY (query_id, doc_id, system)"}
+    want = sqlndcg.evaluate("run_plain", "qrels_plain", METRICS, con=con, group_by="system")
+    assert got.per_query.rows == want.per_query.rows and got.account.rows == want.account.rows
+
+
+@pytest.mark.parametrize("run_key", [
+    ", PRIMARY KEY (query_id, doc_id, score)",  # wider than the key: the same pair may occur with two scores
+    ", UNIQUE (query_id, score)",                # on a column outside the key
+])
+def test_a_constraint_that_does_not_cover_the_pairs_leaves_them_counted(run_key, monkeypatch):
+    con = _database(run_key)
+    seen = _account_statements(monkeypatch)
+    got = sqlndcg.evaluate("run", "qrels", METRICS, con=con)
+    assert got.unique_by_constraint == {} and seen[0].count("LAG(") == 6  # both inputs' windows
+
+
+def test_repeats_are_still_refused_where_no_constraint_rules_them_out():
+    con = _database(", PRIMARY KEY (query_id, doc_id, score)")
+    con.execute("INSERT INTO run VALUES ('q0', 'd0', 0.99)")
+    with pytest.raises(sqlndcg.DataError, match=r"run table 'run': 1 \(query, document\) pairs occur more than once"):
+        sqlndcg.evaluate("run", "qrels", METRICS, con=con)
+
+
+def test_views_and_names_in_several_schemas_are_not_taken_on_trust():
+    con = _database(", PRIMARY KEY (query_id, doc_id)")
+    con.execute("CREATE VIEW run_view AS SELECT * FROM run")
+    assert sqlndcg.evaluate("run_view", "qrels", METRICS, con=con).unique_by_constraint == {}
+    con.execute("CREATE SCHEMA other")
+    con.execute("CREATE TABLE other.run AS SELECT * FROM run_plain")
+    assert sqlndcg.evaluate("run", "qrels", METRICS, con=con).unique_by_constraint == {}
+
+
+def test_partitions_pass_the_constraint_to_every_bucket():
+    con = _database(", PRIMARY KEY (query_id, doc_id)", ", PRIMARY KEY (query_id, doc_id)")
+    got = sqlndcg.evaluate("run", "qrels", METRICS, con=con, partitions=3)
+    want = sqlndcg.evaluate("run_plain", "qrels_plain", METRICS, con=con)
+    assert set(got.unique_by_constraint) == {"run", "judgments"}
+    assert got.account.rows == want.account.rows and got.summary.rows == want.summary.rows
