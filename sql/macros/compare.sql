@@ -274,12 +274,13 @@ compare_weighted AS (
     {%- endfor %}
   FROM compare_differences
 ),
-{{ sqlndcg._weighted_moments('compare_weighted', keys, values, '_q', 'compare_', extra, not weights) }}
-SELECT * FROM (
+{{ sqlndcg._weighted_moments('compare_weighted', keys, values, '_q', 'compare_', extra, not weights) }},
+{#- One row per metric, then the t interval's half-width once per row: the t quantile is a long expression
+    (t975.sql), planned once instead of twice per metric. _df is n_eff - 1 as a column. #}
+compare_metric_rows AS (
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
   {%- set b, a, dd = 3 * i, 3 * i + 1, 3 * i + 2 %}
-  {%- set half = sqlndcg._weighted_half_width('_std' ~ dd, '_neff' ~ dd) %}
   SELECT
     {%- for g in parts.strata %}
     _g{{ loop.index0 }} AS {{ g.output }},
@@ -290,12 +291,11 @@ SELECT * FROM (
     {{ i }} AS {{ sqlndcg._quote('metric_index') }},
     _n{{ dd }} AS {{ sqlndcg._quote('pairs') }},
     _neff{{ dd }} AS {{ sqlndcg._quote('effective_pairs') }},
+    _neff{{ dd }} - 1 AS _df,
     _mean{{ b }} AS {{ sqlndcg._quote('baseline_mean') }},
     _mean{{ a }} AS {{ sqlndcg._quote('mean') }},
     _mean{{ dd }} AS {{ sqlndcg._quote('difference') }},
     _std{{ dd }} AS {{ sqlndcg._quote('difference_std') }},
-    CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} - {{ half }} END AS {{ sqlndcg._quote('t_low') }},
-    CASE WHEN _neff{{ dd }} >= 2 AND _std{{ dd }} IS NOT NULL THEN _mean{{ dd }} + {{ half }} END AS {{ sqlndcg._quote('t_high') }},
     CASE WHEN _mean{{ b }} <> 0 THEN (_mean{{ a }} - _mean{{ b }}) / _mean{{ b }} END AS {{ sqlndcg._quote('relative_change') }},
     CASE WHEN _std{{ dd }} > 0 THEN _mean{{ dd }} / _std{{ dd }} END AS {{ sqlndcg._quote('effect_size') }},
     _wins{{ i }} AS {{ sqlndcg._quote('wins') }},
@@ -308,7 +308,35 @@ SELECT * FROM (
   UNION ALL
   {%- endif %}
   {%- endfor %}
-) AS paired_comparison
+),
+compare_intervals AS (
+  SELECT
+    {%- for g in parts.strata %}
+    {{ g.output }} AS {{ g.output }},
+    {%- endfor %}
+    {{ parts.system.output }} AS {{ parts.system.output }},
+    {%- for c in sqlndcg._compare_columns() if c not in ('t_low', 't_high') %}
+    {{ sqlndcg._quote(c) }} AS {{ sqlndcg._quote(c) }},
+    {%- endfor %}
+    CASE WHEN {{ sqlndcg._quote('effective_pairs') }} >= 2 AND {{ sqlndcg._quote('difference_std') }} IS NOT NULL
+         THEN {{ sqlndcg._weighted_half_width(sqlndcg._quote('difference_std'), sqlndcg._quote('effective_pairs'), '_df') }} END AS _half
+  FROM compare_metric_rows
+)
+SELECT
+  {%- for g in parts.strata %}
+  {{ g.output }} AS {{ g.output }},
+  {%- endfor %}
+  {{ parts.system.output }} AS {{ parts.system.output }},
+  {%- for c in sqlndcg._compare_columns() %}
+  {%- if c == 't_low' %}
+  {{ sqlndcg._quote('difference') }} - _half AS {{ sqlndcg._quote(c) }}
+  {%- elif c == 't_high' %}
+  {{ sqlndcg._quote('difference') }} + _half AS {{ sqlndcg._quote(c) }}
+  {%- else %}
+  {{ sqlndcg._quote(c) }} AS {{ sqlndcg._quote(c) }}
+  {%- endif %}{% if not loop.last %},{% endif %}
+  {%- endfor %}
+FROM compare_intervals
 ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.output }}, {{ sqlndcg._quote('metric_index') }}
 {%- endmacro -%}
 

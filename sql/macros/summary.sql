@@ -112,9 +112,10 @@
 )
 {%- endmacro -%}
 
-{#- The half-width of the 95% interval of a weighted mean: t(0.975, n_eff - 1) * std / sqrt(n_eff). -#}
-{%- macro _weighted_half_width(std, neff) -%}
-{{ return('(' ~ sqlndcg._t975(neff ~ ' - 1') ~ ' * ' ~ std ~ ' / SQRT(' ~ neff ~ '))') }}
+{#- The half-width of the 95% interval of a weighted mean: t(0.975, n_eff - 1) * std / sqrt(n_eff). `df`, when given,
+    names a column holding n_eff - 1 (the t quantile repeats its argument: a column is cheaper to plan). -#}
+{%- macro _weighted_half_width(std, neff, df=none) -%}
+{{ return('(' ~ sqlndcg._t975(df if df else neff ~ ' - 1') ~ ' * ' ~ std ~ ' / SQRT(' ~ neff ~ '))') }}
 {%- endmacro -%}
 
 {%- macro _summary_sql(per_query, p, weights=none, rereadable=false) -%}
@@ -135,9 +136,36 @@ WITH weighted AS{{ sqlndcg.reread(rereadable) }} (
   {{- sqlndcg._query_weights_join(weights, p, 'pq') }}
 ),
 {{ sqlndcg._weighted_moments('weighted', keys, values, '_q', '', [['COUNT(*)', '_queries']], not weights) }},
-{#- Each half-width once: the t quantile is a long expression, and planning it twice per metric cost more than the
-    rest of a small summary. -#}
-intervals AS (
+{#- The t quantile once, whatever the number of metrics: it is a long expression (t975.sql), and planning one copy
+    per metric cost more than the rest of a small summary. Each row of dispersion becomes one row per metric
+    (interval_rows: the metric's index _i, its std, n_eff and n_eff - 1 as plain columns, beside the row's own
+    columns), the half-width is computed once on those rows (interval_halves), and intervals folds them back into one
+    row per key: MAX of a value every row of the key carries is that value, MAX(CASE WHEN _i = j ...) is metric j's
+    half-width, so the numbers are the same bits. Grouping, not a join on the keys, so a NULL key stays one group.
+    Each step renames what it aggregates (ClickHouse: `MAX(x) AS x` would shadow x). #}
+interval_index AS (
+  {%- for m in p.metrics %}
+  SELECT {{ loop.index0 }} AS _i{% if not loop.last %} UNION ALL{% endif %}
+  {%- endfor %}
+),
+interval_rows AS (
+  SELECT
+    {%- for k in keys %}
+    d.{{ k }} AS {{ k }},
+    {%- endfor %}
+    d._queries AS _queries,
+    {%- for m in p.metrics %}
+    {%- set i = loop.index0 %}
+    d._mean{{ i }} AS _mean{{ i }}, d._n{{ i }} AS _n{{ i }}, d._std{{ i }} AS _std{{ i }},
+    {%- endfor %}
+    ix._i AS _i,
+    CASE{% for m in p.metrics %} WHEN ix._i = {{ loop.index0 }} THEN d._std{{ loop.index0 }}{% endfor %} END AS _istd,
+    CASE{% for m in p.metrics %} WHEN ix._i = {{ loop.index0 }} THEN d._neff{{ loop.index0 }}{% endfor %} END AS _ineff,
+    CASE{% for m in p.metrics %} WHEN ix._i = {{ loop.index0 }} THEN d._neff{{ loop.index0 }} - 1{% endfor %} END AS _idf
+  FROM dispersion AS d
+  CROSS JOIN interval_index AS ix
+),
+interval_halves AS (
   SELECT
     {%- for k in keys %}
     {{ k }} AS {{ k }},
@@ -145,26 +173,41 @@ intervals AS (
     _queries AS _queries,
     {%- for m in p.metrics %}
     {%- set i = loop.index0 %}
-    _mean{{ i }} AS _mean{{ i }},
-    _n{{ i }} AS _n{{ i }},
-    _std{{ i }} AS _std{{ i }},
-    CASE WHEN _neff{{ i }} >= 2 AND _std{{ i }} IS NOT NULL
-         THEN {{ sqlndcg._weighted_half_width('_std' ~ i, '_neff' ~ i) }} END AS _half{{ i }}{% if not loop.last %},{% endif %}
+    _mean{{ i }} AS _mean{{ i }}, _n{{ i }} AS _n{{ i }}, _std{{ i }} AS _std{{ i }},
     {%- endfor %}
-  FROM dispersion
+    _i AS _i,
+    CASE WHEN _ineff >= 2 AND _istd IS NOT NULL
+         THEN {{ sqlndcg._weighted_half_width('_istd', '_ineff', '_idf') }} END AS _ihalf
+  FROM interval_rows
+),
+intervals AS (
+  SELECT
+    {%- for k in keys %}
+    {{ k }} AS {{ k }},
+    {%- endfor %}
+    MAX(_queries) AS _nq,
+    {%- for m in p.metrics %}
+    {%- set i = loop.index0 %}
+    MAX(_mean{{ i }}) AS _m{{ i }}, MAX(_n{{ i }}) AS _c{{ i }}, MAX(_std{{ i }}) AS _s{{ i }},
+    MAX(CASE WHEN _i = {{ i }} THEN _ihalf END) AS _h{{ i }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM interval_halves
+  {%- if keys %}
+  GROUP BY {{ keys | join(', ') }}
+  {%- endif %}
 )
 SELECT
   {%- for g in p.groups %}
   _g{{ loop.index0 }} AS {{ g.output }},
   {%- endfor %}
-  _queries AS {{ p.queries_output }},
+  _nq AS {{ p.queries_output }},
   {%- for m in p.metrics %}
   {%- set i = loop.index0 %}
-  _mean{{ i }} AS {{ m.column }},
-  _n{{ i }} AS {{ m.count_column }},
-  _std{{ i }} AS {{ m.std_column }},
-  _mean{{ i }} - _half{{ i }} AS {{ m.ci_low_column }},
-  _mean{{ i }} + _half{{ i }} AS {{ m.ci_high_column }}{% if not loop.last %},{% endif %}
+  _m{{ i }} AS {{ m.column }},
+  _c{{ i }} AS {{ m.count_column }},
+  _s{{ i }} AS {{ m.std_column }},
+  _m{{ i }} - _h{{ i }} AS {{ m.ci_low_column }},
+  _m{{ i }} + _h{{ i }} AS {{ m.ci_high_column }}{% if not loop.last %},{% endif %}
   {%- endfor %}
 FROM intervals
 {%- if p.groups %}
