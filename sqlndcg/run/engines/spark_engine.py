@@ -106,9 +106,11 @@ class SparkEngine(Engine):
         self.con.catalog.dropTempView(name)
 
     def materialize(self, name, sql):
+        """The rows computed once and kept (a local checkpoint: the view's plan is the kept rows, not the statement).
+        A cached DataFrame is not enough: Spark substitutes the cache only where the plan matches, and a later
+        statement reading the view inside a CTE (the summary) recomputed the whole per-query statement."""
         with quiet():
-            df = self.con.sql(sql).cache()
-            df.count()
+            df = self.con.sql(sql).localCheckpoint(eager=True)
             df.createOrReplaceTempView(name.strip("`"))
         self._cached[name] = df
 
