@@ -108,9 +108,11 @@ class SparkEngine(Engine):
     def materialize(self, name, sql):
         """The rows computed once and kept (a local checkpoint: the view's plan is the kept rows, not the statement).
         A cached DataFrame is not enough: Spark substitutes the cache only where the plan matches, and a later
-        statement reading the view inside a CTE (the summary) recomputed the whole per-query statement."""
+        statement reading the view inside a CTE (the summary) recomputed the whole per-query statement. One
+        partition (one row per query is small next to the inputs): the summary's sums then add in one order, the
+        same bits from run to run."""
         with quiet():
-            df = self.con.sql(sql).localCheckpoint(eager=True)
+            df = self.con.sql(sql).coalesce(1).localCheckpoint(eager=True)
             df.createOrReplaceTempView(name.strip("`"))
         self._cached[name] = df
 
