@@ -126,6 +126,7 @@ class _Namespace:
         self._globals = module_globals
         self._modules: dict = {}  # file -> its compiled macros, bound to this dialect
         self._declared: dict = {}  # name -> what a macro of no arguments gave (see _declaration)
+        self._callables: dict = {}  # name -> the macro as the templates call it (made once, not per access)
 
     def macro(self, name: str):
         """The macro ``name`` (None when no file defines it)."""
@@ -138,10 +139,13 @@ class _Namespace:
         return module.get(name)
 
     def __getattr__(self, name: str):
-        macro = self.macro(name)
-        if macro is None or not callable(macro):
-            raise AttributeError(f"no macro {name!r} in {_root()}")
-        return _declaration(self._declared, name, _unwrap(macro))
+        found = self._callables.get(name)
+        if found is None:
+            macro = self.macro(name)
+            if macro is None or not callable(macro):
+                raise AttributeError(f"no macro {name!r} in {_root()}")
+            found = self._callables[name] = _declaration(self._declared, name, _unwrap(macro))
+        return found
 
 
 def _declaration(declared: dict, name: str, macro):
@@ -169,14 +173,19 @@ class _ReadOnly:
     __setitem__ = __delitem__ = __iadd__ = __ior__ = _refuse
     update = pop = popitem = clear = setdefault = append = extend = insert = remove = sort = reverse = _refuse
 
-    def __deepcopy__(self, memo):
-        return copy.deepcopy(dict(self) if isinstance(self, dict) else list(self), memo)
-
-    def __copy__(self):
+    def _thawed(self):
+        """A plain, changeable shallow copy (what copy, deepcopy and pickle hand out)."""
         return dict(self) if isinstance(self, dict) else list(self)
 
+    def __deepcopy__(self, memo):
+        return copy.deepcopy(self._thawed(), memo)
+
+    def __copy__(self):
+        return self._thawed()
+
     def __reduce__(self):
-        return (dict, (dict(self),)) if isinstance(self, dict) else (list, (list(self),))
+        thawed = self._thawed()
+        return (type(thawed), (thawed,))
 
 
 class FrozenDict(_ReadOnly, dict):

@@ -7,7 +7,7 @@ the call's :class:`~sqlndcg.run.session.Session`: each input registered once, th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..run import checks
 from ..core import render
@@ -41,7 +41,7 @@ class Prepared:
     dialect: str = "duckdb"  # the engine's, which the statements are rendered for
     # Inputs whose keys a constraint the engine enforces makes unique (role -> 'PRIMARY KEY (query_id, doc_id)'):
     # their repeated keys are not counted (issue 19's decision), and the account says so.
-    unique: dict[str, str] | None = None
+    unique: dict[str, str] = field(default_factory=dict)
 
     @property
     def sql(self) -> str:
@@ -342,7 +342,7 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
     if per_query_table is None:
         ses.drop(name)
     return Result(per_query, summary, settings, FormattedSQL(lambda: prepared.sql, eng.dialect), account,
-                  dict(prepared.unique or {}))
+                  dict(prepared.unique))
 
 
 def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:
