@@ -53,10 +53,11 @@ LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- Blanks at either end (spaces, tabs, a Windows carriage return) are not fields. -#}
-{%- macro sqlndcg_trec_fields(path) -%}
+{#- `lines`: a relation of the file's (line_number, line) already read (sqlndcg_trec_eval_lines_table). -#}
+{%- macro sqlndcg_trec_fields(path, lines=none) -%}
 (SELECT line_number, line, string_split_regex(stripped, '\s+') AS fields
  FROM (SELECT line_number, line, regexp_replace(COALESCE(line, ''), '^\s+|\s+$', '', 'g') AS stripped
-       FROM {{ sqlndcg_read_lines(path) }} AS lines) AS stripped_lines
+       FROM {{ lines or sqlndcg_read_lines(path) }} AS lines) AS stripped_lines
  WHERE stripped <> '')
 {%- endmacro -%}
 
@@ -97,16 +98,10 @@ SELECT len(fields) AS field_count FROM {{ sqlndcg_trec_eval_fields(path) }} AS t
   ignored, fields after the tag are ignored, the run id is the last line's tag); a qrels line has exactly 4
   (query iteration doc label; the label is read as its integer part, as C's atol does).
 -#}
-{%- macro sqlndcg_trec_eval_fields(path) -%}
+{%- macro sqlndcg_trec_eval_fields(path, lines=none) -%}
 (SELECT line_number, line, fields
- FROM {{ sqlndcg_trec_fields(path) }} AS trec_lines
+ FROM {{ sqlndcg_trec_fields(path, lines) }} AS trec_lines
  WHERE NOT starts_with(fields[1], '#'))
-{%- endmacro -%}
-
-{%- macro sqlndcg_trec_eval_run(path) -%}
-(SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[5] AS DOUBLE) AS score, fields[6] AS tag,
-        line_number
- FROM {{ sqlndcg_trec_eval_fields(path) }} AS run_lines)
 {%- endmacro -%}
 
 {#- trec_eval -c: a judged query the run lacks is evaluated on one unjudged document, as trec_eval.c's bogus
@@ -120,24 +115,50 @@ SELECT len(fields) AS field_count FROM {{ sqlndcg_trec_eval_fields(path) }} AS t
  WHERE NOT EXISTS (SELECT 1 FROM {{ run }} AS r WHERE r.query_id = q.query_id))
 {%- endmacro -%}
 
-{%- macro sqlndcg_trec_eval_qrels(path) -%}
-(SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[4] AS DOUBLE) AS rel
- FROM {{ sqlndcg_trec_eval_fields(path) }} AS qrels_lines)
-{%- endmacro -%}
-
 {#- Lines trec_eval would refuse (or that we refuse rather than read as 0, as atof/atol would): a run line with
     fewer than 6 fields or a score that is not a number; a qrels line without exactly 4 fields or a label that is
     not a number. -#}
 {%- macro sqlndcg_trec_eval_bad_lines(path, kind, limit) -%}
 SELECT line_number, line, COUNT(*) OVER () AS bad_lines
 FROM {{ sqlndcg_trec_eval_fields(path) }} AS lines
-{%- if kind == 'run' %}
-WHERE len(fields) < 6 OR TRY_CAST(fields[5] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST(fields[5] AS DOUBLE))
-{%- else %}
-WHERE len(fields) <> 4 OR TRY_CAST(fields[4] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST(fields[4] AS DOUBLE))
-{%- endif %}
+WHERE {{ sqlndcg_trec_eval_malformed(kind) }}
 ORDER BY line_number
 LIMIT {{ limit }}
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_eval_malformed(kind) -%}
+{%- if kind == 'run' -%}
+len(fields) < 6 OR TRY_CAST(fields[5] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST(fields[5] AS DOUBLE))
+{%- else -%}
+len(fields) <> 4 OR TRY_CAST(fields[4] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST(fields[4] AS DOUBLE))
+{%- endif -%}
+{%- endmacro -%}
+
+{#- A TREC file read once, into the temporary table `name`: its rows as trec_eval reads them (the number read
+    with TRY_CAST), each with `malformed` (sqlndcg_trec_eval_bad_lines' test). Splitting every line is most of the
+    work of reading a large file, so the checks and the views below read this table, not the file. The lines are
+    numbered into a table of their own first: numbering them is one ordered stream, and splitting them as they
+    are numbered would run on one thread; read from a table, the splitting runs on every core. -#}
+{%- macro sqlndcg_trec_eval_lines_table(name, path, kind) -%}
+{%- set text = name ~ '_text' -%}
+CREATE OR REPLACE TEMPORARY TABLE {{ text }} AS SELECT * FROM {{ sqlndcg_read_lines(path) }} AS lines;
+CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS
+SELECT fields[1] AS query_id, fields[3] AS doc_id,
+       {%- if kind == 'run' %} TRY_CAST(fields[5] AS DOUBLE) AS score, fields[6] AS tag, line_number,
+       {%- else %} TRY_CAST(fields[4] AS DOUBLE) AS rel,
+       {%- endif %}
+       {{ sqlndcg_trec_eval_malformed(kind) }} AS malformed
+FROM {{ sqlndcg_trec_eval_fields(path, text) }} AS lines;
+DROP TABLE {{ text }}
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_eval_malformed_count(lines) -%}
+SELECT COUNT(*) FROM {{ lines }} WHERE malformed
+{%- endmacro -%}
+
+{#- The rows of a lines table (above) that passed the check, without its mark: the columns the readers give. -#}
+{%- macro sqlndcg_trec_eval_read_lines(lines, kind) -%}
+(SELECT query_id, doc_id, {{ 'score, tag, line_number' if kind == 'run' else 'rel' }} FROM {{ lines }} AS lines)
 {%- endmacro -%}
 
 {#- The rows the measures read, as another engine gets them (trec_eval --database): the ids as text, the score
@@ -177,8 +198,9 @@ GROUP BY query_id
 
 {#- trec_eval's files as the views te_qrels and te_run (a DuckDB session's own), and what the command reads of
     them besides the measures: row counts, the labels a gain map must cover, the queries of each file. -#}
+{#- A view over the lines tables (nothing copied). -#}
 {%- macro sqlndcg_trec_eval_view(name, reader) -%}
-CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS SELECT * FROM {{ reader }} AS trec_rows
+CREATE OR REPLACE TEMPORARY VIEW {{ name }} AS SELECT * FROM {{ reader }} AS trec_rows
 {%- endmacro -%}
 
 {%- macro sqlndcg_trec_eval_counts(qrels, run) -%}

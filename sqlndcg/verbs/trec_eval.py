@@ -365,10 +365,18 @@ def _check_file(path: str, role: str, database: str | None = None) -> None:
         raise InputError(f"{_named(path, role)} is empty: it has no lines")
 
 
-def _bad_lines(con, literal: str, kind: str, path: str) -> None:
-    """Malformed lines refused by number; a file DuckDB cannot read at all is named, with the cause and the fix."""
+#: kind -> the temporary table a file's lines are read into once (sqlndcg_trec_eval_lines_table)
+LINES = {"qrels": "te_qrels_lines", "run": "te_run_lines"}
+
+
+def _read_lines(con, literal: str, kind: str, path: str) -> None:
+    """The file read once into its lines table; malformed lines refused by number (the file is read again only
+    then, for their text); a file DuckDB cannot read at all is named, with the cause and the fix."""
     try:
-        found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", literal, kind, 5)).fetchall()
+        con.execute(render.call("sqlndcg_trec_eval_lines_table", LINES[kind], literal, kind))
+        malformed = con.execute(render.call("sqlndcg_trec_eval_malformed_count", LINES[kind])).fetchone()[0]
+        found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", literal, kind, 5)).fetchall() \
+            if malformed else []
     except duckdb.Error as exc:
         said = csv_problem(exc, {str(Path(path).absolute()): (_named(path, kind), "-" if path in _SHOWN else path)})
         raise InputError(said or f"{_named(path, kind)} cannot be read as a TREC file: "
@@ -401,16 +409,16 @@ def read(con, qrels: str, run: str, database: str | None = None, complete: bool 
     for path, role in ((qrels, "qrels"), (run, "run")):
         _check_file(path, role, database)
     q_literal, r_literal = file_literal(qrels), file_literal(run)  # absolute: a leading ~ is not the home directory
-    _bad_lines(con, q_literal, "qrels", qrels)
-    _bad_lines(con, r_literal, "run", run)
+    _read_lines(con, q_literal, "qrels", qrels)
+    _read_lines(con, r_literal, "run", run)
     try:
-        for view, reader in (("te_qrels", render.call("sqlndcg_trec_eval_qrels", q_literal)),
-                             ("te_run_file", render.call("sqlndcg_trec_eval_run", r_literal)),
+        for view, reader in (("te_qrels", render.call("sqlndcg_trec_eval_read_lines", LINES["qrels"], "qrels")),
+                             ("te_run_file", render.call("sqlndcg_trec_eval_read_lines", LINES["run"], "run")),
                              ("te_run", render.call("sqlndcg_trec_eval_complete_run", "te_run_file", "te_qrels")
                               if complete else "te_run_file")):
             con.execute(render.call("sqlndcg_trec_eval_view", view, reader))
         counts = con.execute(render.call("sqlndcg_trec_eval_counts", "te_qrels", "te_run_file")).fetchone()
-    except duckdb.Error as exc:  # both files passed _bad_lines: read once, neither can be blamed alone
+    except duckdb.Error as exc:  # both files were read alone: neither can be blamed alone
         raise InputError(f"{_named(qrels, 'qrels')} and {_named(run, 'run')} cannot be read together as TREC "
                          f"files: {str(exc).strip().splitlines()[0]}") from None
     if counts[0] == 0:
