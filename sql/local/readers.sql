@@ -62,34 +62,72 @@ LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- TREC run: `query_id Q0 doc_id rank score tag`; as trec_eval reads it, '#' lines are skipped and fields after
-    the tag are ignored. -#}
+    the tag are ignored. TREC qrels: `query_id iteration doc_id rel`. -#}
 {%- macro sqlndcg_read_trec_run(path) -%}
-(SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[4] AS BIGINT) AS rank,
-        CAST(fields[5] AS DOUBLE) AS score, fields[6] AS tag
+(SELECT {{ sqlndcg_trec_columns('trec_run') }}
  FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines)
 {%- endmacro -%}
 
-{#- TREC qrels: `query_id iteration doc_id rel`; '#' lines are skipped, as trec_eval does. -#}
 {%- macro sqlndcg_read_trec_qrels(path) -%}
-(SELECT fields[1] AS query_id, fields[3] AS doc_id, CAST(fields[4] AS DOUBLE) AS rel
+(SELECT {{ sqlndcg_trec_columns('trec_qrels') }}
  FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines)
 {%- endmacro -%}
 
-{#- Lines of a TREC file that the readers above would misread: wrong field count or a field that is not a number.
+{#- A TREC file's columns from its fields; `cast` TRY_CAST reads a field that is not a number as NULL. -#}
+{%- macro sqlndcg_trec_columns(kind, cast='CAST') -%}
+{%- if kind == 'trec_run' -%}
+fields[1] AS query_id, fields[3] AS doc_id, {{ cast }}(fields[4] AS BIGINT) AS rank,
+        {{ cast }}(fields[5] AS DOUBLE) AS score, fields[6] AS tag
+{%- else -%}
+fields[1] AS query_id, fields[3] AS doc_id, {{ cast }}(fields[4] AS DOUBLE) AS rel
+{%- endif -%}
+{%- endmacro -%}
+
+{#- True for a line the readers above would misread: wrong field count or a field that is not a number.
     `integers` and `numbers` are 1-based field positions. -#}
+{%- macro sqlndcg_trec_misread(field_count, integers, numbers, trailing=false) -%}
+len(fields) {{ '<' if trailing else '<>' }} {{ field_count }}
+{%- for i in integers %} OR TRY_CAST(fields[{{ i }}] AS BIGINT) IS NULL{% endfor %}
+{%- for i in numbers %} OR TRY_CAST(fields[{{ i }}] AS DOUBLE) IS NULL{% endfor %}
+{%- endmacro -%}
+
+{#- Lines of a TREC file that the readers above would misread. -#}
 {%- macro sqlndcg_trec_bad_lines(path, field_count, integers, numbers, limit, trailing=false) -%}
 SELECT line_number, line, COUNT(*) OVER () AS bad_lines
 FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines
-WHERE len(fields) {{ '<' if trailing else '<>' }} {{ field_count }}
-{%- for i in integers %} OR TRY_CAST(fields[{{ i }}] AS BIGINT) IS NULL{% endfor %}
-{%- for i in numbers %} OR TRY_CAST(fields[{{ i }}] AS DOUBLE) IS NULL{% endfor %}
+WHERE {{ sqlndcg_trec_misread(field_count, integers, numbers, trailing) }}
 ORDER BY line_number
 LIMIT {{ limit }}
 {%- endmacro -%}
 
-{#- The first non-blank line, to tell a TREC file from a delimited one. -#}
-{%- macro sqlndcg_first_fields(path) -%}
-SELECT len(fields) AS field_count FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines ORDER BY line_number LIMIT 1
+{#- A TREC file read once (evaluation.prepare): its lines numbered into a table (sqlndcg_read_lines), then this,
+    from that table, into another: the columns (sqlndcg_trec_columns, read with TRY_CAST) and `misread`
+    (sqlndcg_trec_misread). Splitting every line is most of the work of reading a large file, and every statement
+    of an evaluation would do it again; and lines split as they are numbered (one ordered stream) are split on one
+    thread, where lines read from a table are split on every core. -#}
+{%- macro sqlndcg_trec_table(lines, kind, field_count, integers, numbers, trailing=false) -%}
+SELECT {{ sqlndcg_trec_columns(kind, 'TRY_CAST') }},
+       {{ sqlndcg_trec_misread(field_count, integers, numbers, trailing) }} AS misread
+FROM {{ sqlndcg_trec_eval_fields(none, lines) }} AS trec_lines
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_misread_count(name) -%}
+SELECT COUNT(*) FROM {{ name }} AS trec_rows WHERE misread
+{%- endmacro -%}
+
+{#- The rows of a table made by sqlndcg_trec_table, as the file readers above give them (once none is misread). -#}
+{%- macro sqlndcg_trec_table_rows(name, kind) -%}
+(SELECT {{ 'query_id, doc_id, rank, score, tag' if kind == 'trec_run' else 'query_id, doc_id, rel' }}
+ FROM {{ name }} AS trec_rows)
+{%- endmacro -%}
+
+{#- The first line that is not blank or a comment, to tell a TREC file from a delimited one; `within`: among the
+    file's first lines only (read in the file's order, a LIMIT stops the reading), not the whole file. -#}
+{%- macro sqlndcg_first_fields(path, within=none) -%}
+{%- set lines %}(SELECT * FROM {{ sqlndcg_read_lines(path) }} AS all_lines LIMIT {{ within }}){% endset -%}
+SELECT len(fields) AS field_count
+FROM {{ sqlndcg_trec_eval_fields(path, lines if within else none) }} AS trec_lines
+ORDER BY line_number LIMIT 1
 {%- endmacro -%}
 
 {#-
@@ -201,6 +239,14 @@ GROUP BY query_id
 {#- A view over the lines tables (nothing copied). -#}
 {%- macro sqlndcg_trec_eval_view(name, reader) -%}
 CREATE OR REPLACE TEMPORARY VIEW {{ name }} AS SELECT * FROM {{ reader }} AS trec_rows
+{%- endmacro -%}
+
+{#- What `read` made on a connection the caller keeps, dropped when the command is done: views before tables. -#}
+{%- macro sqlndcg_trec_eval_forget(views, tables) -%}
+{%- for v in views %}DROP VIEW IF EXISTS {{ v }};
+{% endfor -%}
+{%- for t in tables %}DROP TABLE IF EXISTS {{ t }};
+{% endfor -%}
 {%- endmacro -%}
 
 {%- macro sqlndcg_trec_eval_counts(qrels, run) -%}

@@ -5,6 +5,8 @@ Each problem is reported with the input, the column and a few offending rows, an
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..core import render
 from ..errors import DataError, InputError
 from .sources import TREC_LAYOUT, Source, brief
@@ -12,6 +14,27 @@ from ..core.spec import Spec
 
 EXAMPLES = 5
 EMPTY_EXAMPLES = 10
+
+def read_trec_once(ses, source: Source) -> Source:
+    """A TREC file read once into a table of the session ``ses`` (every statement of an evaluation would split each
+    of its lines again), its lines checked there: the source to read from then on. Other inputs as they are."""
+    if not source.trec_path:
+        return source
+    kind = source.trec_format
+    fields, integers, numbers = TREC_LAYOUT[kind]
+    trailing = kind == "trec_run"  # trec_eval ignores fields after a run line's tag
+    lines, table = ses.table_name(f"sqlndcg_{source.role}_lines"), ses.table_name(f"sqlndcg_{source.role}_rows")
+    try:
+        ses.materialize(lines, render.call("sqlndcg_read_lines", source.trec_path))
+        ses.materialize(table, render.call("sqlndcg_trec_table", lines, kind, fields, integers, numbers, trailing))
+        ses.drop(lines)
+        misread = ses.fetch(render.call("sqlndcg_trec_misread_count", table))[1][0][0]
+    except ses.eng.errors as exc:
+        raise InputError(f"{source.label} cannot be read as a TREC file: {str(exc).splitlines()[0]}") from None
+    if misread:  # the file is read again, to show the lines
+        check_trec_lines(ses.eng, source)
+    return replace(source, sql=render.call("sqlndcg_trec_table_rows", table, kind), rereadable=True)
+
 
 def check_trec_lines(eng, source: Source) -> None:
     """A TREC line with the wrong number of fields, or text where a number belongs, is named with its number."""

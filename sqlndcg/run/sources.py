@@ -23,6 +23,8 @@ CSV = (".csv",)
 TSV = (".tsv", ".tab")
 TREC_RUN = ".run"
 TREC_QRELS = (".qrels", ".qrel")
+#: A file of another extension is TREC when its first line (not blank, not a comment) among these has TREC's fields.
+FIRST_LINES = 1000
 FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels")
 
 #: (field count, integer fields, numeric fields) of each TREC format, 1-based.
@@ -163,7 +165,9 @@ def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> str:
     trec = "trec_run" if role == "run" else "trec_qrels"
     literal = file_literal(path)
     try:
-        first = eng.fetch(render.call("sqlndcg_first_fields", literal))[1]
+        # The first lines usually tell; the whole file is read only when they are all blank or comments.
+        first = (eng.fetch(render.call("sqlndcg_first_fields", literal, FIRST_LINES))[1]
+                 or eng.fetch(render.call("sqlndcg_first_fields", literal))[1])
     except eng.errors as exc:
         raise InputError(f"{role} file {str(path)!r} cannot be read: {_first_line(exc)}") from None
     expected = TREC_LAYOUT[trec][0]

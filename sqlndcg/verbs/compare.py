@@ -403,8 +403,8 @@ def _standalone_sql(ses: Session, prepared, union_sql: str | None, system: str, 
     union too), so it runs as shown wherever the inputs are: files are read by path. Formatted when read."""
     plan = prepared.plan if union_sql is None else {**prepared.plan, "run": f"({union_sql})", "run_rereadable": False}
     per_query = ses.render("_per_query_sql", plan, False, None, prepared.longest_list)
-    return FormattedSQL(ses.render("_paired_sql", f"({per_query})", prepared.plan, system, str(baseline),
-                                   prepared.weights_plan), ses.dialect)
+    return FormattedSQL(prepared.shown(ses.render("_paired_sql", f"({per_query})", prepared.plan, system,
+                                                  str(baseline), prepared.weights_plan)), ses.dialect)
 
 
 def _check_baseline(baseline, systems: list, system: str) -> None:

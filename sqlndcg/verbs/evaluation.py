@@ -42,15 +42,24 @@ class Prepared:
     # Inputs whose keys a constraint the engine enforces makes unique (role -> 'PRIMARY KEY (query_id, doc_id)'):
     # their repeated keys are not counted (issue 19's decision), and the account says so.
     unique: dict[str, str] = field(default_factory=dict)
+    # The SQL that reads a table made in the call's session (a TREC file read once) -> the SQL that reads the file,
+    # which the statement shown has instead: it outlives the session.
+    shown_inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def sql(self) -> str:
         """The per-query statement as shown to people and by to_sql (with its final ORDER BY); the passes run
         ``pass_sqls``, so it is rendered only when asked for."""
         if self.statement is None:
-            self.statement = render.call("_per_query_sql", self.plan, True, None, self.longest_list,
-                                         dialect=self.dialect)
+            self.statement = self.shown(render.call("_per_query_sql", self.plan, True, None, self.longest_list,
+                                                    dialect=self.dialect))
         return self.statement
+
+    def shown(self, sql: str) -> str:
+        """``sql`` as shown to people: reading the input files, not the session's tables they were read into."""
+        for used, shown in self.shown_inputs.items():
+            sql = sql.replace(used, shown)
+        return sql
 
     @property
     def sources(self) -> list[sources.Source]:
@@ -79,9 +88,6 @@ def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Sou
     """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume. With check,
     also the checks each input was declared (for the repeated keys, which the account's pass counts)."""
     eng = ses.eng
-    if check:
-        checks.check_trec_lines(eng, run)
-        checks.check_trec_lines(eng, judgments)
     # An empty run under queries='judged' is evaluated: every judged query scores 0 (trec_eval -c).
     run_cols = ses.describe(run, empty_ok=spec.queries == "judged")
     judgment_cols = ses.describe(judgments)
@@ -195,9 +201,15 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     run_src = ses.resolve(run, "run", run_format)
     judgment_src = ses.resolve(judgments, "judgments", judgments_format)
     ses.register(run_src, judgment_src)
+    shown = {}
+    if check:  # the checks read every row: a TREC file is read once, into a table they and the statements read
+        read = [checks.read_trec_once(ses, src) for src in (run_src, judgment_src)]
+        shown = {new.sql: old.sql for old, new in zip((run_src, judgment_src), read) if new is not old}
+        run_src, judgment_src = read
     spec, facts, declared = _facts(ses, spec, run_src, judgment_src, check)
     plan = checked(render.call("_plan", facts, dialect=eng.dialect))
-    prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect)
+    prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect,
+                        shown_inputs=shown)
     if check:
         prepared.unique = {src.role: found for src, said in zip((run_src, judgment_src), declared)
                            if (found := checks.unique_by_constraint(eng, src, said["identity"]))}

@@ -549,6 +549,9 @@ def compute(options: Options, con=None) -> Output:
                 reader.close()
             if own:
                 con.close()
+            elif reader is con:  # the caller's DuckDB connection: what read() made there goes
+                con.execute(render.call("sqlndcg_trec_eval_forget", ["te_run", "te_run_file", "te_qrels"],
+                                        list(LINES.values())))
 
     # trec_eval goes through the judged queries in strcmp order (get_qrels.c); a run query without judgments is
     # never evaluated, a judged one without results is evaluated (on one unjudged document) with -c and skipped
