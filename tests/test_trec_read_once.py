@@ -106,3 +106,18 @@ def test_trec_eval_reads_each_file_once_and_leaves_nothing(files):
         assert len([s for s in logged if str(path) in s]) == 1
     assert con.execute("SELECT COUNT(*) FROM duckdb_tables() WHERE table_name LIKE 'te_%'").fetchone()[0] == 0
     assert con.execute("SELECT COUNT(*) FROM duckdb_views() WHERE view_name LIKE 'te_%'").fetchone()[0] == 0
+
+
+def test_any_blanks_between_and_around_fields_read_as_single_spaces(tmp_path, files):
+    """Lines with single spaces are split on the space, the others (tabs, runs of blanks, blanks at either end, a
+    vertical tab) by regular expressions: the same fields either way, and blank lines are no rows."""
+    _, qrels = files
+    messy = tmp_path / "messy.run"
+    messy.write_bytes(b"q1 Q0 d1 1 3.0 sys\n"
+                      b"\n   \t \n"
+                      b"q1\tQ0\td2\t2\t2.0\tsys\n"
+                      b"  q1  Q0 d3   3 1.0 sys  \n"
+                      b"q2 Q0 d4 1 1.0 sys extra fields\x0b\n")
+    res = sqlndcg.evaluate(str(messy), str(qrels), ["ndcg@3"])
+    assert res.account.to_dicts()[0]["run_rows"] == 4
+    assert {r["query_id"]: r["ndcg@3"] for r in res.per_query.to_dicts()} == pytest.approx(_ndcg3(), rel=1e-12)
