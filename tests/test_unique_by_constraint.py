@@ -102,3 +102,38 @@ def test_partitions_pass_the_constraint_to_every_bucket():
     want = sqlndcg.evaluate("run_plain", "qrels_plain", METRICS, con=con)
     assert set(got.unique_by_constraint) == {"run", "judgments"}
     assert got.account.rows == want.account.rows and got.summary.rows == want.summary.rows
+
+
+@pytest.mark.engine
+def test_postgres_constraints_are_read_from_its_catalog(postgres):
+    """PostgreSQL: its PRIMARY KEY and UNIQUE constraints skip the count too (the statements then hold no window over
+    the pairs); a DEFERRABLE one, a view, or a constraint on other columns does not, and repeats are refused."""
+    rows = [(f"q{i // 10}", f"d{i % 10}", ((i * 37) % 11) / 10.0) for i in range(120)]
+    labels = [(f"q{i // 10}", f"d{i % 10}", (i * 7) % 4) for i in range(0, 130, 3)]
+    with postgres.connect(postgres.dbname_c) as con:
+        tables = {"u_run": ", PRIMARY KEY (query_id, doc_id)", "u_qrels": ", UNIQUE (doc_id, query_id)",
+                  "u_run_plain": "", "u_qrels_plain": "",
+                  "u_run_deferred": ", UNIQUE (query_id, doc_id) DEFERRABLE INITIALLY IMMEDIATE",
+                  "u_run_wide": ", PRIMARY KEY (query_id, doc_id, score)"}
+        for name, key in tables.items():
+            third = "rel INTEGER" if "qrels" in name else "score DOUBLE PRECISION"
+            con.execute(f"CREATE TEMPORARY TABLE {name} (query_id TEXT, doc_id TEXT, {third}{key})")
+            with con.cursor().copy(f"COPY {name} FROM STDIN") as copy:
+                for row in labels if "qrels" in name else rows:
+                    copy.write_row(row)
+        con.execute("CREATE TEMPORARY VIEW u_run_view AS SELECT * FROM u_run")
+        fast = sqlndcg.evaluate("u_run", "u_qrels", METRICS, con=con)
+        assert fast.unique_by_constraint == {"run": "PRIMARY KEY (query_id, doc_id)",
+                                             "judgments": "UNIQUE (doc_id, query_id)"}
+        want = sqlndcg.evaluate("u_run_plain", "u_qrels_plain", METRICS, con=con)
+        assert want.unique_by_constraint == {}
+        assert fast.per_query.rows == want.per_query.rows and fast.account.rows == want.account.rows
+        assert len(fast.per_query.rows) == 13 and fast.summary.rows == want.summary.rows  # q12: judged only
+        assert ("run: (query, document) pairs unique by constraint, PRIMARY KEY (query_id, doc_id): not checked "
+                "for repeats") in fast.account_text()
+        for counted in ("u_run_deferred", "u_run_wide", "u_run_view"):
+            got = sqlndcg.evaluate(counted, "u_qrels_plain", METRICS, con=con)
+            assert got.unique_by_constraint == {} and got.per_query.rows == want.per_query.rows, counted
+        con.execute("INSERT INTO u_run_wide VALUES ('q0', 'd0', 0.99)")
+        with pytest.raises(sqlndcg.DataError, match=r"run table 'u_run_wide': 1 \(query, document\) pairs occur"):
+            sqlndcg.evaluate("u_run_wide", "u_qrels", METRICS, con=con)

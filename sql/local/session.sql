@@ -44,6 +44,28 @@ SELECT current_setting('memory_limit') AS memory_limit, current_setting('temp_di
 {#- The column lists of the PRIMARY KEY and UNIQUE constraints of the one table named `name` (a text literal):
     DuckDB enforces them, so an input they cover needs no check for repeated keys. No rows when the name is not
     exactly one table (a view, or tables of that name in several schemas). -#}
+{#- PostgreSQL: "table" (or partitioned table) or "view" (also a materialized view or foreign table: no constraint
+    enforced on its rows) for the relation of exactly the name `param` binds (quoted), found as the statements
+    find it (search_path); no row for anything else. -#}
+{%- macro sqlndcg_postgres_relation_kind(param) -%}
+SELECT CASE WHEN c.relkind IN ('r', 'p') THEN 'table' ELSE 'view' END
+FROM pg_class AS c
+WHERE c.oid = to_regclass({{ param }}) AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+{%- endmacro -%}
+
+{#- PostgreSQL: the PRIMARY KEY and UNIQUE constraints of that table and their columns in order; a DEFERRABLE one is
+    left out (inside a transaction its rows may repeat until the commit). -#}
+{%- macro sqlndcg_postgres_unique_keys(param) -%}
+SELECT CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END,
+       ARRAY(SELECT CAST(a.attname AS TEXT)
+             FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, ord)
+             JOIN pg_attribute AS a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+             ORDER BY k.ord)
+FROM pg_constraint AS c
+WHERE c.conrelid = to_regclass({{ param }}) AND c.contype IN ('p', 'u') AND NOT c.condeferrable
+ORDER BY c.contype, c.conname
+{%- endmacro -%}
+
 {%- macro sqlndcg_unique_keys(name) -%}
 SELECT constraint_type, constraint_column_names
 FROM duckdb_constraints()

@@ -154,6 +154,25 @@ class PostgresEngine(DBAPIEngine):
         finally:
             cur.close()
 
+    def relation_kind(self, name):
+        found = self._catalog("sqlndcg_postgres_relation_kind", name)
+        return found[0][0] if found else None
+
+    def unique_keys(self, name):
+        return [(kind, list(columns)) for kind, columns in self._catalog("sqlndcg_postgres_unique_keys", name)]
+
+    def _catalog(self, macro: str, name: str) -> list[tuple]:
+        """A catalog query about the relation of exactly ``name`` (bound, quoted as the statements quote it)."""
+        cur = self.con.cursor()
+        try:
+            cur.execute(render.call(macro, self.placeholder), (render.quote(name, self.dialect),))
+            return cur.fetchall()
+        except self.errors:
+            self._recover()
+            raise
+        finally:
+            cur.close()
+
     def columns(self, relation_sql):
         cur = self.con.cursor()
         try:
