@@ -2,6 +2,8 @@
 cases where exactly one setting differs (each attributed to it alone), mixed ones checked against evaluate() run
 once per switched setting, the one-query arithmetic against the worked example of SEMANTICS.md, and the command."""
 
+import json
+import math
 import subprocess
 import sys
 
@@ -142,6 +144,42 @@ def test_one_query_not_scored_is_refused():
         sqlndcg.explain(*frames(WORKED_RUN, WORKED_JUDGMENTS), ["ndcg@3"], a={}, b=None, query="nope")
 
 
+def test_one_query_with_group_by_shows_each_ranking_of_it():
+    """Two systems rank the worked example's documents, x as SEMANTICS.md does, y in reverse: one view per system,
+    each with its own ranking and numbers (those evaluate() gives), the same ideal ranking."""
+    run = pd.DataFrame([("x", "q", d, s) for d, s in zip("ABCDE", [5.0, 4.0, 3.0, 2.0, 1.0])]
+                       + [("y", "q", d, s) for d, s in zip("ABCDE", [1.0, 2.0, 3.0, 4.0, 5.0])],
+                       columns=["system", "query_id", "doc_id", "score"])
+    judgments = frames(WORKED_RUN, WORKED_JUDGMENTS)[1]
+    ex = sqlndcg.explain(run, judgments, ["ndcg@3", "ndcg@5"], a={}, b=None, query="q", group_by="system")
+    x, y = ex.views
+    assert (x["group"], y["group"]) == ({"system": "x"}, {"system": "y"})
+    assert [r[1] for r in x["ranking"]] == list("ABCDE") and [r[1] for r in y["ranking"]] == list("EDCBA")
+    assert x["arithmetic"][0] == "NDCG@3 = 8.892789 / 10.392789 = 0.855669"
+    dcg = 3 + 1 / math.log2(3) + 0  # y: E (gain 3), D (1), C (0)
+    assert y["arithmetic"][0] == f"NDCG@3 = {dcg:.6f} / 10.392789 = {dcg / 10.392789:.6f}"
+    assert x["ideal"] == y["ideal"] and [r[1] for r in y["ideal"]] == ["A", "B", "E", "D"]
+    per_query = sqlndcg.evaluate(run, judgments, ["ndcg@3"], group_by="system").per_query.to_dicts()
+    assert [f"{r['ndcg@3']:.6f}" for r in per_query] == [v["arithmetic"][0][-8:] for v in ex.views]
+    text = str(ex)
+    assert "query q, system=x under " in text and "query q, system=y under " in text
+
+
+def test_one_query_with_a_group_the_judgments_share_takes_that_groups_labels():
+    """Judged per day: on day 2 the labels are reversed, so that day's ideal ranking and gains are its own."""
+    days = [("d1", "q", d, r) for d, r in zip("ABCDE", [3, 2, 0, 1, 2])] + \
+           [("d2", "q", d, r) for d, r in zip("ABCDE", [2, 1, 0, 2, 3])]
+    judgments = pd.DataFrame(days, columns=["ds", "query_id", "doc_id", "rel"])
+    run = pd.DataFrame([(day, "q", d, s) for day in ("d1", "d2") for d, s in zip("ABCDE", [5.0, 4.0, 3.0, 2.0, 1.0])],
+                       columns=["ds", "query_id", "doc_id", "score"])
+    ex = sqlndcg.explain(run, judgments, ["ndcg@3", "ndcg@5"], a={}, b=None, query="q", group_by="ds")
+    one, two = ex.views
+    assert one["group"] == {"ds": "d1"} and one["arithmetic"][0] == "NDCG@3 = 8.892789 / 10.392789 = 0.855669"
+    assert [r[2] for r in two["ranking"]] == [2, 1, 0, 2, 3] and [r[1] for r in two["ideal"]] == ["E", "A", "D", "B"]
+    dcg, idcg = 3 + 1 / math.log2(3), 7 + 3 / math.log2(3) + 3 / 2
+    assert two["arithmetic"][0] == f"NDCG@3 = {dcg:.6f} / {idcg:.6f} = {dcg / idcg:.6f}"
+
+
 # -- the command --------------------------------------------------------------------------------------------------
 
 def _cli(*args, cwd):
@@ -162,6 +200,12 @@ def test_command(tmp_path):
                 "--query", "q1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "query q1 under gain=linear, empty=skip" in done.stdout and "NDCG@3 = " in done.stdout
+    grouped = run.assign(system="s1")
+    grouped.to_csv(tmp_path / "runs.csv", index=False)
+    done = _cli("--run", "runs.csv", "--judgments", "qrels.csv", "-m", "ndcg@3", "--group-by", "system",
+                "--query", "q1", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [v["group"] for v in json.loads(done.stdout)["views"]] == [{"system": "s1"}]
     bad = _cli("--run", "run.csv", "--judgments", "qrels.csv", "--b", "trec-eval", cwd=tmp_path)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "'trec-eval' is not known" in bad.stderr and "--a/--b" in bad.stderr

@@ -5,7 +5,8 @@
   metric) come from evaluate() itself.
 -#}
 
-{#- The ranked documents of every list up to `limit`: _q, _d, _pos, _rel (NULL: unjudged), _gain. -#}
+{#- The ranked documents of every list up to `limit`: its group columns (by their output names), _q, _d, _pos, _rel
+    (NULL: unjudged), _gain. -#}
 {%- macro _explain_ranking(p, limit, longest_list=none) -%}
 {%- set f = sqlndcg._per_query_flags(p, longest_list) -%}
 WITH run_rows AS (
@@ -19,7 +20,8 @@ judgment_rows AS (
 {%- endif %}
 {{ sqlndcg._per_query_labels(p, f) }},
 {{- sqlndcg._per_query_ranking(p, f) }}
-SELECT t._q AS _q, t._d AS _d, t._pos AS _pos, l._rel AS _rel, COALESCE(l._gain, 0) AS _gain
+SELECT {% for g in p.groups %}t.{{ g.alias }} AS {{ g.output }}, {% endfor -%}
+       t._q AS _q, t._d AS _d, t._pos AS _pos, l._rel AS _rel, COALESCE(l._gain, 0) AS _gain
 FROM top_ranked AS t
 LEFT JOIN labels AS l
   ON l._q = t._q AND l._d = t._d{% for g in f.shared %} AND l.{{ g.alias }} = t.{{ g.alias }}{% endfor %}
@@ -27,12 +29,14 @@ WHERE t._pos <= {{ limit | int }}
 ORDER BY t._q, t._pos
 {%- endmacro -%}
 
-{#- Every judged document's label and gain (the ideal ranking under ideal='judgments'): _q, _d, _rel, _gain. -#}
+{#- Every judged document's label and gain (the ideal ranking under ideal='judgments'): the group columns the
+    judgments share with the run (by their output names), _q, _d, _rel, _gain. -#}
 {%- macro _explain_labels(p) -%}
 {%- set f = sqlndcg._per_query_flags(p) -%}
 WITH judgment_rows AS (
   {{ sqlndcg._judgment_rows(p.get("judged_plan", p)) }}
 ),
 {{ sqlndcg._per_query_labels(p, f) }}
-SELECT _q, _d, _rel, _gain FROM labels ORDER BY _q, _gain DESC, _d
+SELECT {% for g in f.shared %}{{ g.alias }} AS {{ g.output }}, {% endfor %}_q, _d, _rel, _gain
+FROM labels ORDER BY _q, _gain DESC, _d
 {%- endmacro -%}

@@ -29,7 +29,8 @@ def build(name: str, p) -> None:
     p.add_argument("--a", default="trec_eval",
                    help="the first settings: a preset's name, name=value,... or a JSON object (default: trec_eval)")
     p.add_argument("--b", help="the second settings, in the same forms (required without --query)")
-    p.add_argument("--query", help="print this query's ranking, gains, discounts, ideal ranking and arithmetic")
+    p.add_argument("--query", help="print this query's ranking, gains, discounts, ideal ranking and arithmetic "
+                                   "(with --group-by: for each ranking of it)")
     p.add_argument("--group-by", help="columns that split the run into rankings (system, day), comma-separated")
     p.add_argument("--run-format", help="read the run in this format whatever its suffix")
     p.add_argument("--judgments-format", help="read the judgments in this format")

@@ -131,8 +131,8 @@ def explain(run, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, a="t
     and which differing setting causes each difference (switched alone from a toward b); a difference no single
     switch explains is reported as 'together' (settings that interact). ``group_by`` names the columns that
     split the run into rankings (system, day), as in evaluate(); a query is then (their values..., query id). With
-    ``query``, that query's arithmetic
-    under ``a`` (and ``b`` when given) instead: a :class:`QueryExplanation`.
+    ``query``, that query's arithmetic under ``a`` (and ``b`` when given) instead, one view per ranking of it (each
+    value of the group columns it is scored under): a :class:`QueryExplanation`.
 
     >>> import sqlndcg
     >>> ex = sqlndcg.explain(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], a="trec_eval",
@@ -146,10 +146,8 @@ def explain(run, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, a="t
     ea = _effective(metrics, ga)
     formats = {"run_format": run_format, "judgments_format": judgments_format}
     if query is not None:
-        if group_by:
-            raise SettingError("explain for one query (query=, --query) takes one ranking; filter the run to "
-                               "one system, not group_by")
-        return _one_query(run, judgments, metrics, query, [ga] + ([gb] if gb is not None else []), con, formats)
+        return _one_query(run, judgments, metrics, query, [ga] + ([gb] if gb is not None else []), con, formats,
+                          group_by)
     if gb is None:
         raise SettingError("explain compares two sets of settings: give b= (or query= for one query's arithmetic)")
     eb = _effective(metrics, gb)
@@ -220,7 +218,8 @@ class QueryExplanation:
     def __str__(self) -> str:
         out = []
         for v in self.views:
-            out.append(f"query {self.query_id} under {_show(v['settings'])}")
+            ranking = "".join(f", {g}={value}" for g, value in v.get("group", {}).items())
+            out.append(f"query {self.query_id}{ranking} under {_show(v['settings'])}")
             out.append(_table(["pos", "doc", "label", "gain", "discount", "contribution", "DCG"], v["ranking"]))
             out.append("ideal ranking:")
             out.append(_table(["pos", "doc", "label", "gain", "discount", "contribution", "IDCG"], v["ideal"]))
@@ -247,37 +246,54 @@ def _discount(i: int) -> float:
     return 1.0 / math.log2(i + 1)
 
 
-def _one_query(run, judgments, metrics, query, sides: list[dict], con, formats) -> QueryExplanation:
+def _one_query(run, judgments, metrics, query, sides: list[dict], con, formats, group_by=()) -> QueryExplanation:
     views = []
     with Session(con) as ses:
-        run_src, judgments_src = run, judgments
         for given in sides:
-            views.append(_view(ses, run_src, judgments_src, metrics, query, given, formats))
+            views.extend(_views(ses, run, judgments, metrics, query, given, formats, group_by))
     return QueryExplanation(query, views)
 
 
-def _view(ses, run_src, judgments_src, metrics, query, given, formats) -> dict:
-    spec = make_spec(metrics, **given)
+def _views(ses, run_src, judgments_src, metrics, query, given, formats, group_by) -> list[dict]:
+    """The query's view under the settings ``given``: one per ranking of it (each value of the group columns under
+    which it is scored), in the order of those values."""
+    spec = make_spec(metrics, **given, group_by=list(group_by))
     prepared = prepare(ses, spec, run_src, judgments_src, **formats)
+    shared = [g["name"] for g in prepared.plan["groups"] if g["shared"]]
     key = str(query)
     ranking = [r for r in _rows(ses, "_explain_ranking", prepared.plan, MAX_POSITIONS, prepared.longest_list)
                if str(r["_q"]) == key]
     labels = [r for r in _rows(ses, "_explain_labels", prepared.plan) if str(r["_q"]) == key]
-    cuts = [f"dcg@{i}" for i in range(1, len(ranking) + 1)]
+    cuts = []
     for m in metrics:
         name, _, k = m.partition("@")
         if name == "ndcg":
             cuts += [f"dcg@{k}", f"idcg@{k}"] if k else ["dcg", "idcg"]
+    longest = max([r["_pos"] for r in ranking] + [0])  # of the query's rankings, the longest (and its ideal's)
+    deepest = min(MAX_POSITIONS, longest if spec.data["ideal"] == "retrieved" else
+                  sum(1 for r in labels if r["_gain"] > 0))
+    cuts += [f"dcg@{i}" for i in range(1, longest + 1)] + [f"idcg@{i}" for i in range(1, deepest + 1)]
+    per = _per_query(ses, list(dict.fromkeys(list(metrics) + cuts)), given, run_src, judgments_src, formats,
+                     group_by)
+    scored = sorted((k for k in per if str(k[-1] if group_by else k) == key), key=str)
+    if not scored:
+        raise SettingError(f"explain: query {query!r} is not scored under {_show(given)} (not in the judgments"
+                           f"{', or not in the run (queries=both)' if spec.data['queries'] == 'both' else ''})")
+    views = []
+    for found in scored:
+        group = dict(zip(group_by, found[:-1])) if group_by else {}
+        view = _view(spec, [r for r in ranking if all(r[g] == v for g, v in group.items())],
+                     [r for r in labels if all(r[g] == group[g] for g in shared)], per[found], metrics)
+        views.append({"settings": given, **({"group": group} if group_by else {}), **view})
+    return views
+
+
+def _view(spec, ranking: list[dict], labels: list[dict], values: dict, metrics) -> dict:
+    """One ranking's rows, its ideal ranking's and the metrics' arithmetic, from the values evaluate() gave."""
     ideal = (sorted(({"_d": r["_d"], "_rel": r["_rel"], "_gain": r["_gain"]} for r in ranking),
                     key=lambda r: -r["_gain"]) if spec.data["ideal"] == "retrieved"
              else [r for r in labels if r["_gain"] > 0])
     n, n_ideal = len(ranking), min(len(ideal), MAX_POSITIONS)
-    cuts += [f"idcg@{i}" for i in range(1, n_ideal + 1)]
-    per = _per_query(ses, list(dict.fromkeys(list(metrics) + cuts)), given, run_src, judgments_src, formats)
-    values = next((v for q, v in per.items() if str(q) == key), None)
-    if values is None:
-        raise SettingError(f"explain: query {query!r} is not scored under {_show(given)} (not in the judgments"
-                           f"{', or not in the run (queries=both)' if spec.data['queries'] == 'both' else ''})")
     rows, previous = [], 0.0
     for i, r in enumerate(ranking, 1):
         dcg = values[f"dcg@{i}"]
@@ -289,8 +305,7 @@ def _view(ses, run_src, judgments_src, metrics, query, given, formats) -> dict:
         ideal_rows.append([i, r["_d"], r["_rel"], float(r["_gain"]), _discount(i), None if idcg is None else
                            idcg - previous, idcg])
         previous = idcg or previous
-    return {"settings": given, "ranking": rows, "ideal": ideal_rows,
-            "arithmetic": [_arithmetic(m, values, n) for m in metrics]}
+    return {"ranking": rows, "ideal": ideal_rows, "arithmetic": [_arithmetic(m, values, n) for m in metrics]}
 
 
 def _rows(ses, macro, *args) -> list[dict]:
