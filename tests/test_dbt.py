@@ -91,7 +91,7 @@ def test_example_builds_and_its_data_tests_pass(example_build):
     # The worked example's values exact, NDCG within [0, 1], unique keys, the package's input tests: all ran.
     for test in ("worked_example_exact", "metrics_within_bounds", "per_query_keys_unique", "incremental_equals_full",
                  "sqlndcg_valid_run", "sqlndcg_valid_judgments", "sqlndcg_finite_metrics", "sqlndcg_valid_events",
-                 "sqlndcg_valid_annotations", "sqlndcg_valid_query_weights"):
+                 "sqlndcg_valid_annotations", "sqlndcg_valid_query_weights", "sqlndcg_no_regression_paired_comparison"):
         assert test in results, f"data test {test} did not run"
 
 
@@ -120,6 +120,22 @@ def test_example_models_equal_evaluate(example_build):
     assert_same_rows(duckdb_rows(database, "annotator_agreement"), agreement.per_query.to_dicts(), ["query_id"],
                      "annotator_agreement")
     assert round(worked.per_query.to_dicts()[0]["ndcg@3"], 6) == 0.855669
+
+
+def test_example_comparison_model_equals_compare_and_its_gate(example_build):
+    """paired_comparison is compare()'s table (its t-test columns; the permutation and bootstrap columns are
+    Python's), and the no_regression test it carries passed because gate() passes on the same rows."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        c = sqlndcg.compare("rankings", "judgments", METRICS, baseline="baseline", group_by="ds", gain="exponential",
+                            empty="skip", con=con, permutations=10, resamples=10)
+    built = duckdb_rows(database, "paired_comparison")
+    columns = ["ds", "system", "metric", "baseline", "pairs", "baseline_mean", "mean", "difference", "difference_std",
+               "t_low", "t_high", "relative_change", "effect_size", "wins", "ties", "losses"]
+    assert_same_rows(built, [{k: r[k] for k in columns} for r in c.to_dicts()], ["ds", "system", "metric"],
+                     "paired_comparison")
+    assert len({r["metric"] for r in built}) == len(METRICS) and len({r["ds"] for r in built}) == 4  # map: "ap"
+    assert not sqlndcg.gate(c, "ndcg@10:0.01", correction="none").failures
 
 
 def test_incremental_model_evaluates_only_new_days(example_build, tmp_path):
