@@ -18,6 +18,15 @@ ORDER BY {{ order_by | join(', ') }}
 {%- endif %}
 {%- endmacro -%}
 
+{#- An input's columns without its rows (each engine reads the names and types off the result). -#}
+{%- macro sqlndcg_no_rows(relation) -%}
+SELECT * FROM {{ relation }} AS input_rows LIMIT 0
+{%- endmacro -%}
+
+{%- macro sqlndcg_all_rows(relation) -%}
+SELECT * FROM {{ relation }} AS input_rows
+{%- endmacro -%}
+
 {%- macro sqlndcg_any_row(name) -%}
 SELECT 1 FROM {{ name }} AS input_rows LIMIT 1
 {%- endmacro -%}

@@ -154,7 +154,7 @@ def pilot_sd(pilot, *, metric: str | None = None, system: str = "system", candid
         with Session(con, dialect) as ses:
             src = ses.resolve(pilot, "pilot", pilot_format)
             ses.describe(src)
-            columns, rows = ses.fetch(f"SELECT * FROM {src.sql}")
+            columns, rows = ses.fetch(ses.render("sqlndcg_all_rows", src.sql))
         diffs, about = _from_table(list(columns), rows, metric, system, candidate, query_id)
     sd, n = _sd(diffs, "the pilot" + (f" ({about})" if about else ""))
     return sd, n, about

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from ...core import render
 from ...errors import SqlndcgError
 from .base import Engine, MissingRelation, classify
 
@@ -42,7 +43,7 @@ class DataFusionEngine(Engine):
     def columns(self, relation_sql):
         with _raised():
             try:
-                schema = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0").schema()
+                schema = self.con.sql(render.call("sqlndcg_no_rows", relation_sql)).schema()
             except Exception as exc:
                 if "not found" in str(exc).lower():
                     raise MissingRelation(str(exc)) from None

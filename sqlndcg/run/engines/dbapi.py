@@ -98,7 +98,7 @@ class DBAPIEngine(Engine):
     def columns(self, relation_sql):
         cur = self.con.cursor()
         try:
-            cur.execute(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0")
+            cur.execute(render.call("sqlndcg_no_rows", relation_sql))
             return {d[0]: str(d[1]) for d in cur.description}
         finally:
             cur.close()

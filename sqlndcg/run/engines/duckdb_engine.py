@@ -322,7 +322,7 @@ class DuckDBEngine(Engine):
     def columns(self, relation_sql):
         with self._calling():
             try:
-                rel = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0")
+                rel = self.con.sql(render.call("sqlndcg_no_rows", relation_sql))
             except duckdb.CatalogException as exc:
                 raise MissingRelation(str(exc)) from None
             return dict(zip(rel.columns, (str(t) for t in rel.types)))

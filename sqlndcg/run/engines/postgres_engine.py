@@ -176,7 +176,7 @@ class PostgresEngine(DBAPIEngine):
     def columns(self, relation_sql):
         cur = self.con.cursor()
         try:
-            cur.execute(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0")
+            cur.execute(render.call("sqlndcg_no_rows", relation_sql))
             return {d[0]: self._type_name(d[1]) for d in cur.description}
         except self.errors as exc:
             self._recover()

@@ -7,6 +7,7 @@ import logging
 import threading
 from contextlib import contextmanager
 
+from ...core import render
 from .base import Engine, MissingRelation, classify
 
 #: The Python loggers pyspark (4 and later) writes a failed query to, with the JVM's stack trace, before it raises
@@ -79,7 +80,7 @@ class SparkEngine(Engine):
 
         try:
             with quiet():
-                schema = self.con.sql(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0").schema
+                schema = self.con.sql(render.call("sqlndcg_no_rows", relation_sql)).schema
         except AnalysisException as exc:
             if "TABLE_OR_VIEW_NOT_FOUND" in str(exc):
                 raise MissingRelation(str(exc)) from None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
+from ...core import render
 from .base import MissingRelation
 from .dbapi import DBAPIEngine
 
@@ -63,7 +64,7 @@ class SQLiteEngine(DBAPIEngine):
 
     def columns(self, relation_sql):
         try:
-            names = self.fetch(f"SELECT * FROM {relation_sql} AS input_rows LIMIT 0")[0]
+            names = self.fetch(render.call("sqlndcg_no_rows", relation_sql))[0]
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):
                 raise MissingRelation(str(exc)) from None
