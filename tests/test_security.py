@@ -455,7 +455,7 @@ def test_the_trec_eval_verb_keeps_the_callers_transaction(pg_tables, tmp_path):
     run, qrels = tmp_path / "a.run", tmp_path / "a.qrels"
     run.write_text("".join(f"{q} Q0 {d} {i} {s} tag\n" for i, (_, q, d, s) in enumerate(RUN[:4])))
     qrels.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in QRELS))
-    options = trec_eval.Options(qrels=str(qrels), run=str(run), measures=["official"])
+    options = trec_eval.Options(qrels=str(qrels), run=str(run), measures=["official"], per_query=True)
     on_duckdb = trec_eval.compute(options)
     con = pg_connect(pg_tables, "psycopg")
     try:

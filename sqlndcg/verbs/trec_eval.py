@@ -477,8 +477,8 @@ def _gain_map(con, gains: tuple[tuple[int, float], ...]):
 
 
 def compute(options: Options, con=None) -> Output:
-    """The run id, the per-query and the ``all`` lines as (measure, query, value text), and the judged queries the
-    run lacks. The measures are computed in ``con`` (DuckDB, SQLite or PostgreSQL), or in the database
+    """The run id, the per-query lines (with ``options.per_query``: formatting them is a good part of a large run's
+    time) and the ``all`` lines as (measure, query, value text), and the judged queries the run lacks. The measures are computed in ``con`` (DuckDB, SQLite or PostgreSQL), or in the database
     ``options.database`` names (an in-memory DuckDB without one); the files are read by DuckDB: by ``con`` itself
     when it is DuckDB, else by an in-memory DuckDB, whose rows are then loaded into temporary tables of ``con``."""
     from . import evaluation
@@ -579,7 +579,7 @@ def compute(options: Options, con=None) -> Output:
 
     per_query, summary = [], []
     summary_only = tables().summary_only
-    for q in printed:
+    for q in printed if options.per_query else ():
         for line in lines:
             if line.family in summary_only:
                 continue
