@@ -41,6 +41,7 @@ from ..core import render
 from ..errors import DataError, InputError, MetricError
 from ..core import measures
 from ..run.engines.duckdb_engine import csv_problem
+from ..run.progress import announce
 from ..run.sources import brief, file_literal
 
 #: The trec_eval versions the command reproduces, and the preset that carries each one's settings.
@@ -408,6 +409,7 @@ def read(con, qrels: str, run: str, database: str | None = None, complete: bool 
     query; a file that cannot be read is named (the first that fails)."""
     for path, role in ((qrels, "qrels"), (run, "run")):
         _check_file(path, role, database)
+    announce("reading and checking the files")
     q_literal, r_literal = file_literal(qrels), file_literal(run)  # absolute: a leading ~ is not the home directory
     _read_lines(con, q_literal, "qrels", qrels)
     _read_lines(con, r_literal, "run", run)
