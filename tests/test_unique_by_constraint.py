@@ -32,10 +32,10 @@ def _account_statements(monkeypatch) -> list[str]:
     seen = []
     fetch = duckdb_engine.DuckDBEngine.fetch_arrow
 
-    def recording(self, sql):
+    def recording(self, sql, *args, **kwargs):
         if "run_rows" in sql and "judged_totals" in sql:
             seen.append(sql)
-        return fetch(self, sql)
+        return fetch(self, sql, *args, **kwargs)
 
     monkeypatch.setattr(duckdb_engine.DuckDBEngine, "fetch_arrow", recording)
     return seen

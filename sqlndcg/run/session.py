@@ -88,8 +88,8 @@ class Session:
     def fetch(self, sql: str) -> tuple[list[str], list[tuple]]:
         return self.eng.fetch(sql)
 
-    def fetch_arrow(self, sql: str):
-        return self.eng.fetch_arrow(sql)
+    def fetch_arrow(self, sql: str, small: bool = False):
+        return self.eng.fetch_arrow(sql, small)
 
     def table_name(self, prefix: str) -> str:
         """A new table name, quoted for the engine."""

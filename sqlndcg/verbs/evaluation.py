@@ -165,7 +165,7 @@ def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False,
     tables = []
     for bucket in _buckets(partitions):
         table = eng.fetch_arrow(render.call("_account_sql", plan, duplicates, bucket, sorted(unique),
-                                            dialect=eng.dialect))
+                                            dialect=eng.dialect), small=True)
         if each:
             each(table)
         tables.append(table)
@@ -349,8 +349,8 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
     # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
     if summary:
         announce("summarising")
-    summary = (_fetch(ses, ses.render("_summary_sql", name, plan, prepared.weights_plan, True), settings) if summary
-               else Table([], (), settings))
+    summary = (_fetch(ses, ses.render("_summary_sql", name, plan, prepared.weights_plan, True), settings, small=True)
+               if summary else Table([], (), settings))
     if per_query_table is None:
         ses.drop(name)
     return Result(per_query, summary, settings, FormattedSQL(lambda: prepared.sql, eng.dialect), account,
@@ -369,9 +369,9 @@ def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: di
         )
 
 
-def _fetch(ses: Session, sql: str, settings: dict) -> Table:
-    """A result as the engine gives it, columnar (Arrow)."""
-    return Table.from_arrow(ses.fetch_arrow(sql), settings)
+def _fetch(ses: Session, sql: str, settings: dict, small: bool = False) -> Table:
+    """A result as the engine gives it, columnar (Arrow); ``small``: a few rows (Engine.fetch_arrow)."""
+    return Table.from_arrow(ses.fetch_arrow(sql, small), settings)
 
 
 def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,

@@ -40,8 +40,9 @@ class Engine:
     def execute(self, sql: str) -> None:
         self.fetch(sql)
 
-    def fetch_arrow(self, sql: str):
-        """The result as a pyarrow Table (columnar), where the engine can give one."""
+    def fetch_arrow(self, sql: str, small: bool = False):
+        """The result as a pyarrow Table (columnar), where the engine can give one. ``small``: a few rows (an account,
+        a summary), which an engine may fetch the way that costs least for a long statement."""
         import pyarrow as pa
 
         names, rows = self.fetch(sql)

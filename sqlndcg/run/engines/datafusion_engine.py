@@ -36,7 +36,7 @@ class DataFusionEngine(Engine):
             table = self.con.sql(sql).to_arrow_table()
         return list(table.column_names), [tuple(r.values()) for r in table.to_pylist()]
 
-    def fetch_arrow(self, sql):
+    def fetch_arrow(self, sql, small=False):
         with _raised():
             return self.con.sql(sql).to_arrow_table()
 

@@ -14,6 +14,7 @@ import re
 import shutil
 import tempfile
 import threading
+import warnings
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
@@ -314,8 +315,16 @@ class DuckDBEngine(Engine):
         with self._calling():
             self.con.execute(sql)
 
-    def fetch_arrow(self, sql):
+    def fetch_arrow(self, sql, small=False):
+        """A relation (con.sql) gives Arrow without a copy of the rows, but DuckDB's Python layer first reads the
+        whole statement's text, milliseconds for a long one; a few rows are fetched through execute(), whose Arrow
+        output copies the rows (nothing for an account or a summary, twice the memory for a large result)."""
         with self._calling():
+            if small:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)  # the copy warned about: a few rows
+                    cur = self.con.execute(sql)
+                    return cur.to_arrow_table() if hasattr(cur, "to_arrow_table") else cur.arrow()
             rel = self.con.sql(sql)
             return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 

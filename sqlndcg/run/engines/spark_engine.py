@@ -71,7 +71,7 @@ class SparkEngine(Engine):
         with quiet():
             self.con.sql(sql)
 
-    def fetch_arrow(self, sql):
+    def fetch_arrow(self, sql, small=False):
         with quiet():
             return self.con.sql(sql).toArrow()
 
