@@ -80,11 +80,14 @@ LIMIT {{ limit }}
  FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines)
 {%- endmacro -%}
 
-{#- A TREC file's columns from its fields; `cast` TRY_CAST reads a field that is not a number as NULL. -#}
+{#- A TREC file's columns from its fields; `cast` TRY_CAST reads a field that is not a number as NULL. `kind`:
+    trec_run, trec_qrels, or trec_eval_run (the trec_eval command's run: no rank, the line number for the run id). -#}
 {%- macro sqlndcg_trec_columns(kind, cast='CAST') -%}
 {%- if kind == 'trec_run' -%}
 fields[1] AS query_id, fields[3] AS doc_id, {{ cast }}(fields[4] AS BIGINT) AS rank,
         {{ cast }}(fields[5] AS DOUBLE) AS score, fields[6] AS tag
+{%- elif kind == 'trec_eval_run' -%}
+fields[1] AS query_id, fields[3] AS doc_id, {{ cast }}(fields[5] AS DOUBLE) AS score, fields[6] AS tag, line_number
 {%- else -%}
 fields[1] AS query_id, fields[3] AS doc_id, {{ cast }}(fields[4] AS DOUBLE) AS rel
 {%- endif -%}
@@ -107,25 +110,30 @@ ORDER BY line_number
 LIMIT {{ limit }}
 {%- endmacro -%}
 
-{#- A TREC file read once (evaluation.prepare): its lines numbered into a table (sqlndcg_read_lines), then this,
-    from that table, into another: the columns (sqlndcg_trec_columns, read with TRY_CAST) and `misread`
-    (sqlndcg_trec_misread). Splitting every line is most of the work of reading a large file, and every statement
-    of an evaluation would do it again; and lines split as they are numbered (one ordered stream) are split on one
+{#- A TREC file read once (evaluate's inputs, evaluation.prepare; the trec_eval command's files,
+    sqlndcg_trec_eval_lines_table): its lines numbered into a table (sqlndcg_read_lines), then its rows, from that
+    table, into another: `columns` (sqlndcg_trec_columns, read with TRY_CAST) and `misread`, the test of a line the
+    reader refuses. Splitting every line is most of the work of reading a large file, and every statement of an
+    evaluation would do it again; and lines split as they are numbered (one ordered stream) are split on one
     thread, where lines read from a table are split on every core. -#}
-{%- macro sqlndcg_trec_table(lines, kind, field_count, integers, numbers, trailing=false) -%}
-SELECT {{ sqlndcg_trec_columns(kind, 'TRY_CAST') }},
-       {{ sqlndcg_trec_misread(field_count, integers, numbers, trailing) }} AS misread
+{%- macro sqlndcg_trec_rows_marked(lines, columns, misread) -%}
+SELECT {{ columns }},
+       {{ misread }} AS misread
 FROM {{ sqlndcg_trec_eval_fields(none, lines) }} AS trec_lines
+{%- endmacro -%}
+
+{%- macro sqlndcg_trec_table(lines, kind, field_count, integers, numbers, trailing=false) -%}
+{{ sqlndcg_trec_rows_marked(lines, sqlndcg_trec_columns(kind, 'TRY_CAST'),
+                            sqlndcg_trec_misread(field_count, integers, numbers, trailing)) }}
 {%- endmacro -%}
 
 {%- macro sqlndcg_trec_misread_count(name) -%}
 SELECT COUNT(*) FROM {{ name }} AS trec_rows WHERE misread
 {%- endmacro -%}
 
-{#- The rows of a table made by sqlndcg_trec_table, as the file readers above give them (once none is misread). -#}
-{%- macro sqlndcg_trec_table_rows(name, kind) -%}
-(SELECT {{ 'query_id, doc_id, rank, score, tag' if kind == 'trec_run' else 'query_id, doc_id, rel' }}
- FROM {{ name }} AS trec_rows)
+{#- The rows of a table made by sqlndcg_trec_rows_marked, as the file readers give them (once none is misread). -#}
+{%- macro sqlndcg_trec_table_rows(name) -%}
+(SELECT * EXCLUDE (misread) FROM {{ name }} AS trec_rows)
 {%- endmacro -%}
 
 {#- The first line that is not blank or a comment, to tell a TREC file from a delimited one; `within`: among the
@@ -179,31 +187,16 @@ len(fields) <> 4 OR TRY_CAST(fields[4] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CA
 {%- endif -%}
 {%- endmacro -%}
 
-{#- A TREC file read once, into the temporary table `name`: its rows as trec_eval reads them (the number read
-    with TRY_CAST), each with `malformed` (sqlndcg_trec_eval_bad_lines' test). Splitting every line is most of the
-    work of reading a large file, so the checks and the views below read this table, not the file. The lines are
-    numbered into a table of their own first: numbering them is one ordered stream, and splitting them as they
-    are numbered would run on one thread; read from a table, the splitting runs on every core. -#}
+{#- The trec_eval command's file read once into the temporary table `name` (sqlndcg_trec_rows_marked, with
+    sqlndcg_trec_eval_malformed as its test), on the command's own DuckDB connection; the checks and the views
+    below read the table, not the file. -#}
 {%- macro sqlndcg_trec_eval_lines_table(name, path, kind) -%}
 {%- set text = name ~ '_text' -%}
 CREATE OR REPLACE TEMPORARY TABLE {{ text }} AS SELECT * FROM {{ sqlndcg_read_lines(path) }} AS lines;
 CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS
-SELECT fields[1] AS query_id, fields[3] AS doc_id,
-       {%- if kind == 'run' %} TRY_CAST(fields[5] AS DOUBLE) AS score, fields[6] AS tag, line_number,
-       {%- else %} TRY_CAST(fields[4] AS DOUBLE) AS rel,
-       {%- endif %}
-       {{ sqlndcg_trec_eval_malformed(kind) }} AS malformed
-FROM {{ sqlndcg_trec_eval_fields(path, text) }} AS lines;
+{{ sqlndcg_trec_rows_marked(text, sqlndcg_trec_columns('trec_eval_run' if kind == 'run' else 'trec_qrels', 'TRY_CAST'),
+                            sqlndcg_trec_eval_malformed(kind)) }};
 DROP TABLE {{ text }}
-{%- endmacro -%}
-
-{%- macro sqlndcg_trec_eval_malformed_count(lines) -%}
-SELECT COUNT(*) FROM {{ lines }} WHERE malformed
-{%- endmacro -%}
-
-{#- The rows of a lines table (above) that passed the check, without its mark: the columns the readers give. -#}
-{%- macro sqlndcg_trec_eval_read_lines(lines, kind) -%}
-(SELECT query_id, doc_id, {{ 'score, tag, line_number' if kind == 'run' else 'rel' }} FROM {{ lines }} AS lines)
 {%- endmacro -%}
 
 {#- The rows the measures read, as another engine gets them (trec_eval --database): the ids as text, the score
@@ -241,9 +234,9 @@ GROUP BY query_id
 {%- endmacro -%}
 
 
-{#- trec_eval's files as the views te_qrels and te_run (a DuckDB session's own), and what the command reads of
-    them besides the measures: row counts, the labels a gain map must cover, the queries of each file. -#}
-{#- A view over the lines tables (nothing copied). -#}
+{#- trec_eval's files as the views te_qrels and te_run (a DuckDB session's own, over the tables the files were read
+    into: nothing copied), and what the command reads of them besides the measures: row counts, the labels a gain
+    map must cover, the queries of each file. -#}
 {%- macro sqlndcg_trec_eval_view(name, reader) -%}
 CREATE OR REPLACE TEMPORARY VIEW {{ name }} AS SELECT * FROM {{ reader }} AS trec_rows
 {%- endmacro -%}

@@ -50,9 +50,6 @@ SELECT
 SELECT current_setting('memory_limit') AS memory_limit, current_setting('temp_directory') AS temp_directory
 {%- endmacro -%}
 
-{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the one table named `name` (a text literal):
-    DuckDB enforces them, so an input they cover needs no check for repeated keys. No rows when the name is not
-    exactly one table (a view, or tables of that name in several schemas). -#}
 {#- PostgreSQL: "table" (or partitioned table) or "view" (also a materialized view or foreign table: no constraint
     enforced on its rows) for the relation of exactly the name `param` binds (quoted), found as the statements
     find it (search_path); no row for anything else. -#}
@@ -75,6 +72,9 @@ WHERE c.conrelid = to_regclass({{ param }}) AND c.contype IN ('p', 'u') AND NOT 
 ORDER BY c.contype, c.conname
 {%- endmacro -%}
 
+{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the one table named `name` (a text literal):
+    DuckDB enforces them, so an input they cover needs no check for repeated keys. No rows when the name is not
+    exactly one table (a view, or tables of that name in several schemas). -#}
 {%- macro sqlndcg_unique_keys(name) -%}
 SELECT constraint_type, constraint_column_names
 FROM duckdb_constraints()

@@ -33,7 +33,7 @@ def read_trec_once(ses, source: Source) -> Source:
         raise InputError(f"{source.label} cannot be read as a TREC file: {str(exc).splitlines()[0]}") from None
     if misread:  # the file is read again, to show the lines
         check_trec_lines(ses.eng, source)
-    return replace(source, sql=render.call("sqlndcg_trec_table_rows", table, kind), rereadable=True)
+    return replace(source, sql=render.call("sqlndcg_trec_table_rows", table), rereadable=True)
 
 
 def check_trec_lines(eng, source: Source) -> None:

@@ -375,7 +375,7 @@ def _read_lines(con, literal: str, kind: str, path: str) -> None:
     then, for their text); a file DuckDB cannot read at all is named, with the cause and the fix."""
     try:
         con.execute(render.call("sqlndcg_trec_eval_lines_table", LINES[kind], literal, kind))
-        malformed = con.execute(render.call("sqlndcg_trec_eval_malformed_count", LINES[kind])).fetchone()[0]
+        malformed = con.execute(render.call("sqlndcg_trec_misread_count", LINES[kind])).fetchone()[0]
         found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", literal, kind, 5)).fetchall() \
             if malformed else []
     except duckdb.Error as exc:
@@ -414,8 +414,8 @@ def read(con, qrels: str, run: str, database: str | None = None, complete: bool 
     _read_lines(con, q_literal, "qrels", qrels)
     _read_lines(con, r_literal, "run", run)
     try:
-        for view, reader in (("te_qrels", render.call("sqlndcg_trec_eval_read_lines", LINES["qrels"], "qrels")),
-                             ("te_run_file", render.call("sqlndcg_trec_eval_read_lines", LINES["run"], "run")),
+        for view, reader in (("te_qrels", render.call("sqlndcg_trec_table_rows", LINES["qrels"])),
+                             ("te_run_file", render.call("sqlndcg_trec_table_rows", LINES["run"])),
                              ("te_run", render.call("sqlndcg_trec_eval_complete_run", "te_run_file", "te_qrels")
                               if complete else "te_run_file")):
             con.execute(render.call("sqlndcg_trec_eval_view", view, reader))
