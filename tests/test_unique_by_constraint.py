@@ -96,6 +96,54 @@ def test_views_and_names_in_several_schemas_are_not_taken_on_trust():
     assert sqlndcg.evaluate("run", "qrels", METRICS, con=con).unique_by_constraint == {}
 
 
+def _repeated_pairs_view(con, name: str, temporary: bool) -> None:
+    """A view of `name` over the unconstrained copy, with one (query, document) pair repeated."""
+    con.execute(f"CREATE {'TEMP ' if temporary else ''}VIEW {name} AS SELECT * FROM run_plain "
+                "UNION ALL SELECT * FROM run_plain WHERE query_id = 'q0' AND doc_id = 'd0'")
+
+
+@pytest.mark.parametrize("temporary", [False, True], ids=["view", "temp view"])
+def test_a_constraint_of_a_same_named_table_in_another_schema_does_not_vouch_for_a_view(temporary):
+    """Issue 28: a view with repeated pairs, named like a constrained table of another schema, was trusted: the
+    repeat check was skipped and NDCG@5 came out above 1. Only the very relation read counts."""
+    con = _database()
+    con.execute("CREATE SCHEMA other")
+    con.execute("CREATE TABLE other.run (query_id VARCHAR, doc_id VARCHAR, score DOUBLE, PRIMARY KEY (query_id, doc_id))")
+    con.execute("DROP TABLE run")
+    _repeated_pairs_view(con, "run", temporary)
+    with pytest.raises(sqlndcg.DataError, match=r"run table 'run': 1 \(query, document\) pairs occur more than once"):
+        sqlndcg.evaluate("run", "qrels", METRICS, con=con)
+
+
+@pytest.mark.parametrize("temporary", [False, True], ids=["view", "temp view"])
+def test_a_constraint_of_a_same_named_table_in_an_attached_database_does_not_vouch_for_a_view(temporary, tmp_path):
+    con = _database()
+    con.execute(f"ATTACH '{tmp_path / 'other.duckdb'}' AS other_db")
+    con.execute("CREATE TABLE other_db.run (query_id VARCHAR, doc_id VARCHAR, score DOUBLE, "
+                "PRIMARY KEY (query_id, doc_id))")
+    con.execute("DROP TABLE run")
+    _repeated_pairs_view(con, "run", temporary)
+    with pytest.raises(sqlndcg.DataError, match=r"1 \(query, document\) pairs occur more than once"):
+        sqlndcg.evaluate("run", "qrels", METRICS, con=con)
+
+
+def test_a_temporary_table_shadowing_a_constrained_one_is_counted():
+    con = _database(", PRIMARY KEY (query_id, doc_id)")
+    con.execute("CREATE TEMP TABLE run AS SELECT * FROM run_plain UNION ALL "
+                "SELECT * FROM run_plain WHERE query_id = 'q0' AND doc_id = 'd0'")
+    with pytest.raises(sqlndcg.DataError, match=r"1 \(query, document\) pairs occur more than once"):
+        sqlndcg.evaluate("run", "qrels", METRICS, con=con)
+
+
+def test_a_constrained_temporary_table_is_trusted():
+    con = _database()
+    con.execute("CREATE TEMP TABLE run_t (query_id VARCHAR, doc_id VARCHAR, score DOUBLE, PRIMARY KEY (query_id, doc_id))")
+    con.execute("INSERT INTO run_t SELECT * FROM run_plain")
+    got = sqlndcg.evaluate("run_t", "qrels", METRICS, con=con)
+    assert got.unique_by_constraint == {"run": "PRIMARY KEY (query_id, doc_id)"}
+    assert got.per_query.rows == sqlndcg.evaluate("run_plain", "qrels", METRICS, con=con).per_query.rows
+
+
 def test_partitions_pass_the_constraint_to_every_bucket():
     con = _database(", PRIMARY KEY (query_id, doc_id)", ", PRIMARY KEY (query_id, doc_id)")
     got = sqlndcg.evaluate("run", "qrels", METRICS, con=con, partitions=3)

@@ -72,13 +72,38 @@ WHERE c.conrelid = to_regclass({{ param }}) AND c.contype IN ('p', 'u') AND NOT 
 ORDER BY c.contype, c.conname
 {%- endmacro -%}
 
-{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the one table named `name` (a text literal):
-    DuckDB enforces them, so an input they cover needs no check for repeated keys. No rows when the name is not
-    exactly one table (a view, or tables of that name in several schemas). -#}
+{#- DuckDB: every table and (user) view of the bare name `name` (a text literal) in any attached database or schema,
+    the temporary ones included, numbered in the order a statement's FROM resolves that name: the temporary
+    catalog, then the current schema of the current database, then the rest. -#}
+{%- macro _duckdb_relations_named(name) -%}
+SELECT database_name, schema_name, kind,
+       ROW_NUMBER() OVER (ORDER BY CASE WHEN database_name = 'temp' THEN 0
+                                        WHEN database_name = current_database() AND schema_name = current_schema() THEN 1
+                                        ELSE 2 END, database_name, schema_name) AS resolution
+FROM (SELECT database_name, schema_name, 'table' AS kind FROM duckdb_tables() WHERE table_name = {{ name }}
+      UNION ALL
+      SELECT database_name, schema_name, 'view' AS kind FROM duckdb_views() WHERE view_name = {{ name }} AND NOT internal
+     ) AS named
+{%- endmacro -%}
+
+{#- DuckDB: 'table' or 'view' for the relation a bare name binds to; no row when it names none. -#}
+{%- macro sqlndcg_duckdb_relation_kind(name) -%}
+SELECT kind FROM ({{ sqlndcg._duckdb_relations_named(name) }}) AS named WHERE resolution = 1
+{%- endmacro -%}
+
+{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the table named `name` (a text literal): DuckDB
+    enforces them, so an input they cover needs no check for repeated keys. Only the constraints of the very
+    relation a statement reads count: no rows unless the name is exactly one relation in every attached database
+    and schema (a view or a temporary table of the name, or a table of it elsewhere, rules the constraint out), and
+    that relation is a table of the temporary catalog or of the current schema. -#}
 {%- macro sqlndcg_unique_keys(name) -%}
-SELECT constraint_type, constraint_column_names
-FROM duckdb_constraints()
-WHERE table_name = {{ name }} AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')
-  AND (SELECT COUNT(*) FROM duckdb_tables() WHERE table_name = {{ name }}) = 1
-ORDER BY constraint_type, constraint_index
+SELECT c.constraint_type, c.constraint_column_names
+FROM duckdb_constraints() AS c
+JOIN ({{ sqlndcg._duckdb_relations_named(name) }}) AS named
+  ON named.database_name = c.database_name AND named.schema_name = c.schema_name
+WHERE c.table_name = {{ name }} AND c.constraint_type IN ('PRIMARY KEY', 'UNIQUE')
+  AND named.kind = 'table' AND named.resolution = 1
+  AND (named.database_name = 'temp' OR (named.database_name = current_database() AND named.schema_name = current_schema()))
+  AND (SELECT COUNT(*) FROM ({{ sqlndcg._duckdb_relations_named(name) }}) AS every_named) = 1
+ORDER BY c.constraint_type, c.constraint_index
 {%- endmacro -%}

@@ -340,12 +340,7 @@ class DuckDBEngine(Engine):
         return column_class(type_name)
 
     def relation_kind(self, name):
-        with self._calling():
-            found = self.con.execute(
-                "SELECT 'table' FROM duckdb_tables() WHERE table_name = $name "
-                "UNION ALL SELECT 'view' FROM duckdb_views() WHERE view_name = $name LIMIT 1",
-                {"name": name},
-            ).fetchall()
+        found = self.fetch(render.call("sqlndcg_duckdb_relation_kind", render.string_literal(name)))[1]
         return found[0][0] if found else None
 
     def unique_keys(self, name):
