@@ -56,6 +56,32 @@ def test_trec_eval_preset_breaks_ties_by_ids_as_text_whatever_their_type(kind, t
     assert _values(sqlndcg.evaluate(run, qrels, ["rr", "ndcg@1"], id_order="text", con=con)) == TEXT_ORDER
 
 
+@pytest.mark.parametrize("kind", ["frame", "parquet", "csv", "table"])
+def test_integer_document_ids_tie_numerically_under_text_query_ids(kind, tmp_path):
+    """Issue 28: with text query ids, integer doc ids tied in text order ("9" above "10": RR 0.5). Each id column's
+    order follows its own type."""
+    run = pa.table({"query_id": ["q1", "q1"], "doc_id": [9, 10], "score": [1.0, 1.0]})
+    qrels = pa.table({"query_id": ["q1"], "doc_id": [10], "rel": [1]})
+    con = None
+    if kind in ("parquet", "csv"):
+        run, qrels = _write(kind, tmp_path / f"run.{kind}", run), _write(kind, tmp_path / f"qrels.{kind}", qrels)
+    elif kind == "table":
+        con = duckdb.connect()
+        con.execute("CREATE TABLE runs AS SELECT * FROM run")
+        con.execute("CREATE TABLE qrels AS SELECT * FROM qrels")
+        run, qrels = "runs", "qrels"
+    assert _values(sqlndcg.evaluate(run, qrels, ["rr", "ndcg@1"], con=con)) == NUMERIC_ORDER
+    assert _values(sqlndcg.evaluate(run, qrels, ["rr", "ndcg@1"], preset="trec_eval", con=con)) == TEXT_ORDER
+
+
+def test_integer_run_document_ids_tie_numerically_against_text_judgment_ids():
+    """Run doc ids integers, judgment doc ids text: joined as text, tied in the run's own (numeric) order."""
+    run = pa.table({"query_id": [1, 1, 2, 2], "doc_id": [9, 10, 100, 20], "score": [1.0, 1.0, 2.0, 2.0]})
+    qrels = pa.table({"query_id": [1, 2], "doc_id": ["10", "100"], "rel": [1, 1]})
+    res = sqlndcg.evaluate(run, qrels, ["rr", "ndcg@1"])
+    assert [(r["query_id"], r["rr"]) for r in res.per_query.to_dicts()] == [(1, 1.0), (2, 1.0)]
+
+
 def test_trec_eval_preset_records_id_order():
     res = sqlndcg.evaluate(pa.table(TIED_RUN), pa.table(TIED_QRELS), ["rr"], preset="trec_eval")
     assert res.settings["id_order"] == "text"

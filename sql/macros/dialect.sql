@@ -133,11 +133,13 @@
 {%- macro mysql__binary_text(expression) -%}{{ return(expression ~ ' COLLATE utf8mb4_bin') }}{%- endmacro -%}
 {%- macro sqlserver__binary_text(expression) -%}{{ return(expression ~ ' COLLATE Latin1_General_100_BIN2_UTF8') }}{%- endmacro -%}
 
-{#- The document id as the tie-break compares it: text ids in byte order; integer ids numerically, or as text in
-    byte order under id_order='text' (trec_eval compares ids as strings: 9 ranks above 10 in a tie). -#}
+{#- The document id as the tie-break compares it: in the run's own type (text ids in byte order, integer ids
+    numerically, also where they are joined to text judgments as text), or as text in byte order under
+    id_order='text' (trec_eval compares ids as strings: 9 ranks above 10 in a tie). -#}
 {%- macro _tie_doc(p, column='_d') -%}
-{%- if p.ids_as_text -%}{{ return(sqlndcg.byte_order(column)) }}
-{%- elif p.get('id_order', 'native') == 'text' -%}{{ return(sqlndcg.byte_order(sqlndcg._id(column, true))) }}
+{%- if p.get('id_order', 'native') == 'text' -%}{{ return(sqlndcg.byte_order(sqlndcg._id(column, not p.doc_ids_as_text))) }}
+{%- elif p.doc_ids_as_text and p.run_doc_ids_integer -%}{{ return('CAST(' ~ column ~ ' AS ' ~ sqlndcg.integer_type() ~ ')') }}
+{%- elif p.doc_ids_as_text -%}{{ return(sqlndcg.byte_order(column)) }}
 {%- else -%}{{ return(column) }}
 {%- endif -%}
 {%- endmacro -%}

@@ -718,8 +718,8 @@ SELECT
     {%- for g in p.groups %}
     {{ g.run_column }} AS {{ g.alias }},
     {%- endfor %}
-    {{ sqlndcg._id(p.run_query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg._id(p.run_doc_id, p.ids_as_text) }} AS _d,
+    {{ sqlndcg._id(p.run_query_id, p.query_ids_as_text) }} AS _q,
+    {{ sqlndcg._id(p.run_doc_id, p.doc_ids_as_text) }} AS _d,
     {#- Kept in its own type: a cast of large integer scores to DOUBLE would turn distinct scores into ties. #}
     {{ p.score if p.order_by == 'score' else p.rank }} AS _key
   FROM {{ p.run }} AS run_input
@@ -738,7 +738,7 @@ SELECT
 {#- Partitions: only the rows whose query id falls in this pass's bucket (nothing without partitions). -#}
 {%- macro _in_bucket(p, query_id, bucket=none) -%}
 {%- if bucket %}
-  WHERE {{ sqlndcg._bucket_of(sqlndcg._id(query_id, p.ids_as_text), bucket.count) }} = {{ bucket.index }}
+  WHERE {{ sqlndcg._bucket_of(sqlndcg._id(query_id, p.query_ids_as_text), bucket.count) }} = {{ bucket.index }}
 {%- endif %}
 {%- endmacro -%}
 
@@ -759,8 +759,8 @@ SELECT
     {%- for g in shared %}
     {{ g.judgments_column }} AS {{ g.alias }},
     {%- endfor %}
-    {{ sqlndcg._id(p.judgments_query_id, p.ids_as_text) }} AS _q,
-    {{ sqlndcg._id(p.judgments_doc_id, p.ids_as_text) }} AS _d,
+    {{ sqlndcg._id(p.judgments_query_id, p.query_ids_as_text) }} AS _q,
+    {{ sqlndcg._id(p.judgments_doc_id, p.doc_ids_as_text) }} AS _d,
     {% if p.get('labels') == 'integer_part' %}{{ sqlndcg.integer_part('CAST(' ~ p.rel ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% else %}CAST({{ p.rel }} AS {{ sqlndcg.double() }}){% endif %} AS _rel
   FROM {{ p.judgments }} AS judgments_input
   {{- sqlndcg._in_bucket(p, p.judgments_query_id, bucket) }}

@@ -91,12 +91,16 @@
 {{ sqlndcg._require_types(judgments.label, judgments.columns, [cols.rel], [cols.judgments_query_id, cols.judgments_doc_id]) }}
 {%- set shared = [] -%}
 {%- for g in spec.group_by if g in judgment_names -%}{%- do shared.append(g) -%}{%- endfor -%}
-{%- set ns = namespace(all_integer=true) -%}
-{%- for c in [sqlndcg._column_of(run.columns, cols.query_id), sqlndcg._column_of(run.columns, cols.doc_id),
-              sqlndcg._column_of(judgments.columns, cols.judgments_query_id), sqlndcg._column_of(judgments.columns, cols.judgments_doc_id)] -%}
-  {%- if c.class != 'integer' -%}{%- set ns.all_integer = false -%}{%- endif -%}
-{%- endfor -%}
-{{ return({'spec': spec_out, 'run': run.sql, 'judgments': judgments.sql, 'ids_as_text': not ns.all_integer,
+{#- Query ids and document ids each compare as integers when both inputs hold integers there, else as text: each id
+    column's order follows its own type (integer document ids tie in numeric order under text query ids). -#}
+{%- set run_doc = sqlndcg._column_of(run.columns, cols.doc_id) -%}
+{%- set query_as_text = sqlndcg._column_of(run.columns, cols.query_id).class != 'integer'
+                        or sqlndcg._column_of(judgments.columns, cols.judgments_query_id).class != 'integer' -%}
+{%- set doc_as_text = run_doc.class != 'integer'
+                      or sqlndcg._column_of(judgments.columns, cols.judgments_doc_id).class != 'integer' -%}
+{{ return({'spec': spec_out, 'run': run.sql, 'judgments': judgments.sql,
+           'query_ids_as_text': query_as_text, 'doc_ids_as_text': doc_as_text,
+           'run_doc_ids_integer': run_doc.class == 'integer',
            'shared_groups': shared, 'run_rereadable': run.get('rereadable', false),
            'judgments_rereadable': judgments.get('rereadable', false)}) }}
 {%- endmacro -%}
@@ -113,7 +117,8 @@
   {%- do settled.update({'rank': none}) -%}
 {%- endif -%}
 {%- set spec_out = {} -%}{%- do spec_out.update(spec) -%}{%- do spec_out.update({'columns': settled}) -%}
-{{ return({'spec': spec_out, 'run': run_sql, 'judgments': judgments_sql, 'ids_as_text': id_type == 'text', 'shared_groups': []}) }}
+{{ return({'spec': spec_out, 'run': run_sql, 'judgments': judgments_sql, 'query_ids_as_text': id_type == 'text',
+           'doc_ids_as_text': id_type == 'text', 'run_doc_ids_integer': id_type == 'integer', 'shared_groups': []}) }}
 {%- endmacro -%}
 
 {%- macro _suffix(k) -%}{{ return('all' if k is none else k | string) }}{%- endmacro -%}
@@ -191,7 +196,9 @@
   'order_by': 'score' if cols.score else 'rank',
   'score': sqlndcg._quote(cols.score) if cols.score else none,
   'rank': sqlndcg._quote(cols.rank) if cols.rank else none,
-  'ids_as_text': facts.ids_as_text,
+  'query_ids_as_text': facts.query_ids_as_text,
+  'doc_ids_as_text': facts.doc_ids_as_text,
+  'run_doc_ids_integer': facts.run_doc_ids_integer,
   'id_order': spec.get('id_order', 'native'),
   'groups': groups,
   'gain': spec.gain,

@@ -23,7 +23,7 @@
 {%- for g in p.groups if g.name in names -%}
   {%- do groups.append({'name': g.name, 'column': sqlndcg._quote(g.name), 'output': g.output}) -%}
 {%- endfor -%}
-{%- set as_text = p.get('ids_as_text', false) or sqlndcg._column_of(weights.columns, query_column).class != 'integer' -%}
+{%- set as_text = p.get('query_ids_as_text', false) or sqlndcg._column_of(weights.columns, query_column).class != 'integer' -%}
 {{ return({'sql': weights.sql, 'label': weights.label, 'query_column': sqlndcg._quote(query_column),
            'weight_column': sqlndcg._quote(weight_column), 'weight_name': weight_column, 'query_name': query_column,
            'groups': groups, 'ids_as_text': as_text}) }}

@@ -94,7 +94,9 @@ class Plan(Outputs):
     order_by: str  # 'score' or 'rank'
     score: Optional[str]
     rank: Optional[str]
-    ids_as_text: bool
+    query_ids_as_text: bool
+    doc_ids_as_text: bool
+    run_doc_ids_integer: bool
     id_order: str
     gain: str
     gain_map: Any
