@@ -51,7 +51,7 @@ _LAZY = {
     "Result": ("sqlndcg.present.results", "Result"),
     "Table": ("sqlndcg.present.results", "Table"),
     "PRESETS": ("sqlndcg.core.spec", "PRESETS"),
-    "plots": ("sqlndcg.present.plots", None),
+    "plots": ("sqlndcg.plots", None),
 }
 
 

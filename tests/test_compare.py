@@ -398,7 +398,7 @@ def test_weighted_randomization_p_equals_exact_enumeration_of_weighted_sign_flip
         assert row["randomization_p"] == count / 2 ** len(products)
 
 
-@pytest.mark.parametrize("weight", [1.0, 2.0, 0.25])
+@pytest.mark.parametrize("weight", [1.0, 2.0, 0.25, 0.7, 1e-170, 1e160])
 def test_equal_weights_give_the_unweighted_comparison_exactly(weight):
     runs, qrels = synthetic(queries=14, days=["2026-11-01", "2026-11-02"])
     args = dict(baseline="bm25", group_by="ds", permutations=300, resamples=300)

@@ -13,6 +13,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "sqlndcg"
 
 #: Bottom first. cli -> verbs -> stats -> present -> run -> core -> errors.
 LAYERS = ["errors", "core", "run", "present", "stats", "verbs", "cli"]
+#: Modules beside sqlndcg/__init__.py that are the public face too (``import sqlndcg.plots``, as the docs write it).
+PUBLIC = {"plots"}
 
 
 def module_name(path: Path) -> str:
@@ -22,8 +24,8 @@ def module_name(path: Path) -> str:
 
 def layer(module: str) -> int | None:
     parts = module.split(".")
-    if len(parts) == 1:
-        return None  # sqlndcg itself: the public face, above everything
+    if len(parts) == 1 or (len(parts) == 2 and parts[1] in PUBLIC):
+        return None  # sqlndcg itself (and sqlndcg.plots): the public face, above everything
     name = parts[1]
     if name == "__main__":
         return len(LAYERS)

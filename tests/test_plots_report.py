@@ -265,3 +265,45 @@ def test_a_report_that_cannot_be_written_is_refused_before_the_work(tmp_path, ca
                  "--baseline", "bm25", "-m", "ndcg@5", "-o", str(missing)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such folder" in err and "does not exist" in err
+
+
+def test_import_sqlndcg_plots_works_as_the_docs_write_it():
+    """docs/compare.md writes ``sqlndcg.plots``: ``import sqlndcg.plots`` (a fresh interpreter, so nothing imported
+    it before) gives the plotting functions the docs name, the same objects as ``sqlndcg.plots`` the attribute,
+    and imports no matplotlib until a plot is drawn."""
+    import subprocess
+
+    code = ("import sys, json, sqlndcg.plots as p, sqlndcg; "
+            "print(json.dumps([p is sqlndcg.plots, 'matplotlib' in sys.modules, "
+            "[n for n in ('plot_cutoffs', 'plot_differences', 'plot_over_time', 'save') if callable(getattr(p, n))]]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == '[true, false, ["plot_cutoffs", "plot_differences", "plot_over_time", "save"]]'
+    import sqlndcg.plots
+
+    assert sqlndcg.plots.plot_differences is plots.plot_differences
+    documented = set(re.findall(r"`(plot_\w+)\(", open("docs/compare.md", encoding="utf-8").read()))
+    assert documented and all(callable(getattr(sqlndcg.plots, name)) for name in documented), documented
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_frames_without_their_library_name_the_extra(monkeypatch, example_comparison, library):
+    """A frame without pandas (polars) installed: one line naming the extra, not "No module named 'pandas'"."""
+    engine_table = example_comparison.result.summary  # from the engine's Arrow
+    python_table = sqlndcg.Table(["a"], [(1,)])  # from Python rows
+    monkeypatch.setitem(sys.modules, library, None)
+    for table in (engine_table, python_table):
+        with pytest.raises(sqlndcg.errors.MissingDependency) as caught:
+            getattr(table, f"to_{library}")()
+        assert str(caught.value) == f"to_{library}() needs {library}, an optional extra: pip install 'sqlndcg[frames]'"
+    if library == "pandas":
+        with pytest.raises(ImportError, match=r"pip install 'sqlndcg\[frames\]'"):  # still an ImportError
+            example_comparison.to_pandas()
+
+
+def test_without_matplotlib_positions_plot_names_the_extra(monkeypatch):
+    pos = sqlndcg.positions(RUN, QRELS, k=2, group_by="tag")
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(sqlndcg.errors.MissingDependency, match=r"pip install 'sqlndcg\[plots\]'"):
+        pos.plot()
+

@@ -57,12 +57,45 @@ def test_weighted_means_equal_numpys_weighted_average_and_the_stated_interval():
     assert res.settings["query_weights"] == {"input": "query weights (DataFrame)", "weight": "weight"}
 
 
-@pytest.mark.parametrize("weight", [1.0, 2.0, 0.25])
+@pytest.mark.parametrize("weight", [1.0, 2.0, 0.25, 0.7, 1e-170, 1e160, 5e-324, 1.7e308])
 def test_equal_weights_give_the_unweighted_summary_exactly(weight):
     run, qrels, weights = data()
     plain = sqlndcg.evaluate(run, qrels, METRICS, group_by="system")
     weighted = sqlndcg.evaluate(run, qrels, METRICS, group_by="system", query_weights=weights.assign(weight=weight))
     assert weighted.summary.rows == plain.summary.rows
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e160])
+def test_weights_far_from_one_give_the_numbers_of_the_same_weights_near_one(scale):
+    """Issue 28: weights near 1e-170 underflowed when squared (the interval vanished, the std changed) and 1e160
+    raised a bare ValueError. The weights are rescaled: the same numbers as the weights themselves (to rounding)."""
+    run, qrels, weights = data()
+    weights = weights.assign(weight=weights.weight + 1.0)
+    near = sqlndcg.evaluate(run, qrels, METRICS, group_by="system", query_weights=weights).summary
+    far = sqlndcg.evaluate(run, qrels, METRICS, group_by="system",
+                           query_weights=weights.assign(weight=weights.weight * scale)).summary
+    per_query = sqlndcg.evaluate(run, qrels, METRICS, group_by="system").per_query.to_pandas().merge(weights,
+                                                                                                    on="query_id")
+    for a, b in zip(far.to_dicts(), near.to_dicts()):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert a[key] is not None and a[key] == (
+                pytest.approx(b[key], rel=1e-12) if isinstance(b[key], float) else b[key]), key
+        rows = per_query[per_query.system == a["system"]]
+        for m in METRICS:
+            mean, std, low, high = weighted_reference(rows[m].to_numpy(), rows["weight"].to_numpy())
+            assert (a[m], a[f"{m}_std"], a[f"{m}_ci_low"], a[f"{m}_ci_high"]) == pytest.approx((mean, std, low, high),
+                                                                                              abs=1e-9)
+    far_pairs = sqlndcg.compare(run, qrels, ["ndcg@5"], baseline="a", permutations=200, resamples=200,
+                                query_weights=weights.assign(weight=weights.weight * scale))
+    near_pairs = sqlndcg.compare(run, qrels, ["ndcg@5"], baseline="a", permutations=200, resamples=200,
+                                 query_weights=weights)
+    for a, b in zip(far_pairs.table.to_dicts(), near_pairs.table.to_dicts()):
+        for key in a:
+            assert a[key] == (pytest.approx(b[key], rel=1e-12) if isinstance(b[key], float) else b[key]), key
+    # the differences show the weights as given
+    assert [r["weight"] for r in far_pairs.differences.to_dicts()] == pytest.approx(
+        [r["weight"] * scale for r in near_pairs.differences.to_dicts()], rel=1e-15)
 
 
 def test_equal_weights_of_any_size_agree_to_rounding():

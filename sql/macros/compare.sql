@@ -109,6 +109,7 @@ compare_baseline AS (
     per_query.{{ p.query_output }} AS _q,
     1 AS _present,
     {{ sqlndcg._query_weight(weights) }} AS _w,
+    {{ sqlndcg._query_weight(weights, given=true) }} AS _given_w,
     {%- for m in p.metrics %}
     CAST(per_query.{{ m.column }} AS {{ d }}) AS _v{{ loop.index0 }}{% if not loop.last %},{% endif %}
     {%- endfor %}
@@ -179,6 +180,7 @@ compare_pairs AS (
     k._sys AS _sys,
     k._q AS _q,
     CASE WHEN COALESCE(b._present, 0) = 1 THEN b._w END AS _w,
+    CASE WHEN COALESCE(b._present, 0) = 1 THEN b._given_w END AS _given_w,
     {%- for m in p.metrics %}
     CASE WHEN COALESCE(b._present, 0) = 1 THEN b._v{{ loop.index0 }} END AS _b{{ loop.index0 }},
     CASE WHEN COALESCE(o._present, 0) = 1 THEN o._v{{ loop.index0 }} END AS _a{{ loop.index0 }}{% if not loop.last %},{% endif %}
@@ -195,6 +197,7 @@ compare_differences AS (
     _sys AS _sys,
     _q AS _q,
     _w AS _w,
+    _given_w AS _given_w,
     {%- for m in p.metrics %}
     _b{{ loop.index0 }} AS _b{{ loop.index0 }},
     _a{{ loop.index0 }} AS _a{{ loop.index0 }},
@@ -226,7 +229,7 @@ SELECT * FROM (
     _a{{ i }} AS {{ sqlndcg._quote('value') }},
     _d{{ i }} AS {{ sqlndcg._quote('difference') }}
     {%- if weights %},
-    _w AS {{ sqlndcg._quote('weight') }}
+    _given_w AS {{ sqlndcg._quote('weight') }}
     {%- endif %}
   FROM compare_differences
   {%- if not loop.last %}

@@ -41,10 +41,16 @@
 {%- endmacro -%}
 
 {#- The input's rows as the summary joins them: ids compared as the per-query table holds them; `_has_weight` marks
-    a joined row (ClickHouse fills a missing join row with defaults, not NULLs). -#}
+    a joined row (ClickHouse fills a missing join row with defaults, not NULLs). `_scaled_weight` is the weight
+    divided by the largest one, what the statistics weigh by: every weighted statistic is the same for weights
+    scaled by a constant, and scaled to at most 1 their squares (V2) neither underflow (weights near 1e-170) nor
+    overflow (near 1e160), and equal weights become exactly 1, so they give the unweighted numbers to the bit. The
+    weight as given stays beside it, for the rows that show it. -#}
 {%- macro _weights_relation(w) -%}
+{%- set d = sqlndcg.double() -%}
+{%- set weight = 'CAST(' ~ w.weight_column ~ ' AS ' ~ d ~ ')' -%}
 {%- set sql -%}
-(SELECT {% for g in w.groups %}{{ g.column }} AS {{ g.column }}, {% endfor %}{{ sqlndcg._id(w.query_column, w.ids_as_text) }} AS {{ w.query_column }}, {{ w.weight_column }} AS {{ w.weight_column }}, 1 AS _has_weight FROM {{ w.sql }} AS weights_input)
+(SELECT {% for g in w.groups %}{{ g.column }} AS {{ g.column }}, {% endfor %}{{ sqlndcg._id(w.query_column, w.ids_as_text) }} AS {{ w.query_column }}, {{ w.weight_column }} AS {{ w.weight_column }}, CASE WHEN MAX({{ weight }}) OVER () > 0 THEN {{ weight }} / MAX({{ weight }}) OVER () ELSE {{ weight }} END AS _scaled_weight, 1 AS _has_weight FROM {{ w.sql }} AS weights_input)
 {%- endset -%}
 {{ return(sql) }}
 {%- endmacro -%}
@@ -60,9 +66,9 @@ LEFT JOIN {{ sqlndcg._weights_relation(weights) }} AS {{ alias }}
 {%- endif %}
 {%- endmacro -%}
 
-{%- macro _query_weight(weights, alias='w') -%}
+{%- macro _query_weight(weights, alias='w', given=false) -%}
 {%- if weights -%}
-{{ return('CAST(' ~ alias ~ '.' ~ weights.weight_column ~ ' AS ' ~ sqlndcg.double() ~ ')') }}
+{{ return('CAST(' ~ alias ~ '.' ~ (weights.weight_column if given else '_scaled_weight') ~ ' AS ' ~ sqlndcg.double() ~ ')') }}
 {%- endif -%}
 {{ return('CAST(1 AS ' ~ sqlndcg.double() ~ ')') }}
 {%- endmacro -%}

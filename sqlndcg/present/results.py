@@ -7,9 +7,12 @@ after the engine is gone.
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+
+from ..errors import MissingDependency
 
 
 def _cell(value) -> str:
@@ -18,6 +21,17 @@ def _cell(value) -> str:
     if isinstance(value, float):
         return "nan" if math.isnan(value) else f"{value:.4f}"
     return str(value)
+
+
+def _frames(library: str):
+    """pandas or polars, which only the ``frames`` extra installs: a missing one is named with that extra, not
+    left to a bare "No module named ..." from deep inside."""
+    try:
+        return importlib.import_module(library)
+    except ImportError as exc:
+        broken = "" if getattr(exc, "name", None) in (library, None) else f" (importing it failed: {exc})"
+        raise MissingDependency(f"to_{library}() needs {library}, an optional extra: "
+                                f"pip install 'sqlndcg[frames]'{broken}") from None
 
 
 class FormattedSQL:
@@ -108,15 +122,13 @@ class Table:
         return pa.table({c: pa.array(self.column(c)) for c in self.columns})
 
     def to_pandas(self):
+        pd = _frames("pandas")
         if self._arrow is not None:
             return self._arrow.to_pandas()
-        import pandas as pd
-
         return pd.DataFrame.from_records(list(self.rows), columns=list(self.columns))
 
     def to_polars(self):
-        import polars as pl
-
+        pl = _frames("polars")
         if self._arrow is not None:
             return pl.from_arrow(self._arrow)
         return pl.DataFrame({c: self.column(c) for c in self.columns}, strict=False)

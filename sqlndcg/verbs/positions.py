@@ -28,8 +28,8 @@ class Positions(Table):
             from matplotlib.figure import Figure
         except ImportError:
             raise MissingDependency(
-                "positions().plot() draws with matplotlib, which is not installed; `pip install matplotlib`, or "
-                "use the table itself (to_pandas(), to_text())") from None
+                "positions().plot() draws with matplotlib, which is not installed: pip install 'sqlndcg[plots]' "
+                "(an optional extra), or use the table itself (to_pandas(), to_text())") from None
         groups = list(self.settings.get("group_by", []))
         if ax is None:
             ax = Figure(figsize=(6, 3.5)).subplots()
