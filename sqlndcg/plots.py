@@ -7,8 +7,8 @@ module does not import matplotlib (a plot drawn without it names the extra).
 from __future__ import annotations
 
 from .errors import MissingExtra
-from .present.plots import (FORMATS, MAX_PANELS, plot_cutoffs, plot_differences, plot_over_time,
+from .present.plots import (FORMATS, MAX_K, MAX_PANELS, checked_max_k, plot_cutoffs, plot_differences, plot_over_time,
                             save, time_column)
 
-__all__ = ["plot_cutoffs", "plot_differences", "plot_over_time", "save", "time_column", "FORMATS", "MAX_PANELS",
-           "MissingExtra"]
+__all__ = ["plot_cutoffs", "plot_differences", "plot_over_time", "save", "time_column", "checked_max_k", "FORMATS",
+           "MAX_K", "MAX_PANELS", "MissingExtra"]

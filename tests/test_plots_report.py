@@ -307,3 +307,38 @@ def test_without_matplotlib_positions_plot_names_the_extra(monkeypatch):
     with pytest.raises(sqlndcg.errors.MissingDependency, match=r"pip install 'sqlndcg\[plots\]'"):
         pos.plot()
 
+
+@pytest.mark.parametrize("max_k", [-1, 101, 1000, 2.5, True, "5"])
+def test_report_max_k_is_bounded_before_any_work(monkeypatch, capsys, max_k):
+    """max_k=-1 said "no metrics requested" and max_k=1000 ran for 13 s (3000: over 100 s): a whole number from 1
+    to 100 (0: no cutoff plot), refused in one line naming the keyword (the flag on the command line) and the
+    bound, before anything is read."""
+    import sqlndcg.verbs.report as report_module
+    from sqlndcg.cli import main
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the comparison ran before max_k was checked")
+
+    monkeypatch.setattr(report_module, "compare", no_work)
+    with pytest.raises(SettingError) as caught:
+        report(RUN, QRELS, ["ndcg@5"], system="tag", baseline="bm25", max_k=max_k)
+    assert str(caught.value).startswith(f"max_k must be a whole number from 1 to 100 (0: no cutoff plot), "
+                                        f"got {max_k!r}: ")
+    if isinstance(max_k, int) and not isinstance(max_k, bool):
+        assert main(["report", "--run", RUN, "--judgments", QRELS, "--system", "tag", "--baseline", "bm25",
+                     "-o", "never.html", "--max-k", str(max_k)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(
+            f"sqlndcg: error: --max-k must be a whole number from 1 to 100 (0: no cutoff plot), got {max_k}: ")
+
+
+def test_report_max_k_at_its_bounds(tmp_path, capsys):
+    """max_k=100 (the bound) draws NDCG@1..100, 0 draws no cutoff plot; compare --plot-cutoffs refuses 0."""
+    page = report(RUN, QRELS, ["ndcg@5"], system="tag", baseline="bm25", max_k=100, permutations=50, resamples=50)
+    none = report(RUN, QRELS, ["ndcg@5"], system="tag", baseline="bm25", max_k=0, permutations=50, resamples=50)
+    assert ">NDCG@k per system<" in page and len(_images(page)) == 2
+    assert ">NDCG@k per system<" not in none and len(_images(none)) == 1
+    assert cli_main(["compare", "--run", RUN, "--system", "tag", "--baseline", "bm25", "--qrels", QRELS,
+                     "--plot-cutoffs", str(tmp_path / "c.png"), "--max-k", "0"]) == 2
+    assert "--plot-cutoffs draws NDCG@1..--max-k: give --max-k from 1 to 100, not 0" in capsys.readouterr().err
+    assert not (tmp_path / "c.png").exists()

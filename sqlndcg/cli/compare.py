@@ -29,6 +29,7 @@ COMMANDS = tuple(VERBS)
 
 
 def _inputs(p) -> None:
+    from ..present.plots import MAX_K
     from ..stats.methods import BOOTSTRAPS, CORRECTIONS
 
     p.add_argument("--run", action="append", required=True, metavar="[NAME=]RUN",
@@ -53,7 +54,8 @@ def _inputs(p) -> None:
     p.add_argument("--run-format", choices=("parquet", "csv", "tsv", "trec_run"))
     p.add_argument("--judgments-format", choices=("parquet", "csv", "tsv", "trec_qrels"))
     p.add_argument("--database", help=f"where the tables named by --run/--judgments live: {DATABASES}")
-    p.add_argument("--max-k", type=int, default=10, help="NDCG@1..max-k in the cutoff plot (default 10)")
+    p.add_argument("--max-k", type=int, default=10,
+                   help=f"NDCG@1..max-k in the cutoff plot, at most {MAX_K}; 0 for none (default 10)")
     p.add_argument("--time", help="the group column plotted on the x axis over time (default: the --group-by column holding dates)")
     add_setting_flags(p, helps={"group_by": "a stratum column (e.g. ds): queries are paired within each"})
 
@@ -109,7 +111,18 @@ def _compare_settings(args) -> dict:
                 seed=args.seed, bootstrap=args.bootstrap, resamples=args.resamples)
 
 
+def _max_k(args) -> int:
+    """--max-k checked before any work; --plot-cutoffs needs at least 1."""
+    from ..present.plots import MAX_K, checked_max_k
+
+    max_k = checked_max_k(args.max_k, "--max-k")
+    if getattr(args, "plot_cutoffs", None) and not max_k:
+        raise SettingError(f"--plot-cutoffs draws NDCG@1..--max-k: give --max-k from 1 to {MAX_K}, not 0")
+    return max_k
+
+
 def _run(args) -> int | None:
+    args.max_k = _max_k(args)
     with database(args) as con:
         return _run_in(args, con)
 

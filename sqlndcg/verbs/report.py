@@ -135,8 +135,9 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
 
 def report(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, file=None, max_k: int = 10,
            time: str | None = None, title: str | None = None, **compare_settings) -> str:
-    """Compare the runs (:func:`sqlndcg.compare`, with the same keywords), evaluate NDCG@1..``max_k`` per system,
-    and return the HTML report; with ``file``, also write it there.
+    """Compare the runs (:func:`sqlndcg.compare`, with the same keywords), evaluate NDCG@1..``max_k`` per system
+    (``max_k`` from 1 to :data:`sqlndcg.plots.MAX_K`; 0 or None: no cutoff plot), and return the HTML report;
+    with ``file``, also write it there.
 
     >>> import sqlndcg
     >>> page = sqlndcg.report(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], system="tag",
@@ -144,6 +145,7 @@ def report(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, file
     >>> page.startswith("<!DOCTYPE html>") and page.count("data:image/png;base64,")
     2
     """
+    max_k = plots.checked_max_k(max_k)
     if file is not None:  # a report that cannot be written is refused before the work, not after
         folder = os.path.dirname(os.path.abspath(file))
         if not os.path.isdir(folder):
