@@ -243,13 +243,16 @@ def test_integer_ids_tie_break_numerically_even_at_the_int64_extremes():
     assert res.per_query.column("query_id") == [2**63 - 1]
 
 
-def test_integer_ids_against_text_ids_compare_as_text():
-    """Run ids are integers, judgment ids text: both are compared as text, so 1 matches '1' and, in a tie,
-    '9' sorts above '10' (byte order), as SEMANTICS.md says for string ids."""
+def test_integer_ids_against_text_ids_join_as_text_and_tie_in_the_runs_own_order():
+    """Run ids are integers, judgment ids text: they are joined as text, so 1 matches '1'; in a tie the run's
+    integer doc ids keep their own (numeric) order, 10 above 9, as SEMANTICS.md says (issue 28: each id column's
+    order follows its own type)."""
     run = run_frame([(1, 9, 1.0), (1, 10, 1.0)], id_type=pa.int64())
     judgments = judgment_frame([("1", "10", 1.0)])
     res = sqlndcg.evaluate(run, judgments, ["rr", "ndcg@1", "p@2"])
-    assert res.per_query.to_dicts() == [{"query_id": "1", "rr": 0.5, "ndcg@1": 0.0, "p@2": 0.5}]
+    assert res.per_query.to_dicts() == [{"query_id": "1", "rr": 1.0, "ndcg@1": 1.0, "p@2": 0.5}]
+    trec = sqlndcg.evaluate(run, judgments, ["rr", "ndcg@1", "p@2"], preset="trec_eval")
+    assert trec.per_query.to_dicts() == [{"query_id": "1", "rr": 0.5, "ndcg@1": 0.0, "p@2": 0.5}]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -338,6 +341,22 @@ def test_fractional_labels(gain):
     assert row["r@3"] == pytest.approx(1.0, abs=TOL)
     assert row["ap"] == pytest.approx((1 / 2 + 2 / 3) / 2, abs=TOL)
     assert row["rr"] == pytest.approx(0.5, abs=TOL)
+
+
+def test_a_decimal_label_that_a_double_rounds_is_refused_not_read_as_relevant():
+    """Issue 28: a DECIMAL(38,30) label 0.999... (30 nines) was cast to DOUBLE first, read 1.0, and counted as
+    relevant at threshold 1. Labels a double changes are refused by name; decimals a double keeps are read."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE run AS SELECT 'q' AS query_id, 'a' AS doc_id, 1.0 AS score")
+    con.execute("CREATE TABLE qrels (query_id VARCHAR, doc_id VARCHAR, rel DECIMAL(38,30))")
+    con.execute("INSERT INTO qrels VALUES ('q', 'a', 0.999999999999999999999999999999)")
+    with pytest.raises(sqlndcg.DataError, match=r"judgments table 'qrels': column 'rel' is a DECIMAL\(38,30\) that a "
+                                                 r"double rounds to another number .* in 1 row\(s\), e.g. \(query_id='q'"):
+        sqlndcg.evaluate("run", "qrels", ["p@1"], con=con)
+    con.execute("CREATE TABLE qrels_kept (query_id VARCHAR, doc_id VARCHAR, rel DECIMAL(4,1))")
+    con.execute("INSERT INTO qrels_kept VALUES ('q', 'a', 0.9), ('q', 'b', 2.5)")
+    row = sqlndcg.evaluate("run", "qrels_kept", ["p@1", "dcg@2"], con=con, gain="linear").per_query.to_dicts()[0]
+    assert row == {"query_id": "q", "p@1": 0.0, "dcg@2": pytest.approx(0.9, abs=TOL)}
 
 
 @pytest.mark.parametrize("gain", ["exponential", "linear"])

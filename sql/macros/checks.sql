@@ -18,6 +18,10 @@ NOT {{ sqlndcg.is_finite(value) }}
 {{ value }} < 0
 {%- elif c.kind == 'above' -%}
 {{ value }} > {{ sqlndcg._number(c.limit) }}
+{%- elif c.kind == 'changed_by_double' -%}
+{#- A decimal label is compared as a double: refused where that double is another number in the label's own type
+    (0.999...9 with 30 decimals reads as 1.0, relevant at threshold 1). -#}
+CAST({{ value }} AS {{ c.type }}) <> {{ c.column }}
 {%- elif c.kind == 'unmapped' -%}
 {#- Under labels='integer_part' the gain is looked up by the label's integer part, so that is what must be mapped. -#}
 {%- if c.get('integer_part') %}{% set value = sqlndcg.integer_part(value) %}{% endif -%}
@@ -75,6 +79,20 @@ LIMIT {{ limit }}
 {{ return(c) }}
 {%- endmacro -%}
 
+{#- The type of a decimal column as SQL can name it (DECIMAL(38,30), numeric(10, 2), numeric), or none for any other
+    type: only digits, parentheses, commas and blanks may follow the type's name. -#}
+{%- macro _decimal_type(type_name) -%}
+{%- set t = (type_name or '') | trim -%}
+{%- set upper = t | upper -%}
+{%- for prefix in ['DECIMAL', 'NUMERIC'] if upper.startswith(prefix) -%}
+  {%- set rest = t[prefix | length:] -%}
+  {%- set ns = namespace(ok=true) -%}
+  {%- for ch in rest if ch not in '0123456789(), ' -%}{%- set ns.ok = false -%}{%- endfor -%}
+  {%- if ns.ok -%}{{ return(t) }}{%- endif -%}
+{%- endfor -%}
+{{ return(none) }}
+{%- endmacro -%}
+
 {%- macro _input_checks(role, spec, columns, shared=[]) -%}
 {%- set cols = spec.columns -%}
 {%- set problems = [] -%}
@@ -105,8 +123,13 @@ LIMIT {{ limit }}
   {%- set identity = shared + [cols.judgments_query_id, cols.judgments_doc_id] -%}
   {%- for c in identity -%}{%- do problems.append(sqlndcg._check('null', c, 'is NULL')) -%}{%- endfor -%}
   {%- do problems.append(sqlndcg._check('null', cols.rel, 'is missing (NULL, or NaN in a pandas frame; every judgment needs a relevance label)')) -%}
-  {%- if sqlndcg._column_of(columns, cols.rel).class != 'integer' -%}
+  {%- set rel_column = sqlndcg._column_of(columns, cols.rel) -%}
+  {%- if rel_column.class != 'integer' -%}
     {%- do problems.append(sqlndcg._check('not_finite', cols.rel, 'is NaN or infinite')) -%}
+  {%- endif -%}
+  {%- set decimal = sqlndcg._decimal_type(rel_column.type) -%}
+  {%- if decimal -%}
+    {%- do problems.append(sqlndcg._check('changed_by_double', cols.rel, 'is a ' ~ decimal ~ ' that a double rounds to another number (labels are compared as doubles, so a threshold would see the rounded value: round the labels to fewer digits, or cast the column to DOUBLE to accept the rounding)', {'type': decimal})) -%}
   {%- endif -%}
   {%- if spec.gain == 'exponential' -%}
     {%- set limit = sqlndcg._max_exponential_rel() -%}
