@@ -358,10 +358,10 @@ def test_con_that_is_not_a_connection():
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def test_run_frame_with_zero_rows():
-    # under queries="judged" an empty run scores every judged query 0 (tests/test_groups_missing.py)
+@pytest.mark.parametrize("queries", ["judged", "both"])
+def test_run_frame_with_zero_rows(queries):
     with refused(InputError, r"^run \(DataFrame\) has no rows"):
-        sqlndcg.evaluate(RUN.iloc[:0], JUDGMENTS, queries="both")
+        sqlndcg.evaluate(RUN.iloc[:0], JUDGMENTS, queries=queries)
 
 
 def test_judgments_frame_with_zero_rows():
@@ -402,8 +402,9 @@ def test_csv_file_with_a_header_and_no_rows(tmp_path):
     # The right message is "no rows"; a complaint about the score's type would send the user the wrong way.
     path = tmp_path / "header_only.csv"
     path.write_text("query_id,doc_id,score\n")
-    with refused(InputError, r"^run file", r"header_only\.csv", r"no rows"):
-        sqlndcg.evaluate(str(path), JUDGMENTS, queries="both")
+    for queries in ("judged", "both"):
+        with refused(InputError, r"^run file", r"header_only\.csv", r"no rows"):
+            sqlndcg.evaluate(str(path), JUDGMENTS, queries=queries)
 
 
 def test_missing_file(tmp_path):

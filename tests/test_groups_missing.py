@@ -3,8 +3,8 @@
 Daily judgments (a `ds` column in both inputs, in group_by): a system absent on a judged day, and a day no system
 ran, are scored 0 under queries="judged" (every system is evaluated on every judged (day, query), as trec_eval -c
 evaluates a run on every judged query), listed in the account (run_rows 0, their judged queries missing) under either
-setting, and named by print(res). compare counts a stratum one side lacks (only_baseline / only_system). An empty run
-scores every judged query 0 under queries="judged" and is refused under "both".
+setting, and named by print(res). compare counts a stratum one side lacks (only_baseline / only_system). An empty run,
+and a run that shares no query id with the judgments, are refused (issue 28).
 
 Per-query values are checked against tests/reference_impl.py, run one day at a time; the account by hand."""
 
@@ -219,60 +219,49 @@ def empty_run(columns=("query_id", "doc_id", "score")):
     return pd.DataFrame({c: pd.Series([], dtype="float64" if c == "score" else "object") for c in columns})
 
 
-def test_an_empty_run_scores_every_judged_query_0_under_judged():
-    judgments = pd.DataFrame([("q1", "x", 1.0), ("q1", "y", 2.0), ("q2", "x", 0.0), ("q3", "z", 1.0)],
-                             columns=["query_id", "doc_id", "rel"])
-    for preset in (None, "trec_eval"):
-        res = sqlndcg.evaluate(empty_run(), judgments, metrics=METRICS, preset=preset)
-        assert [r["query_id"] for r in res.per_query.to_dicts()] == ["q1", "q2", "q3"]
-        assert all(r[m] == 0.0 for r in res.per_query.to_dicts() for m in METRICS)
-        assert [(s["ndcg@10"], s["ndcg@10_count"]) for s in res.summary.to_dicts()] == [(0.0, 3)]
-        assert account(res, ()) == {(): (0, 0, 0, 4, 3, 3, 0, 3)}
-        assert "the run has no rows: all 3 judged queries missing from the run, scored 0 (queries='judged')" in str(res)
-
-
-def test_an_empty_run_with_a_shared_group_scores_every_judged_day_0():
-    res = sqlndcg.evaluate(empty_run(("ds", "query_id", "doc_id", "score")), frames()[1], metrics=METRICS,
-                           group_by="ds")
-    judged = sorted({(ds, q) for ds, q, _, _ in JUDGMENTS})
-    assert [(r["ds"], r["query_id"]) for r in res.per_query.to_dicts()] == judged
-    assert all(r[m] == 0.0 for r in res.per_query.to_dicts() for m in METRICS)
-    assert [a["ds"] for a in res.account.to_dicts()] == ["d1", "d2", "d3", "d5"]
-    assert all(a["run_rows"] == 0 and a["judged_queries_missing_from_run"] == a["scored_queries"] > 0
-               for a in res.account.to_dicts())
-
-
-def test_an_empty_parquet_run_scores_0_under_judged(tmp_path):
-    path = tmp_path / "empty.parquet"
-    empty_run().astype({"query_id": "string", "doc_id": "string"}).to_parquet(path)
-    judgments = pd.DataFrame([("q1", "x", 1.0)], columns=["query_id", "doc_id", "rel"])
-    res = sqlndcg.evaluate(str(path), judgments, metrics=["ndcg@10"])
-    assert res.per_query.to_dicts() == [{"query_id": "q1", "ndcg@10": 0.0}]
-
-
-def test_an_empty_run_read_from_a_header_only_csv_or_untyped_frame_scores_0(tmp_path):
-    # no value tells the columns' types (CSV: text, an empty pandas object column: NULL); none is needed
-    path = tmp_path / "header_only.csv"
-    path.write_text("query_id,doc_id,score\n")
+@pytest.mark.parametrize("queries", ["judged", "both"])
+def test_an_empty_run_is_refused_like_an_empty_file(queries, tmp_path):
+    """Issue 28: a header-only run gave mean 0 where an empty file is an error. Every empty run is refused: a run
+    that answered nothing is a wrong export far more often than a system that scores 0 everywhere."""
     judgments = pd.DataFrame([("q1", "x", 1.0), ("q2", "y", 1.0)], columns=["query_id", "doc_id", "rel"])
-    for run in (str(path), pd.DataFrame({"query_id": [], "doc_id": [], "score": []}, dtype=object)):
-        res = sqlndcg.evaluate(run, judgments, metrics=["ndcg@10", "ap"])
-        assert res.per_query.to_dicts() == [{"query_id": "q1", "ndcg@10": 0.0, "ap": 0.0},
-                                            {"query_id": "q2", "ndcg@10": 0.0, "ap": 0.0}]
-    # a file that is not a run at all still says it has no rows, briefly
-    path.write_text("something,else\n")
-    with pytest.raises(InputError, match=r"^run file .* has no rows, and its columns, guessed from nothing, are not"):
-        sqlndcg.evaluate(str(path), judgments, metrics=["ndcg@10"])
-
-
-def test_an_empty_run_is_still_refused_where_there_is_nothing_to_evaluate():
-    judgments = pd.DataFrame([("q1", "x", 1.0)], columns=["query_id", "doc_id", "rel"])
-    with pytest.raises(InputError, match=r"run \(DataFrame\) has no rows; there is nothing to evaluate"):
-        sqlndcg.evaluate(empty_run(), judgments, metrics=["ndcg@10"], queries="both")
-    # a run-only group column: no system to score the judged queries for
-    with pytest.raises(InputError, match=r"has no rows, so no value of the group column\(s\) system to score"):
+    header_only = tmp_path / "header_only.csv"
+    header_only.write_text("query_id,doc_id,score\n")
+    parquet = tmp_path / "empty.parquet"
+    empty_run().astype({"query_id": "string", "doc_id": "string"}).to_parquet(parquet)
+    for run, label in ((empty_run(), r"run \(DataFrame\)"), (str(header_only), "run file '.*header_only.csv'"),
+                       (str(parquet), "run file '.*empty.parquet'")):
+        with pytest.raises(InputError, match=f"^{label} has no rows \\(a header only, or an empty table\\); there is "
+                                             "nothing to evaluate"):
+            sqlndcg.evaluate(run, judgments, metrics=["ndcg@10"], queries=queries)
+    with pytest.raises(InputError, match=r"has no rows"):
         sqlndcg.evaluate(empty_run(("system", "query_id", "doc_id", "score")), judgments, metrics=["ndcg@10"],
                          group_by="system")
+
+
+@pytest.mark.parametrize("run_ids, judged_ids, cause", [
+    ([1, 2], ["001", "002"], "integer ids are compared with text ids as text"),
+    (["Q1", "Q2"], ["q1", "q2"], "the ids are written differently on the two sides"),
+])
+def test_a_run_and_judgments_without_a_query_in_common_are_refused(run_ids, judged_ids, cause):
+    """Issue 28: no query id in common gave mean 0.0000 and exit 0. It is an error showing ids of each side."""
+    run = pd.DataFrame({"query_id": run_ids, "doc_id": ["x", "y"], "score": [1.0, 2.0]})
+    judgments = pd.DataFrame({"query_id": judged_ids, "doc_id": ["x", "y"], "rel": [1.0, 1.0]})
+    for queries in ("judged", "both"):
+        with pytest.raises(sqlndcg.DataError) as err:
+            sqlndcg.evaluate(run, judgments, metrics=["ndcg@10"], queries=queries)
+        text = str(err.value)
+        assert text.startswith("the run and the judgments share no query id: run (DataFrame) has 'query_id' ")
+        assert all(repr(i) in text for i in run_ids + judged_ids) and cause in text
+    # one query in common is enough: the others are scored 0 or counted, as before
+    shared = pd.DataFrame({"query_id": [run_ids[0], run_ids[1]], "doc_id": ["x", "z"], "rel": [1.0, 1.0]})
+    assert sqlndcg.evaluate(run, shared, metrics=["ndcg@10"]).per_query.column("ndcg@10") == [1.0, 0.0]
+
+
+def test_queries_in_common_in_another_group_only_are_still_scored():
+    """A judged day no system ran is scored 0, as before: the check asks for one query in common anywhere."""
+    res = sqlndcg.evaluate(*frames(), metrics=METRICS, group_by=["system", "ds"])
+    assert sorted((r["system"], r["ndcg@10"]) for r in res.per_query.to_dicts() if r["ds"] == "d3") == [
+        ("a", 0.0), ("a", 0.0), ("b", 0.0), ("b", 0.0)]  # d3: judged, nobody ran it
 
 
 # --- the same on every engine ---------------------------------------------------------------------------------------

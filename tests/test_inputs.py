@@ -196,11 +196,16 @@ def test_integer_ids_in_the_run_and_string_ids_in_the_judgments_compare_as_text(
     assert res.per_query.column("query_id") == ["1", "2"]
 
 
-def test_mixed_ids_break_ties_in_text_order():
-    # documents 9 and 10 tie; only 10 is relevant. Compared as text, "9" > "10": 10 is second, RR = 1/2.
+def test_mixed_ids_join_as_text_and_break_ties_in_the_runs_own_order():
+    # documents 9 and 10 tie; only 10 is relevant. Joined to text judgment ids as text, the run's integer doc ids
+    # still tie numerically (each id column's order follows its own type): 10 first, RR = 1. trec_eval: text, 1/2.
     run = pd.DataFrame({"query_id": [1, 1], "doc_id": [9, 10], "score": [1.0, 1.0]})
     judgments = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["9", "10"], "rel": [0, 1]})
-    assert sqlndcg.evaluate(run, judgments, ["rr"]).per_query.column("rr") == [0.5]
+    assert sqlndcg.evaluate(run, judgments, ["rr"]).per_query.column("rr") == [1.0]
+    assert sqlndcg.evaluate(run, judgments, ["rr"], preset="trec_eval").per_query.column("rr") == [0.5]
+    # text doc ids in the run: byte order, "9" > "10", RR = 1/2
+    text_run = run.astype({"doc_id": "str"})
+    assert sqlndcg.evaluate(text_run, judgments, ["rr"]).per_query.column("rr") == [0.5]
     # all integers: numeric order, 10 first, RR = 1
     integers = judgments.astype({"query_id": "int64", "doc_id": "int64"})
     assert sqlndcg.evaluate(run, integers, ["rr"]).per_query.column("rr") == [1.0]

@@ -161,3 +161,11 @@ FROM {{ relation }} AS input_rows
 WHERE {{ column }} IS NOT NULL AND {{ sqlndcg.try_double(column) }} IS NULL
 LIMIT {{ limit }}
 {%- endmacro -%}
+
+{#- A few distinct values of one column, smallest first: what a message shows of an input's ids. -#}
+{%- macro _some_values(relation, column, limit) -%}
+SELECT DISTINCT {{ column }} AS shown_value
+FROM {{ relation }} AS input_rows
+ORDER BY shown_value
+LIMIT {{ limit }}
+{%- endmacro -%}

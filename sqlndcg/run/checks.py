@@ -183,3 +183,26 @@ def check_run(eng, source: Source, spec: Spec, columns: dict[str, str]) -> dict:
 
 def check_judgments(eng, source: Source, spec: Spec, columns: dict[str, str], shared: list[str]) -> dict:
     return _check_input(eng, source, "judgments", spec, columns, shared)
+
+
+def refuse_disjoint_queries(eng, account, run: Source, judgments: Source, query_columns: tuple[str, str]) -> None:
+    """A run and judgments that share no query id would score every judged query 0 (or nothing): almost always ids
+    written two ways (integer 1 against text '001', a prefix, blanks) or the wrong files. Refused, with a few ids
+    of each side and what their types say."""
+    rows = account.select(["run_queries", "run_queries_without_judgments"]).to_pylist()
+    if sum((r["run_queries"] or 0) - (r["run_queries_without_judgments"] or 0) for r in rows):
+        return
+    shown, kinds = [], []
+    for source, column in zip((run, judgments), query_columns):
+        quoted = render.quote(column, eng.dialect)
+        ids = [r[0] for r in eng.fetch(render.call("_some_values", source.sql, quoted, EXAMPLES,
+                                                    dialect=eng.dialect))[1]]
+        kind = eng.column_class(eng.columns(source.sql)[column])
+        kinds.append(kind)
+        shown.append(f"{source.label} has {column!r} ({kind}) {', '.join(brief(i) for i in ids)}"
+                     + (", ..." if len(ids) == EXAMPLES else ""))
+    cause = ("integer ids are compared with text ids as text, so 1 does not match '001' or 'q1': convert one side"
+             if set(kinds) == {"integer", "text"} else
+             "the ids are written differently on the two sides (a prefix, leading zeros, blanks, case), or these "
+             "are not the same collection's files; check the query id columns (query_id=, judgments_query_id=)")
+    raise DataError(f"the run and the judgments share no query id: {'; '.join(shown)}. Likely cause: {cause}")

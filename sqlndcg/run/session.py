@@ -70,10 +70,10 @@ class Session:
         self._frames.append(name)  # first: a table left half-made is dropped at close too
         self.eng.register(name, frame)
 
-    def describe(self, src: sources.Source, empty_ok: bool = False) -> dict[str, str]:
+    def describe(self, src: sources.Source) -> dict[str, str]:
         """Column name -> the engine's type (registering the input first); see :meth:`sources.Source.describe`."""
         self.register(src)
-        return src.describe(self.eng, self.own_connection, empty_ok)
+        return src.describe(self.eng, self.own_connection)
 
     def described(self, src: sources.Source, columns: dict[str, str]) -> dict:
         """An input as the plan templates take it: its SQL, a label for messages, its columns and their classes."""

@@ -75,10 +75,11 @@ class Source:
         shown = "; ".join(f"line {n} has {got} field(s): {brief(line)}" for n, line, got, _, _ in bad)
         return f"{bad[0][4]} line(s) do not have the header's {bad[0][3]} fields: {shown}"
 
-    def describe(self, eng: Engine, own_connection: bool = False, empty_ok: bool = False) -> dict[str, str]:
+    def describe(self, eng: Engine, own_connection: bool = False) -> dict[str, str]:
         """Column name -> the engine's type; fails with the reason the engine gives, attributed to this input.
-        An input without rows is refused here, before its column types (guessed from nothing) can mislead, unless
-        empty_ok (a run under queries='judged': every judged query scores 0); ``empty`` says whether it had none."""
+        An input without rows (a header-only file, an empty table) is refused here, before its column types
+        (guessed from nothing) can mislead: a run that answered nothing is more likely a wrong export than a
+        system that scores 0 everywhere."""
         try:
             columns = eng.columns(self.sql)
             has_rows = eng.has_rows(self.sql)
@@ -99,9 +100,9 @@ class Source:
             explained = self._explain(eng)
             if explained:
                 raise InputError(f"{self.label}: cannot be read: {explained}")
-        self.empty = not has_rows
-        if not has_rows and not empty_ok:
-            raise InputError(f"{self.label} has no rows; there is nothing to evaluate")
+        if not has_rows:
+            raise InputError(f"{self.label} has no rows (a header only, or an empty table); there is nothing to "
+                             "evaluate")
         return columns
 
 

@@ -72,44 +72,20 @@ class Prepared:
         return out
 
 
-def _guessed_from_nothing(described: dict, spec: Spec) -> None:
-    """An empty run's column types are guessed from nothing (a header-only CSV reads as text, an empty pandas object
-    column as NULL): with no value to hold, its score or rank column is taken as numbers, any other as text."""
-    order = {spec.columns.score, spec.columns.rank} - {None}
-    for c in described["columns"]:
-        if c["name"] in order and c["class"] not in ("integer", "number"):
-            c["class"] = "number"
-        elif c["class"] not in ("integer", "number", "text"):
-            c["class"] = "text"
-
-
 def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Source,
            check: bool) -> tuple[Spec, dict, tuple[dict, dict] | None]:
     """Read the inputs' columns (and, with check, their rows) and settle what the SQL must assume. With check,
     also the checks each input was declared (for the repeated keys, which the account's pass counts)."""
     eng = ses.eng
-    # An empty run under queries='judged' is evaluated: every judged query scores 0 (trec_eval -c).
-    run_cols = ses.describe(run, empty_ok=spec.queries == "judged")
+    run_cols = ses.describe(run)
     judgment_cols = ses.describe(judgments)
-    run_described = ses.described(run, run_cols)
-    if run.empty:
-        _guessed_from_nothing(run_described, spec)
     try:
-        facts = render.call("_facts", spec.plain(), run_described,
+        facts = render.call("_facts", spec.plain(), ses.described(run, run_cols),
                             ses.described(judgments, judgment_cols), dialect=eng.dialect)
-    except InputError as exc:
-        if run.empty:  # a header-only CSV (every column reads as text), a file that is not a run at all
-            raise InputError(f"{run.label} has no rows, and its columns, guessed from nothing, are not a run's; an "
-                             "empty run (every judged query scores 0 under queries='judged') needs the run's columns, "
-                             "typed: a Parquet file, a table or a frame") from None
+    except InputError:
         checks.refuse_text_numbers(eng, spec, (run, run_cols), (judgments, judgment_cols))  # shows the values
         raise
     spec = Spec.from_data(facts["spec"])
-    alone = [g for g in spec.group_by if g not in facts["shared_groups"]]
-    if run.empty and alone:
-        # Judged queries are scored for each value of the run-only group columns, and an empty run has none.
-        raise InputError(f"{run.label} has no rows, so no value of the group column(s) {', '.join(alone)} to score "
-                         f"the judged queries for; there is nothing to evaluate")
     declared = None
     if check:
         declared = (checks.check_run(eng, run, spec, run_cols),
@@ -215,6 +191,8 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
                            if (found := checks.unique_by_constraint(eng, src, said["identity"]))}
         prepared.account, prepared.longest_list = _checked_account(eng, plan, run_src, judgment_src, declared,
                                                                    partitions, prepared.unique)
+        checks.refuse_disjoint_queries(eng, prepared.account, run_src, judgment_src,
+                                       (spec.columns.query_id, spec.columns.judgments_query_id))
     prepared.pass_sqls = [render.call("_per_query_sql", plan, False, bucket, prepared.longest_list,
                                       dialect=eng.dialect) for bucket in _buckets(partitions)]
     if query_weights is not None:
