@@ -45,6 +45,22 @@ SELECT
 {%- endmacro -%}
 
 
+{#- DuckDB: set one of the limits sqlndcg sets (`setting` is a name of sqlndcg's list, never a user's) to the bound
+    $value; RESET puts DuckDB's default back. -#}
+{%- macro sqlndcg_duckdb_set(setting) -%}
+SET {{ setting }} = $value
+{%- endmacro -%}
+
+{%- macro sqlndcg_duckdb_reset(setting) -%}
+RESET {{ setting }}
+{%- endmacro -%}
+
+{#- DuckDB: one setting's value in force (`name` a text literal): read before sqlndcg changes it on a caller's
+    connection, to put it back afterwards. -#}
+{%- macro sqlndcg_duckdb_setting(name) -%}
+SELECT current_setting({{ name }})
+{%- endmacro -%}
+
 {#- DuckDB's memory limit and spill directory in force on a connection (named in out-of-memory errors). -#}
 {%- macro sqlndcg_duckdb_limits() -%}
 SELECT current_setting('memory_limit') AS memory_limit, current_setting('temp_directory') AS temp_directory

@@ -107,6 +107,25 @@ def add_setting_flags(parser, only: Iterable[str] | None = None, helps: dict[str
             raise AssertionError(f"setting {name!r} declares no kind the command line knows")
 
 
+def _file_options() -> dict[str, dict]:
+    from ..core.spec import file_options_declared
+
+    return file_options_declared()
+
+
+def add_file_flags(parser) -> None:
+    """How a verb reads its input files, one flag per declared file option (``_file_options_declared()`` in
+    settings.sql): ``--run-format``, ``--judgments-format``, ``--delimiter``, ``--decimal``. Not given: None."""
+    for name, about in _file_options().items():
+        choices = {"choices": about["values"]} if "values" in about else {}
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, help=about["help"], **choices)
+
+
+def file_options_from(args) -> dict[str, object]:
+    """The file options the command line gave, by their keywords."""
+    return {name: getattr(args, name) for name in _file_options() if getattr(args, name, None) is not None}
+
+
 def settings_from(args) -> dict[str, object]:
     """The declared settings the command line gave (flags left out are not passed, so defaults apply)."""
     out = {}
@@ -161,7 +180,9 @@ KEYWORD_FLAGS = {"weight_column": "--weight-column", "query_weights": "--query-w
 
 def _flag_for(keyword: str) -> str | None:
     declared = _declared()
-    return flag_of(keyword, declared[keyword]) if keyword in declared else KEYWORD_FLAGS.get(keyword)
+    if keyword in declared:
+        return flag_of(keyword, declared[keyword])
+    return "--" + keyword.replace("_", "-") if keyword in _file_options() else KEYWORD_FLAGS.get(keyword)
 
 
 def _in_metric(message: str, at: int) -> bool:
@@ -229,12 +250,72 @@ def database(args):
             con.close()
 
 
+#: The flags that name files a verb reads, and those that name files it writes (argparse's dest -> the flag).
+INPUT_FLAGS = {"run": "--run", "judgments": "--judgments", "qrels": "qrels", "events": "--events",
+               "impressions": "--impressions", "query_weights": "--query-weights", "pilot": "--pilot",
+               "database": "--database"}
+OUTPUT_FLAGS = {"output": "--output", "plot": "--plot", "plot_cutoffs": "--plot-cutoffs", "plot_time": "--plot-time"}
+
+
+def _paths_read(flag: str, value: str) -> Iterable[tuple[str, str]]:
+    """(flag, path) for each existing file a value may name: ``NAME=FILE`` runs, ``sqlite:///file.db``."""
+    candidates = [value]
+    if flag == "--run" and "=" in value:
+        candidates.append(value.partition("=")[2])
+    if flag == "--database" and value.lower().startswith("sqlite://"):
+        rest = value.partition("://")[2]  # as run.connect.open_database reads it
+        candidates.append(rest[1:] if rest.startswith("/") and not rest.startswith("//") else rest)
+    for path in candidates:
+        if path and path != "-" and os.path.isfile(path):
+            yield flag, path
+
+
+def _same_file(a: str, b: str) -> bool:
+    """The same file, however written: ``./run.csv`` and ``run.csv``, a symbolic link and its target, hard links."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_overwriting(args) -> None:
+    """A verb that would write a file over one it reads (``--output run.csv --run ./run.csv``), or two outputs
+    into one file, is refused before anything is read or written, naming both."""
+    read = [pair for dest, flag in INPUT_FLAGS.items()
+            for value in _values(getattr(args, dest, None)) for pair in _paths_read(flag, value)]
+    written: list[tuple[str, str]] = []
+    for dest, flag in OUTPUT_FLAGS.items():
+        for out in _values(getattr(args, dest, None)):
+            for other_flag, path in read:
+                if _same_file(out, path):
+                    raise SettingError(f"{flag} {out!r} is the {other_flag} file {path!r}{_both(out, path)}: writing "
+                                       f"it would overwrite what this command reads; choose another {flag} path")
+            for other_flag, path in written:
+                if _same_file(out, path):
+                    raise SettingError(f"{flag} {out!r} is also the {other_flag} file {path!r}{_both(out, path)}: "
+                                       "one would overwrite the other; give each its own path")
+            written.append((flag, out))
+
+
+def _both(a: str, b: str) -> str:
+    return "" if a == b else f" (both are {os.path.realpath(b)!r})"
+
+
+def _values(value) -> list[str]:
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+
+
 def run_verb(body: Callable, args, explain: Callable[[SqlndcgError, object], str] | None = None) -> int:
     """Run ``body(args)``, the one way every verb fails: 0 on success (or what body returns), else one line
     ``sqlndcg: error: ...`` on standard error and status 2, with the traceback instead under ``--debug``;
     ``sqlndcg: interrupted`` and 130 on Ctrl-C. ``explain`` may add a hint to a sqlndcg error's message."""
     debug = getattr(args, "debug", False)
     try:
+        refuse_overwriting(args)
         with shown(getattr(args, "command", "")):  # a progress line on a terminal, for work over a few seconds
             status = body(args)
         return 0 if status is None else status

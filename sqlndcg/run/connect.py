@@ -97,10 +97,19 @@ def open_database(text: str | None, *, progress: bool | None = None, memory_limi
         scratch, _ = set_limits(con, private=True, memory_limit=memory_limit, temp_directory=temp_directory)
     except SettingError as exc:
         con.close()
-        raise InputError(f"--memory-limit/--temp-directory: {exc}") from None
+        raise InputError(_as_flags(str(exc))) from None
     if scratch:
         weakref.finalize(con, shutil.rmtree, scratch, True)
         atexit.register(shutil.rmtree, scratch, True)
     show = bool(progress)  # the command line shows its own progress line (sqlndcg.cli.progress), one display
     con.execute(f"SET enable_progress_bar = {'true' if show else 'false'}")
     return con
+
+
+def _as_flags(message: str) -> str:
+    """A limit's message (``memory_limit='lots' is not a size...``) in the command line's words (``--memory-limit
+    'lots' is not a size...``)."""
+    for keyword, flag in (("memory_limit", "--memory-limit"), ("temp_directory", "--temp-directory")):
+        if message.startswith(keyword + "="):
+            return f"{flag} {message[len(keyword) + 1:]}"
+    return f"--memory-limit/--temp-directory: {message}"

@@ -9,6 +9,7 @@ disk is reported as that, with the settings to change.
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ import threading
 import warnings
 import weakref
 from contextlib import contextmanager
+from fractions import Fraction
 from pathlib import Path
 
 import duckdb
@@ -73,30 +75,158 @@ def remove_stale_spills(parent: str | None = None) -> list[str]:
     return removed
 
 
-def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, max_temp_size=None):
+#: The limits sqlndcg sets on a DuckDB connection: the keyword the API and messages use -> DuckDB's setting.
+LIMITS = {"memory_limit": "memory_limit", "temp_directory": "temp_directory",
+          "max_temp_size": "max_temp_directory_size"}
+
+#: A size as sqlndcg passes it on to DuckDB: a number and a unit (4GB, 512MiB, 1.5 GB). DuckDB's own reader also
+#: takes "-5GB" (no limit at all), "5GB extra" (the rest ignored) and units of its own guessing, silently.
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(b|bytes|[kmgt]i?b|[kmgt])\s*", re.IGNORECASE)
+_PERCENT = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*%\s*")
+_UNITS = "B, KB, MB, GB, TB or KiB, MiB, GiB, TiB"
+
+
+def checked_size(keyword: str, value) -> str:
+    """A memory_limit (a positive size, or a share of the machine's memory up to 100%) or max_temp_size (a size;
+    0 never spills) as DuckDB's text, or a SettingError naming the keyword and what it takes."""
+    text = str(value)
+    memory = keyword == "memory_limit"
+    example = "'4GB' or '512MiB'" + (", or a share of the machine's memory such as '50%'" if memory else "")
+    if text.strip().startswith("-"):
+        raise SettingError(f"{keyword}={value!r}: a size cannot be negative (DuckDB would take it for no limit at "
+                           f"all); write a size such as {example}")
+    found = _SIZE.fullmatch(text) or (_PERCENT.fullmatch(text) if memory else None)
+    if found is None or isinstance(value, bool):
+        raise SettingError(f"{keyword}={value!r} is not a size: write a number and a unit ({_UNITS}), e.g. {example}")
+    amount = float(found.group(1))
+    if memory and amount == 0:
+        raise SettingError(f"{keyword}={value!r}: DuckDB cannot evaluate in no memory; write a size such as {example}")
+    if memory and text.strip().endswith("%") and amount > 100:
+        raise SettingError(f"{keyword}={value!r}: more than the machine's memory; write at most '100%', or a size "
+                           "such as '4GB'")
+    return text.strip()
+
+
+def checked_directory(value) -> str:
+    """A temp_directory DuckDB can spill into: a directory, or a path where one can be made (DuckDB makes it when
+    it first spills), writable by this process; else a SettingError saying what the path is."""
+    if not isinstance(value, (str, os.PathLike)) or not os.fspath(value).strip():
+        raise SettingError(f"temp_directory={value!r}: name the directory DuckDB may spill into (a path; it is made "
+                           "if missing)")
+    text = os.fspath(value)
+    existing = os.path.abspath(text)
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        what = ("is a file, not a directory" if existing == os.path.abspath(text)
+                else f"cannot be made: {existing!r} is a file, not a directory")
+        raise SettingError(f"temp_directory={text!r} {what}; DuckDB spills into a directory: name one (it is made "
+                           "if missing)")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        where = "" if existing == os.path.abspath(text) else f" (its nearest existing directory {existing!r})"
+        raise SettingError(f"temp_directory={text!r}{where} is not writable by this process, so DuckDB could not "
+                           "spill there; name a directory you can write to")
+    return text
+
+
+def checked_limits(memory_limit=None, temp_directory=None, max_temp_size=None) -> dict[str, str]:
+    """The limits given, checked before any is set (a bad one changes nothing): DuckDB's setting -> its text."""
+    wanted = {}
+    if memory_limit is not None:
+        wanted["memory_limit"] = checked_size("memory_limit", memory_limit)
+    if temp_directory is not None:
+        wanted["temp_directory"] = checked_directory(temp_directory)
+    if max_temp_size is not None:
+        wanted["max_temp_directory_size"] = checked_size("max_temp_size", max_temp_size)
+    return wanted
+
+
+def current_setting(con, setting: str) -> str:
+    return con.execute(render.call("sqlndcg_duckdb_setting", render.string_literal(setting))).fetchone()[0]
+
+
+def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, max_temp_size=None, previous=None):
     """Set DuckDB's memory limit and spilling on ``con``. ``private`` (a connection sqlndcg opened): spill into a
     directory of its own unless one is given, bounded in size, never DuckDB's default ``.tmp`` in the current
-    directory. Returns (the directory made here, for the caller to remove, or None; the settings set). A value
-    DuckDB refuses is a SettingError naming it, and leaves no directory behind."""
+    directory. ``previous`` (a dict; a caller's connection): filled with each setting's value before it changed,
+    for :func:`restore_settings`. Returns (the directory made here, for the caller to remove, or None; the settings
+    set). A value DuckDB refuses is a SettingError naming it, and leaves no directory and no setting changed."""
+    wanted = checked_limits(memory_limit, temp_directory, max_temp_size)
     made = None
     if private and temp_directory is None:
         remove_stale_spills()
-        made = temp_directory = tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-")
+        made = wanted["temp_directory"] = tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-")
     if private and max_temp_size is None:
-        max_temp_size = bounded_spill(temp_directory)
+        wanted["max_temp_directory_size"] = bounded_spill(wanted["temp_directory"])
+    keywords = {setting: keyword for keyword, setting in LIMITS.items()}
     limits = {}
-    for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
-                           ("max_temp_directory_size", max_temp_size)):
-        if value is None:
+    for setting in LIMITS.values():
+        if setting not in wanted:
             continue
+        value = wanted[setting]
         try:
-            con.execute(f"SET {setting} = $value", {"value": str(value)})
+            if previous is not None and setting not in previous:
+                previous[setting] = current_setting(con, setting)
+            con.execute(render.call("sqlndcg_duckdb_set", setting), {"value": value})
         except duckdb.Error as exc:
+            if previous is not None:
+                restore_settings(con, previous)
             if made:
                 shutil.rmtree(made, ignore_errors=True)
-            raise SettingError(f"{setting}={value!r}: DuckDB refuses it ({str(exc).strip().splitlines()[0]})") from None
-        limits[setting] = str(value)
+            raise SettingError(f"{keywords[setting]}={value!r}: DuckDB refuses it "
+                               f"({str(exc).strip().splitlines()[0]})") from None
+        limits[setting] = value
     return made, limits
+
+
+#: A size as DuckDB shows it: a tenth of its unit, the rest cut off ("2.7 GiB" is 2.7 GiB up to 2.8 GiB).
+_SHOWN = re.compile(r"(\d+(?:\.\d)?) (KiB|MiB|GiB|TiB|PiB)")
+
+
+def size_spellings(shown: str) -> list[str]:
+    """Sizes DuckDB shows as ``shown``, roundest first: the shown value itself (exact when a caller set '3GiB' or
+    '512MiB'), then the whole number of bytes in its range with the fewest significant digits (a caller's '3GB',
+    shown '2.7 GiB'). DuckDB shows no more than that, so this is as near as a setting can be put back."""
+    found = _SHOWN.fullmatch(shown)
+    if found is None:
+        return [shown]
+    scale = 1024 ** ("KiB MiB GiB TiB PiB".split().index(found.group(2)) + 1)
+    low = Fraction(found.group(1)) * scale
+    high = low + Fraction(scale, 10)
+    for digits in range(len(str(int(high))), -1, -1):
+        step = 10 ** digits
+        candidate = math.ceil(low / step) * step
+        if candidate < high:
+            return [shown, f"{candidate}B"]
+    return [shown]
+
+
+def restore_settings(con, previous: dict[str, str]) -> list[str]:
+    """Put back the settings changed on a caller's connection (``previous``: setting -> its value before), the last
+    changed first: DuckDB's default when that gives the value read before (its defaults follow the machine, 80% of
+    the memory, 90% of the free disk), else that value as read. Returns what DuckDB would not put back, one phrase
+    each (it cannot switch the spill directory once something spilled there); ``previous`` is emptied."""
+    failed = []
+    for setting, value in reversed(list(previous.items())):
+        try:
+            if current_setting(con, setting) == value:
+                continue
+            con.execute(render.call("sqlndcg_duckdb_reset", setting))
+            for spelling in size_spellings(value) if setting != "temp_directory" else [value]:
+                if current_setting(con, setting) == value:
+                    break
+                con.execute(render.call("sqlndcg_duckdb_set", setting), {"value": spelling})
+            if current_setting(con, setting) != value:
+                failed.append(f"{setting} is {current_setting(con, setting)!r} (it was {value!r}): no size DuckDB "
+                              "reads shows as it did")
+        except duckdb.Error as exc:
+            try:
+                now = current_setting(con, setting)
+            except duckdb.Error:
+                now = "?"
+            failed.append(f"{setting} stays {now!r} (it was {value!r}): {str(exc).strip().splitlines()[0]}")
+    previous.clear()
+    return failed
 
 
 #: The in-memory database that calls without a connection (and without limits of their own) share in this process,
@@ -169,12 +299,27 @@ _CSV_FIELDS = {
 _BARE_LF = re.compile(rb"(?<!\r)\n")
 
 
+def _binary(path: str):
+    """The file's bytes as DuckDB's readers see them: a .gz or .zst file decompressed (sqlndcg_compression says
+    which by the suffix)."""
+    name = path.lower()
+    if name.endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rb")
+    if name.endswith(".zst"):
+        import zstandard  # not installed: the file is not copied (DuckDB's refusal stands)
+
+        return zstandard.open(path, "rb")
+    return open(path, "rb")
+
+
 def mixed_line_ends(path: str, chunk: int = 1 << 20) -> bool:
     """Whether a file has both CRLF and bare LF line ends: read in chunks, stopping once both are seen."""
     crlf = lf = False
     last = b""
     try:
-        with open(path, "rb") as f:
+        with _binary(path) as f:
             while not (crlf and lf):
                 block = f.read(chunk)
                 if not block:
@@ -183,9 +328,30 @@ def mixed_line_ends(path: str, chunk: int = 1 << 20) -> bool:
                 crlf = crlf or b"\r\n" in text
                 lf = lf or _BARE_LF.search(text, len(last)) is not None  # the lookbehind sees `last`
                 last = block[-1:]
-    except OSError:
+    except Exception:  # noqa: BLE001 - unreadable, not gzip after all, no zstandard: not known to mix them
         return False
     return crlf and lf
+
+
+def copy_with_lf_line_ends(path: str, chunk: int = 1 << 20) -> str:
+    """A copy of the text file ``path`` (decompressed) with every CRLF line end made LF: the same lines, which
+    DuckDB's reader takes (it refuses a file mixing the two). In a directory of its own, named as the private spill
+    directories are, so that a later start removes it if this process is killed; at exit, in any case."""
+    directory = tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-lf-")
+    atexit.register(shutil.rmtree, directory, True)
+    name = Path(path).name
+    for suffix in (".gz", ".zst"):
+        if name.lower().endswith(suffix):
+            name = name[:-len(suffix)]
+    target = os.path.join(directory, name or "input")
+    with _binary(path) as source, open(target, "wb") as out:
+        carry = b""
+        while block := source.read(chunk):
+            block = carry + block
+            carry = b"\r" if block.endswith(b"\r") else b""  # a CRLF split across two blocks
+            out.write((block[:-1] if carry else block).replace(b"\r\n", b"\n"))
+        out.write(carry)
+    return target
 
 
 def csv_problem(exc: BaseException, files: dict[str, tuple[str, str]] | None = None) -> str | None:
@@ -245,24 +411,52 @@ class DuckDBEngine(Engine):
         self._lock = connection_lock(con)
         if owned:  # a library call prints nothing; the command line turns the progress bar on for a terminal
             con.execute("SET enable_progress_bar = false")
+        #: The caller's settings before sqlndcg changed them (their connection only), put back at close.
+        self._previous: dict[str, str] = {}
         if shared_limits is not None:  # a connection to the shared database (shared_connection), limits set there
             self._scratch, self.limits = None, shared_limits
             return
         try:
             with self._lock:
                 self._scratch, self.limits = set_limits(con, private=owned, memory_limit=memory_limit,
-                                                        temp_directory=temp_directory, max_temp_size=max_temp_size)
+                                                        temp_directory=temp_directory, max_temp_size=max_temp_size,
+                                                        previous=None if owned else self._previous)
         except SettingError:
             super().close()
             raise
 
     def close(self):
-        super().close()
-        if self._scratch:
-            shutil.rmtree(self._scratch, ignore_errors=True)
+        """Put back what sqlndcg set on a caller's connection (a setting DuckDB keeps is warned about), then end what
+        sqlndcg opened."""
+        failed = []
+        try:
+            if self._previous:
+                with self._lock:
+                    failed = restore_settings(self.con, self._previous)
+        finally:
+            super().close()
+            if self._scratch:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+        if failed:
+            warnings.warn("sqlndcg could not put back every DuckDB setting it changed on your connection: "
+                          + "; ".join(failed), RuntimeWarning, stacklevel=2)
 
     def describe_error(self, exc):
         return super().describe_error(exc)
+
+    def lf_copy(self, path):
+        """A copy of ``path`` with LF line ends when it mixes CRLF and LF (copy_with_lf_line_ends), named in
+        messages as the file itself; removed when the engine closes."""
+        if not mixed_line_ends(path):
+            return None
+        try:
+            copy = copy_with_lf_line_ends(path)
+        except Exception:  # noqa: BLE001 - a file that cannot be copied: DuckDB's refusal stands
+            return None
+        self.copies.append(os.path.dirname(copy))
+        given = self.files.get(str(Path(path).absolute()), (f"file {path!r}", path))
+        self.files[str(Path(copy).absolute())] = given
+        return copy
 
     def resource_error(self, exc: BaseException) -> ResourceError | None:
         """Out of memory or out of temporary disk, said as such, with the settings that change it."""
