@@ -67,9 +67,13 @@ def _fail(message: str):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test that uses an engine fixture as ``engine`` (so ``-m "not engine"`` skips starting them)."""
+    """Mark every test that uses an engine fixture as ``engine`` (so ``-m "not engine"`` skips starting them): by
+    its fixtures, or by a parameter naming one (``engine="postgres"``: such tests fetch the server with
+    ``request.getfixturevalue``, which pytest cannot see when it collects)."""
     for item in items:
-        if any(name in getattr(item, "fixturenames", ()) for name in ENGINE_FIXTURES):
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (any(name in getattr(item, "fixturenames", ()) for name in ENGINE_FIXTURES)
+                or any(isinstance(v, str) and v in ENGINE_FIXTURES for v in params.values())):
             item.add_marker(pytest.mark.engine)
 
 
@@ -387,9 +391,18 @@ def start_postgres() -> tuple[PostgresServer, _PostgresProcess]:
         raise
 
 
+def _refuse_in_the_quick_subset(request, name: str) -> None:
+    """The quick subset (``-m "not engine ..."``) starts no server: a test that reaches one there is not marked
+    ``engine`` (pytest_collection_modifyitems marks it by its fixtures and parameters), and fails saying so."""
+    if "not engine" in (request.config.getoption("markexpr", "") or ""):
+        pytest.fail(f"a test outside the 'engine' mark asked for the {name} fixture under -m "
+                    f"{request.config.getoption('markexpr')!r}: mark it engine (or name its server in a parameter)")
+
+
 @pytest.fixture(scope="session")
-def postgres():
+def postgres(request):
     """A throwaway PostgreSQL server for the whole test run (see :class:`PostgresServer`)."""
+    _refuse_in_the_quick_subset(request, "postgres")
     t0 = time.perf_counter()
     server, proc = start_postgres()
     server.start_seconds = time.perf_counter() - t0
@@ -423,8 +436,9 @@ def _java_problem() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def spark(tmp_path_factory):
+def spark(tmp_path_factory, request):
     """One local SparkSession for the whole test run (``local[2]``, UTC, 2 shuffle partitions, no UI)."""
+    _refuse_in_the_quick_subset(request, "spark")
     try:
         import pyspark
         from pyspark.sql import SparkSession
@@ -557,8 +571,9 @@ def _spark_env(home: Path, tmp: Path) -> dict:
 
 
 @pytest.fixture(scope="session")
-def spark_cluster(tmp_path_factory):
+def spark_cluster(tmp_path_factory, request):
     """A standalone cluster on localhost: a master and two workers (one core, 1 GB each), separate JVMs."""
+    _refuse_in_the_quick_subset(request, "spark_cluster")
     home = _spark_home()
     tmp = tmp_path_factory.mktemp("spark_cluster")
     env = _spark_env(home, tmp)
