@@ -23,9 +23,65 @@
 read_parquet({{ sqlndcg_literal_path(path) }})
 {%- endmacro -%}
 
-{%- macro sqlndcg_read_csv(path, delimiter) -%}
-read_csv({{ sqlndcg_literal_path(path) }}, header = true, delim = {{ delimiter }},
-         compression = {{ sqlndcg_compression(path) }})
+{#- A CSV or TSV file. `quoted`: CSV's quoting as DuckDB sniffs it (a quoted field may hold the delimiter); a TSV
+    has none, so a `"` in an id is a character (quote = '', escape = ''), never the start of a field that would run
+    on over the next lines. `decimal`: the decimal separator's literal (',' for numbers written 0,5), else '.'. -#}
+{%- macro sqlndcg_read_csv(path, delimiter, quoted=true, decimal=none) -%}
+read_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }})
+{%- endmacro -%}
+
+{%- macro sqlndcg_csv_options(path, delimiter, quoted=true, decimal=none) -%}
+{{ sqlndcg_literal_path(path) }}, header = true, delim = {{ delimiter }},
+{%- if not quoted %} quote = '', escape = '',{% endif %}
+{%- if decimal %} decimal_separator = {{ decimal }},{% endif %}
+         compression = {{ sqlndcg_compression(path) }}
+{%- endmacro -%}
+
+{#- A delimited file's rows counted against its lines. DuckDB's reader (called as sqlndcg_read_csv calls it) makes
+    one row of each line after the lines it sniffed to skip (SkipRows) and the header, except blank lines and
+    comment lines (the comment character it sniffed, after any spaces); a quote left open joins the lines up to the
+    next quote into one row, and the two counts differ. One pass over the lines, one over the rows. -#}
+{%- macro sqlndcg_delimited_counts(path, delimiter, quoted=true, decimal=none) -%}
+WITH {{ _sqlndcg_kept_lines(path, delimiter, quoted, decimal) }}
+SELECT (SELECT COUNT(*) FROM read_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }})) AS rows_read,
+       (SELECT GREATEST(COUNT(*) - 1, 0) FROM kept) AS lines_read
+{%- endmacro -%}
+
+{#- The lines that hold the header and the rows (sqlndcg_delimited_counts), with the quote character sniffed. -#}
+{%- macro _sqlndcg_kept_lines(path, delimiter, quoted, decimal) -%}
+sniffed AS (
+  SELECT SkipRows AS skip, NULLIF(Comment, '(empty)') AS comment, NULLIF(Quote, '(empty)') AS quote
+  FROM sniff_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }})
+),
+kept AS (
+  SELECT l.line_number, l.line, s.quote
+  FROM {{ sqlndcg_read_lines(path) }} AS l CROSS JOIN sniffed AS s
+  WHERE l.line_number > s.skip AND COALESCE(l.line, '') <> ''
+    AND NOT COALESCE(starts_with(ltrim(l.line, ' '), s.comment), false)
+)
+{%- endmacro -%}
+
+{#- Where a quoted field opens and where it closes, for a file whose rows are not its lines: the first two lines
+    after the header holding an odd number of the sniffed quote character. -#}
+{%- macro sqlndcg_delimited_open_quote(path, delimiter, quoted=true, decimal=none) -%}
+WITH {{ _sqlndcg_kept_lines(path, delimiter, quoted, decimal) }},
+opened AS (
+  SELECT line_number, line FROM kept
+  WHERE quote IS NOT NULL AND (length(line) - length(replace(line, quote, ''))) % 2 = 1
+    AND line_number > (SELECT MIN(line_number) FROM kept)
+  ORDER BY line_number LIMIT 2
+)
+SELECT MIN(line_number) AS opened_at, arg_min(line, line_number) AS opening_line,
+       CASE WHEN COUNT(*) = 2 THEN MAX(line_number) END AS closed_at
+FROM opened
+{%- endmacro -%}
+
+{#- The first few lines that are not blank (the header, and the rows under it), to say how a file was split. -#}
+{%- macro sqlndcg_first_lines(path, limit, within=1000) -%}
+SELECT line
+FROM (SELECT * FROM {{ sqlndcg_read_lines(path) }} AS all_lines LIMIT {{ within }}) AS l
+WHERE COALESCE(line, '') <> ''
+ORDER BY line_number LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- Lines whose field count differs from the header's: the usual reason a delimited file cannot be read.

@@ -55,6 +55,22 @@
 }) }}
 {%- endmacro -%}
 
+{#- How input files are read: not settings of the metrics (nothing recorded next to the results, the numbers do not
+    depend on them once the rows are read), but declared once too: every verb that reads files takes them as
+    keywords and flags (cli/common.py, add_file_flags). Kinds as above; text: a string. -#}
+{%- macro _file_options_declared() -%}
+{{ return({
+  'run_format': {'values': ['parquet', 'csv', 'tsv', 'trec_run', 'trec_qrels'], 'default': none,
+                 'help': 'read the run in this format whatever its suffix'},
+  'judgments_format': {'values': ['parquet', 'csv', 'tsv', 'trec_run', 'trec_qrels'], 'default': none,
+                       'help': 'read the judgments in this format whatever its suffix'},
+  'delimiter': {'text': true, 'default': none,
+                'help': "the field delimiter of CSV and TSV files, e.g. ';' or '\\t' (default: ',' for CSV, a tab for TSV)"},
+  'decimal': {'values': ['.', ','], 'default': none,
+              'help': "the decimal separator of numbers in CSV and TSV files: ',' for numbers written 0,5 (default: '.')"},
+}) }}
+{%- endmacro -%}
+
 {#- Named bundles of settings that reproduce a well-known tool exactly (SEMANTICS.md, "Presets"). -#}
 {%- macro _presets() -%}
 {{ return({

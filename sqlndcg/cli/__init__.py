@@ -26,13 +26,13 @@ from . import compare as cli_compare
 from . import explain as cli_explain
 from . import judgments as cli_judgments
 from . import power as cli_power
-from .common import DATABASES, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags, flag_of, run_verb, settings_from
+from .common import (DATABASES, add_file_flags, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags,
+                     file_options_from, flag_of, run_verb, settings_from)
 from .output import write_table
 
 __all__ = ["main", "flag_of", "parser_for"]
 
 FORMATS = ("table", "tsv", "csv", "json", "parquet")
-FILE_FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels")
 
 #: The verbs of this module, with their one-line help.
 VERBS = {
@@ -58,8 +58,7 @@ def _build_evaluate(p, name: str) -> None:
     p.add_argument("-m", "--metric", action="append", dest="metrics",
                    help="metric, repeatable or comma-separated: ndcg@10, p@5, map, mrr@10, P(rel=2)@5, rbp(p=0.95) ...")
     add_setting_flags(p)
-    p.add_argument("--run-format", choices=FILE_FORMATS, help="read the run in this format whatever its suffix")
-    p.add_argument("--judgments-format", choices=FILE_FORMATS, help="read the judgments in this format")
+    add_file_flags(p)
     p.add_argument("--database", help=f"where the tables named by --run/--judgments live: {DATABASES}")
     add_memory_flags(p)
     if name == "evaluate":
@@ -150,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _settings(args) -> dict:
     out = {"metrics": [m for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
-           "run_format": args.run_format, "judgments_format": args.judgments_format, **settings_from(args)}
+           **file_options_from(args), **settings_from(args)}
     for name in ("bootstrap", "seed", "query_weights", "weight_column", "partitions"):
         if getattr(args, name, None) is not None:
             out[name] = getattr(args, name)
@@ -215,8 +214,12 @@ def _explain_file(exc: SqlndcgError, args) -> str:
     text = str(exc)
     # a file read in the wrong format: unreadable, or read as one column or as columns DuckDB had to name itself
     misread = re.search(r"its columns are \['[^']*'\]|'column0", text) is not None
-    if " file " in text and ("cannot be read" in text or "has no rows" in text or misread):
-        text += (f" (formats: {', '.join(FILE_FORMATS)}; the suffix decides, .txt and others are sniffed as TREC, "
+    told = "--delimiter" in text or "-format=" in text  # the file's own reading was already explained
+    if " file " in text and ("cannot be read" in text or "has no rows" in text or misread) and not told:
+        from ..core.spec import file_options_declared
+
+        formats = file_options_declared()["run_format"]["values"]
+        text += (f" (formats: {', '.join(formats)}; the suffix decides, .txt and others are sniffed as TREC, "
                  "then TSV/CSV; choose one with --run-format / --judgments-format)")
     return text
 

@@ -17,7 +17,7 @@ import os
 import sys
 
 from ..errors import SettingError, SqlndcgError
-from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
+from .common import DATABASES, add_file_flags, add_setting_flags, database, file_options_from, run_verb, settings_from
 from .output import write_table
 
 #: The verbs of this module, with their one-line help.
@@ -51,8 +51,7 @@ def _inputs(p) -> None:
     p.add_argument("--query-weights", metavar="FILE",
                    help="query id, weight (and stratum columns): weighted means, interval and tests")
     p.add_argument("--weight-column", default="weight", help="the weight column of --query-weights (default: weight)")
-    p.add_argument("--run-format", choices=("parquet", "csv", "tsv", "trec_run"))
-    p.add_argument("--judgments-format", choices=("parquet", "csv", "tsv", "trec_qrels"))
+    add_file_flags(p)
     p.add_argument("--database", help=f"where the tables named by --run/--judgments live: {DATABASES}")
     p.add_argument("--max-k", type=int, default=10,
                    help=f"NDCG@1..max-k in the cutoff plot, at most {MAX_K}; 0 for none (default 10)")
@@ -100,7 +99,7 @@ def _runs(values: list[str], database: bool):
 def _settings(args) -> dict:
     out = settings_from(args)
     out.update(metrics=[m.strip() for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
-               system=args.system, run_format=args.run_format, judgments_format=args.judgments_format)
+               system=args.system, **file_options_from(args))
     if args.query_weights is not None:
         out.update(query_weights=args.query_weights, weight_column=args.weight_column)
     return out

@@ -25,6 +25,13 @@ def settings_declared() -> dict[str, dict]:
 
 
 @cache
+def file_options_declared() -> dict[str, dict]:
+    """How input files are read (format, delimiter, decimal separator): keywords and flags of every verb that reads
+    files, declared once in settings.sql next to the settings."""
+    return render.call("_file_options_declared")
+
+
+@cache
 def presets() -> dict[str, dict[str, object]]:
     """Named bundles of settings that reproduce a well-known tool exactly (SEMANTICS.md, "Presets")."""
     return render.call("_presets")

@@ -17,9 +17,19 @@ EMPTY_EXAMPLES = 10
 
 def read_trec_once(ses, source: Source) -> Source:
     """A TREC file read once into a table of the session ``ses`` (every statement of an evaluation would split each
-    of its lines again), its lines checked there: the source to read from then on. Other inputs as they are."""
+    of its lines again), its lines checked there: the source to read from then on. Other inputs as they are. A file
+    mixing CRLF and LF line ends is read from a copy with LF ones (Source.use_lf_copy)."""
     if not source.trec_path:
         return source
+    try:
+        return _read_trec_once(ses, source)
+    except InputError:
+        if not source.use_lf_copy(ses.eng):
+            raise
+    return _read_trec_once(ses, source)
+
+
+def _read_trec_once(ses, source: Source) -> Source:
     kind = source.trec_format
     fields, integers, numbers = TREC_LAYOUT[kind]
     trailing = kind == "trec_run"  # trec_eval ignores fields after a run line's tag
@@ -33,7 +43,8 @@ def read_trec_once(ses, source: Source) -> Source:
         raise InputError(f"{source.label} cannot be read as a TREC file: {str(exc).splitlines()[0]}") from None
     if misread:  # the file is read again, to show the lines
         check_trec_lines(ses.eng, source)
-    return replace(source, sql=render.call("sqlndcg_trec_table_rows", table), rereadable=True)
+    return replace(source, sql=render.call("sqlndcg_trec_table_rows", table), rereadable=True,
+                   shown_sql=source.shown_sql or source.sql)
 
 
 def check_trec_lines(eng, source: Source) -> None:

@@ -26,10 +26,14 @@ from .engines import Engine, for_connection
 
 class Session:
     """The engine for ``con`` (when None, a connection of its own to the process's in-memory DuckDB, closed with
-    the session) for one verb call. ``limits`` (memory_limit, temp_directory, max_temp_size) apply to DuckDB."""
+    the session) for one verb call. ``limits`` (memory_limit, temp_directory, max_temp_size) apply to DuckDB;
+    ``reading`` says how its CSV and TSV files are split."""
 
-    def __init__(self, con=None, dialect: str | None = None, **limits) -> None:
+    def __init__(self, con=None, dialect: str | None = None, reading: sources.Reading | None = None,
+                 **limits) -> None:
         self.eng: Engine = for_connection(con, dialect, **limits)
+        #: How CSV and TSV files are split here (delimiter, decimal separator): every file input the same way.
+        self.reading = reading or sources.Reading()
         #: The engine was made here (not given as an Engine), so the session ends it.
         self._opened = self.eng is not con
         #: sqlndcg opened a new, empty DuckDB: an input's table cannot be there (Source.describe says so).
@@ -55,7 +59,7 @@ class Session:
 
     # -- inputs -----------------------------------------------------------------------------------------------------
     def resolve(self, obj, role: str, fmt: str | None = None) -> sources.Source:
-        return sources.resolve(obj, role, self.eng, fmt)
+        return sources.resolve(obj, role, self.eng, fmt, self.reading)
 
     def register(self, *srcs: sources.Source) -> None:
         """Make the inputs that are frames readable until the session closes; a frame already registered in this

@@ -8,6 +8,7 @@ A source knows how to describe itself (through the engine) so that missing colum
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ import duckdb
 
 from ..core import render
 from .engines.base import Engine, MissingRelation
-from ..errors import InputError
+from ..errors import InputError, SettingError
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv",)
@@ -29,6 +30,33 @@ FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels")
 
 #: (field count, integer fields, numeric fields) of each TREC format, 1-based.
 TREC_LAYOUT = {"trec_run": (6, (4,), (5,)), "trec_qrels": (4, (), (4,))}
+TREC_FIELDS = {"trec_run": "query_id Q0 doc_id rank score tag", "trec_qrels": "query_id 0 doc_id rel"}
+
+#: Delimiters a CSV/TSV header line may be split by, to say which one a misread file uses.
+DELIMITERS = (";", "\t", ",", "|")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How CSV and TSV files are split (the file options declared in settings.sql, _file_options_declared): the
+    field delimiter (None: ',' for CSV, a tab for TSV) and the decimal separator of their numbers (None: '.')."""
+
+    delimiter: str | None = None
+    decimal: str | None = None
+
+    @classmethod
+    def of(cls, delimiter=None, decimal=None) -> "Reading":
+        """The options as given to a verb, checked: a SettingError names the keyword and what it takes."""
+        if delimiter == "\\t":  # a tab written as the two characters \t (a shell's '\t')
+            delimiter = "\t"
+        if delimiter is not None and (not isinstance(delimiter, str) or not delimiter
+                                      or len(delimiter.encode()) > 4 or set(delimiter) & set("\r\n\"'")):
+            raise SettingError(f"delimiter={delimiter!r}: the field delimiter of CSV and TSV files is a character "
+                               "(at most 4 bytes) that is not a line end or a quote, such as ';', '|' or a tab")
+        if decimal is not None and decimal not in (".", ","):
+            raise SettingError(f"decimal={decimal!r}: the decimal separator of numbers in CSV and TSV files is '.' "
+                               "(the default) or ','")
+        return cls(delimiter, decimal)
 
 
 @dataclass
@@ -44,6 +72,15 @@ class Source:
     trec_format: str | None = None
     delimited_path: str | None = None  # the literal path and delimiter of a CSV/TSV file, to explain failures
     delimiter: str | None = None
+    decimal: str | None = None  # the literal of a CSV/TSV file's decimal separator, when not '.'
+    file: str | None = None  # the path a CSV/TSV/TREC source reads (a copy with LF line ends: use_lf_copy)
+    kind: str | None = None  # that file's format: csv, tsv, trec_run, trec_qrels
+    reading: Reading = Reading()
+    sniffed: str | None = None  # how the format was told when the suffix did not tell it, said when misread
+    # The SQL that reads the input as given, when `sql` reads something made in the session (a copy of the file):
+    # what the statement shown has instead (evaluation.Prepared.shown_inputs).
+    shown_sql: str | None = None
+    rows_checked: bool = False  # a delimited file's rows were counted against its lines (refuse_joined_lines)
     # Cheap to read a second time (a Parquet file, a base table, an Arrow-backed frame): the SQL may read it once per
     # use instead of holding a copy (dialect.sql, reread).
     rereadable: bool = False
@@ -75,7 +112,91 @@ class Source:
         shown = "; ".join(f"line {n} has {got} field(s): {brief(line)}" for n, line, got, _, _ in bad)
         return f"{bad[0][4]} line(s) do not have the header's {bad[0][3]} fields: {shown}"
 
+    def read_from(self, path: str) -> None:
+        """Read the file at ``path`` (the user's, or the copy use_lf_copy made) as this source's format."""
+        literal = file_literal(path)
+        self.file = str(path)
+        if self.kind in ("csv", "tsv"):
+            self.delimiter = render.string_literal(self.reading.delimiter or ("\t" if self.kind == "tsv" else ","))
+            self.decimal = render.string_literal(self.reading.decimal) if self.reading.decimal == "," else None
+            self.delimited_path = literal
+            self.sql = render.call("sqlndcg_read_csv", literal, self.delimiter, self.kind == "csv", self.decimal)
+        else:
+            self.trec_path, self.trec_format = literal, self.kind
+            self.sql = render.call("sqlndcg_read_trec_run" if self.kind == "trec_run" else "sqlndcg_read_trec_qrels",
+                                   literal)
+
+    def use_lf_copy(self, eng: Engine) -> bool:
+        """After DuckDB refused this file: when the file mixes CRLF and LF line ends (DuckDB's reader takes either
+        kind, not both), read a copy with LF line ends from now on (the same lines, numbered alike), and say True;
+        the statement shown still reads the file itself. False when that is not the cause."""
+        copy = eng.lf_copy(self.file) if self.file and self.shown_sql is None else None
+        if copy is None:
+            return False
+        shown = self.sql
+        self.read_from(copy)
+        self.shown_sql = shown
+        return True
+
     def describe(self, eng: Engine, own_connection: bool = False) -> dict[str, str]:
+        """:meth:`_describe`, over a copy with LF line ends when the file mixes CRLF and LF (use_lf_copy)."""
+        try:
+            return self._describe(eng, own_connection)
+        except InputError:
+            if not self.use_lf_copy(eng):
+                raise
+        return self._describe(eng, own_connection)
+
+    def refuse_joined_lines(self, eng: Engine) -> None:
+        """A CSV/TSV file's rows must be its lines (blank lines, comments and the header aside): a quote left open
+        in a CSV joins the lines up to the next quote into one row, silently. Refused, naming the line."""
+        if not self.delimited_path or self.rows_checked:
+            return
+        options = (self.delimited_path, self.delimiter, self.kind == "csv", self.decimal)
+        try:
+            rows, lines = eng.fetch(render.call("sqlndcg_delimited_counts", *options))[1][0]
+            if rows != lines:
+                opened, opening, closed = eng.fetch(render.call("sqlndcg_delimited_open_quote", *options))[1][0]
+        except eng.errors as exc:
+            raise InputError(f"{self.label}: cannot be read: {self._explain(eng) or _first_line(exc)}") from None
+        if rows != lines:
+            fmt = f"{self.role}_format='tsv'" if self.role in ("run", "judgments") else "a TSV file"
+            if opened is not None:
+                until = f"runs on to line {closed}" if closed else "no later line closes"
+                raise InputError(
+                    f"{self.label}, line {opened}: a quote opens a field in {brief(opening)} that {until}, so "
+                    f"{lines:,} lines were read as {rows:,} rows; a quote inside an id or value must be doubled "
+                    f"(\"\") in a CSV file, or read the file without quoting ({fmt}, with its delimiter)")
+            raise InputError(f"{self.label}: {lines:,} lines hold rows (blank and comment lines aside), but DuckDB "
+                             f"read {rows:,} rows from them: {self._explain(eng) or 'fix the file'}")
+        self.rows_checked = True
+
+    def reading_hint(self, eng: Engine) -> str | None:
+        """How the file was read, when that may be why it lacks the columns asked for: a format told from its first
+        line (sniffed), a header line another delimiter splits, numbers written with a decimal comma."""
+        if not self.delimited_path:
+            return self.sniffed
+        try:
+            lines = [line for (line,) in eng.fetch(render.call("sqlndcg_first_lines", self.delimited_path, 5))[1]]
+        except (InputError, *eng.errors):
+            return self.sniffed
+        if not lines:
+            return self.sniffed
+        used = self.reading.delimiter or ("\t" if self.kind == "tsv" else ",")
+        fields = len(lines[0].split(used))
+        splits = {d: len(lines[0].split(d)) for d in DELIMITERS if d != used}
+        better = max(splits, key=splits.get)
+        split_by = better if splits[better] > fields else used
+        decimal = self.reading.decimal != "," and any(
+            _DECIMAL_COMMA.fullmatch(field.strip()) for line in lines[1:] for field in line.split(split_by))
+        if split_by != used:
+            return (f"it was read as {self.kind.upper()} split on {used!r}, but its first line {brief(lines[0])} "
+                    f"splits on {better!r} into {splits[better]} fields: give delimiter={better!r}"
+                    + (", and for its numbers written with a decimal comma (0,5) give decimal=','" if decimal else ""))
+        return ("its numbers are written with a decimal comma (0,5): give decimal=','" if decimal
+                else self.sniffed)
+
+    def _describe(self, eng: Engine, own_connection: bool = False) -> dict[str, str]:
         """Column name -> the engine's type; fails with the reason the engine gives, attributed to this input.
         An input without rows (a header-only file, an empty table) is refused here, before its column types
         (guessed from nothing) can mislead: a run that answered nothing is more likely a wrong export than a
@@ -96,14 +217,31 @@ class Source:
             ) from None
         except eng.errors as exc:
             raise InputError(f"{self.label}: cannot be read: {self._explain(eng) or _first_line(exc)}") from None
+        self.refuse_joined_lines(eng)
         if self.delimited_path and len(columns) == 1:
             explained = self._explain(eng)
             if explained:
                 raise InputError(f"{self.label}: cannot be read: {explained}")
         if not has_rows:
+            hint = self.reading_hint(eng) if self.file else None  # a TREC file of one line read as CSV: a header
             raise InputError(f"{self.label} has no rows (a header only, or an empty table); there is nothing to "
-                             "evaluate")
+                             "evaluate" + (f" ({hint})" if hint else ""))
         return columns
+
+
+#: A number written with a decimal comma: 0,5 or -12,25.
+_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
+
+
+def hinted(exc: InputError, eng: Engine, *srcs: Source) -> InputError:
+    """An error about one of ``srcs`` (its label first), with what :meth:`Source.reading_hint` says of it."""
+    text = str(exc)
+    for src in srcs:
+        if src is not None and text.startswith(src.label):
+            hint = src.reading_hint(eng)
+            if hint:
+                return type(exc)(f"{text} ({hint})")
+    return exc
 
 
 def brief(value, limit: int = 60) -> str:
@@ -143,42 +281,55 @@ def file_literal(path) -> str:
     return render.string_literal(str(Path(path).absolute()))
 
 
-def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> str:
+def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> tuple[str, str | None, str]:
+    """The file's format; how it was told, when its first line told it; the path to read (a copy with LF line ends
+    when the file mixes CRLF and LF: Engine.lf_copy)."""
+    read = str(path)
     if fmt is not None:
         if fmt not in FORMATS:
             raise InputError(f"{role} format {fmt!r} is not known; choose one of {', '.join(FORMATS)}")
-        return fmt
+        return fmt, None, read
     suffixes = [s.lower() for s in path.suffixes]
     last = suffixes[-1] if suffixes else ""
     if last in (".gz", ".zst") and len(suffixes) > 1:
         last = suffixes[-2]
-    if last in PARQUET:
-        return "parquet"
-    if last in CSV:
-        return "csv"
-    if last in TSV:
-        return "tsv"
-    if last == TREC_RUN:
-        return "trec_run"
-    if last in TREC_QRELS:
-        return "trec_qrels"
+    for suffixes_of, kind in ((PARQUET, "parquet"), (CSV, "csv"), (TSV, "tsv"), ((TREC_RUN,), "trec_run"),
+                              (TREC_QRELS, "trec_qrels")):
+        if last in suffixes_of:
+            return kind, None, read
     # Anything else (.txt, no extension): TREC if the first line has TREC's field count for this role.
     trec = "trec_run" if role == "run" else "trec_qrels"
-    literal = file_literal(path)
     try:
-        # The first lines usually tell; the whole file is read only when they are all blank or comments.
-        first = (eng.fetch(render.call("sqlndcg_first_fields", literal, FIRST_LINES))[1]
-                 or eng.fetch(render.call("sqlndcg_first_fields", literal))[1])
-    except eng.errors as exc:
-        raise InputError(f"{role} file {str(path)!r} cannot be read: {_first_line(exc)}") from None
+        first = _first_fields(eng, read)
+    except (InputError, *eng.errors) as exc:
+        read = eng.lf_copy(read) or read
+        if read == str(path):
+            raise exc if isinstance(exc, InputError) else InputError(
+                f"{role} file {str(path)!r} cannot be read: {_first_line(exc)}") from None
+        first = _first_fields(eng, read)
     expected = TREC_LAYOUT[trec][0]
     if first and (first[0][0] == expected or (trec == "trec_run" and first[0][0] > expected)):
-        return trec
-    return "tsv" if last == ".txt" else "csv"
+        return trec, None, read
+    kind = "tsv" if last == ".txt" else "csv"
+    fields = f"{first[0][0]} whitespace-separated field(s)" if first else "no line that is not blank or a comment"
+    suffix = f"its suffix {last!r}" if last else "its name"
+    return kind, (f"it was read as {kind.upper()}: {suffix} names no format, and its first line has {fields}, where "
+                  f"a TREC {'run' if trec == 'trec_run' else 'qrels'} line has {'at least ' if trec == 'trec_run' else ''}"
+                  f"{expected} ({TREC_FIELDS[trec]!r}); if it is a TREC file, fix its lines, or give "
+                  f"{role}_format={trec!r} to see each line that is not"), read
 
 
-def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Source:
-    """Classify one input; nothing is read yet except, for an unknown file extension, its first line."""
+def _first_fields(eng: Engine, path: str):
+    """The field count of the file's first line that is not blank or a comment (none: no such line)."""
+    literal = file_literal(path)
+    # The first lines usually tell; the whole file is read only when they are all blank or comments.
+    return (eng.fetch(render.call("sqlndcg_first_fields", literal, FIRST_LINES))[1]
+            or eng.fetch(render.call("sqlndcg_first_fields", literal))[1])
+
+
+def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None, reading: Reading | None = None) -> Source:
+    """Classify one input; nothing is read yet except, for an unknown file extension, its first line. ``reading``:
+    how CSV/TSV files are split (delimiter, decimal separator)."""
     if isinstance(obj, Source):
         return obj
     if obj is None:
@@ -217,21 +368,31 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None) -> Sourc
             eng = for_connection(None)
         label = f"{role} file {str(path)!r}"
         eng.files[str(path.absolute())] = (label, str(path))  # how the engine's messages name it (csv_problem)
-        kind = _file_format(path, role, fmt, eng)
-        literal = file_literal(path)
+        kind, sniffed, read = _file_format(path, role, fmt, eng)
         if kind == "parquet":
-            return Source(role, label, render.call("sqlndcg_read_parquet", literal), rereadable=True)
-        if kind in ("csv", "tsv"):
-            delimiter = render.string_literal("\t" if kind == "tsv" else ",")
-            return Source(role, label, render.call("sqlndcg_read_csv", literal, delimiter),
-                          delimited_path=literal, delimiter=delimiter)
-        reader = "sqlndcg_read_trec_run" if kind == "trec_run" else "sqlndcg_read_trec_qrels"
-        return Source(role, label, render.call(reader, literal), trec_path=literal, trec_format=kind)
+            return Source(role, label, render.call("sqlndcg_read_parquet", file_literal(path)), rereadable=True)
+        return file_source(role, label, kind, path, read, reading or Reading(), sniffed)
     if isinstance(obj, (str, tuple, list)):
         return Source(role, f"{role} table {obj!r}", table_sql(obj, eng))
     raise InputError(
         f"{role}: cannot use a {type(obj).__name__}; pass a table name, a file path, or a pandas/polars/pyarrow table"
     )
+
+
+def file_source(role: str, label: str, kind: str, path: Path, read: str, reading: Reading,
+                sniffed: str | None = None) -> Source:
+    """A CSV, TSV or TREC file as a source, reading ``read`` (the file, or a copy of it with LF line ends)."""
+    delimiter = reading.delimiter or ("\t" if kind == "tsv" else ",")
+    if kind in ("csv", "tsv") and reading.decimal == "," and delimiter == ",":
+        raise SettingError(f"decimal=',' with {label} split on ',': a number written 0,5 would be split into two "
+                           "fields; give the file's delimiter too, e.g. delimiter=';'")
+    src = Source(role, label, "", kind=kind, reading=reading, sniffed=sniffed)
+    src.read_from(read)
+    if read != str(path):  # the statement shown reads the file as given
+        given = Source(role, label, "", kind=kind, reading=reading)
+        given.read_from(str(path))
+        src.shown_sql = given.sql
+    return src
 
 
 def is_table_name(obj) -> bool:

@@ -304,6 +304,8 @@ def compare(
     dialect: str | None = None,
     run_format: str | None = None,
     judgments_format: str | None = None,
+    delimiter: str | None = None,
+    decimal: str | None = None,
     query_weights=None,
     weight_column: str = "weight",
     preset: str | None = None,
@@ -366,7 +368,7 @@ def compare(
     settings = settings_given(locals())  # the declared settings, by their keywords above
     strata = _group_by(settings, system)
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
-    with Session(con, dialect) as ses:
+    with Session(con, dialect, sources.Reading.of(delimiter, decimal)) as ses:
         run, union_sql = _systems_input(ses, runs, system, run_format)
         try:
             prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
@@ -494,8 +496,8 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
 
 def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, system: str = "system",
                      con=None, dialect: str | None = None, run_format: str | None = None,
-                     judgments_format: str | None = None, query_weights=None, weight_column: str = "weight",
-                     **settings) -> Result:
+                     judgments_format: str | None = None, delimiter: str | None = None, decimal: str | None = None,
+                     query_weights=None, weight_column: str = "weight", **settings) -> Result:
     """:func:`sqlndcg.evaluate` of several runs at once, grouped by ``system``: ``runs`` is a dict
     ``{name: run}`` (or one run with a ``system`` column). Used for the NDCG@k curve of the report;
     ``query_weights`` weighs the summary as :func:`sqlndcg.evaluate` does.
@@ -509,7 +511,7 @@ def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",
     settings = dict(settings)
     strata = _group_by(settings, system)
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
-    with Session(con, dialect) as ses:
+    with Session(con, dialect, sources.Reading.of(delimiter, decimal)) as ses:
         run, _ = _systems_input(ses, runs, system, run_format)
         prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
                                   query_weights=query_weights, weight_column=weight_column)

@@ -7,6 +7,7 @@ from typing import Mapping, Sequence
 from . import evaluation as engine
 from ..errors import SettingError
 from ..present.results import Result
+from ..run.sources import Reading
 from ..core.spec import make_spec, settings_given
 
 MetricNames = Sequence[str] | str
@@ -44,6 +45,8 @@ def evaluate(
     dialect: str | None = None,
     run_format: str | None = None,
     judgments_format: str | None = None,
+    delimiter: str | None = None,
+    decimal: str | None = None,
     query_weights=None,
     weight_column: str = "weight",
     memory_limit: str | None = None,
@@ -58,7 +61,9 @@ def evaluate(
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
 
     ``run`` and ``judgments`` are each a DuckDB table/view name (looked up in ``con``), a file path (Parquet,
-    CSV, TSV, TREC run/qrels), or a pandas/polars/pyarrow table. ``query_weights`` (same kinds of input: query
+    CSV, TSV, TREC run/qrels), or a pandas/polars/pyarrow table; ``run_format``/``judgments_format`` name a file's
+    format whatever its suffix, ``delimiter`` and ``decimal`` how CSV/TSV files are split (``delimiter=";"``,
+    ``decimal=","`` for numbers written 0,5). ``query_weights`` (same kinds of input: query
     id, ``weight_column``, optionally group columns) makes the summary's means weighted (see summary.sql).
     ``memory_limit``, ``temp_directory`` and ``max_temp_size`` bound DuckDB's memory and spilling (e.g. "4GB");
     a per-query result above ``max_result_rows`` rows (None: no limit) is refused before it starts.
@@ -83,7 +88,8 @@ def evaluate(
                            "has its t interval with Kish's effective n; sqlndcg.compare(..., query_weights=, "
                            "bootstrap=) gives a weighted bootstrap of paired differences")
     result = engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
-                           judgments_format=judgments_format, query_weights=query_weights,
+                           judgments_format=judgments_format, reading=Reading.of(delimiter, decimal),
+                           query_weights=query_weights,
                            weight_column=weight_column, memory_limit=memory_limit, temp_directory=temp_directory,
                            max_temp_size=max_temp_size, max_result_rows=max_result_rows, partitions=partitions)
     if bootstrap is None:
@@ -125,6 +131,8 @@ def to_sql(
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
+    delimiter: str | None = None,
+    decimal: str | None = None,
     id_type: str | None = None,
 ) -> str:
     """The per-query SQL statement that :func:`evaluate` runs, formatted, in ``dialect`` (via sqlglot; default:
@@ -142,4 +150,5 @@ def to_sql(
     """
     spec = make_spec(metrics, **settings_given(locals()))
     return engine.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
-                           judgments_format=judgments_format, id_type=id_type)
+                           judgments_format=judgments_format, reading=Reading.of(delimiter, decimal),
+                           id_type=id_type)

@@ -82,9 +82,12 @@ def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Sou
     try:
         facts = render.call("_facts", spec.plain(), ses.described(run, run_cols),
                             ses.described(judgments, judgment_cols), dialect=eng.dialect)
-    except InputError:
-        checks.refuse_text_numbers(eng, spec, (run, run_cols), (judgments, judgment_cols))  # shows the values
-        raise
+    except InputError as exc:
+        try:
+            checks.refuse_text_numbers(eng, spec, (run, run_cols), (judgments, judgment_cols))  # shows the values
+        except InputError as shown:
+            exc = shown
+        raise sources.hinted(exc, eng, run, judgments) from None  # how a file was split, when that is the cause
     spec = Spec.from_data(facts["spec"])
     declared = None
     if check:
@@ -177,12 +180,11 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     run_src = ses.resolve(run, "run", run_format)
     judgment_src = ses.resolve(judgments, "judgments", judgments_format)
     ses.register(run_src, judgment_src)
-    shown = {}
     if check:  # the checks read every row: a TREC file is read once, into a table they and the statements read
-        read = [checks.read_trec_once(ses, src) for src in (run_src, judgment_src)]
-        shown = {new.sql: old.sql for old, new in zip((run_src, judgment_src), read) if new is not old}
-        run_src, judgment_src = read
+        run_src, judgment_src = [checks.read_trec_once(ses, src) for src in (run_src, judgment_src)]
     spec, facts, declared = _facts(ses, spec, run_src, judgment_src, check)
+    # what the session made to read (a table, a copy of a file) -> what the statement shown reads instead
+    shown = {src.sql: src.shown_sql for src in (run_src, judgment_src) if src.shown_sql}
     plan = checked(render.call("_plan", facts, dialect=eng.dialect))
     prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect,
                         shown_inputs=shown)
@@ -213,7 +215,7 @@ def _weights(ses: Session, plan: dict, query_weights, weight_column: str, check:
 
 
 def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
-             id_type=None) -> str:
+             reading=None, id_type=None) -> str:
     """The per-query SQL, without reading any rows, in ``dialect`` (default: the connection's, else DuckDB's).
     Table names without a connection are taken on trust: the score column (or else the rank column) exists, ids
     hold ``id_type`` (text unless told), judgments serve every group."""
@@ -229,7 +231,7 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
         facts = render.call("_assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
                             sources.table_sql(judgments, None, dialect), id_type or "text", dialect=dialect)
     else:
-        with Session(con) as ses:
+        with Session(con, reading=reading) as ses:
             prepared = prepare(ses, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
                                check=False)
         dialect = dialect or ses.dialect
@@ -353,9 +355,9 @@ def _fetch(ses: Session, sql: str, settings: dict, small: bool = False) -> Table
 
 
 def evaluate(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=None, judgments_format=None,
-             query_weights=None, weight_column="weight", memory_limit=None, temp_directory=None,
+             reading=None, query_weights=None, weight_column="weight", memory_limit=None, temp_directory=None,
              max_temp_size=None, max_result_rows=MAX_RESULT_ROWS, partitions=1, summary=True) -> Result:
-    with Session(con, dialect, memory_limit=memory_limit, temp_directory=temp_directory,
+    with Session(con, dialect, reading, memory_limit=memory_limit, temp_directory=temp_directory,
                  max_temp_size=max_temp_size) as ses:
         prepared = prepare(ses, spec, run, judgments, run_format=run_format, judgments_format=judgments_format,
                            query_weights=query_weights, weight_column=weight_column, partitions=partitions)

@@ -6,6 +6,8 @@ engine's dialect, so an engine module only says how to talk to its connection.
 
 from __future__ import annotations
 
+import shutil
+
 from ...errors import InputError
 from ...core import render
 
@@ -29,6 +31,8 @@ class Engine:
         self.owned = owned
         #: Files read here: absolute path -> (the label messages call it by, the path as given): sources.resolve.
         self.files: dict[str, tuple[str, str]] = {}
+        #: Directories holding copies of files made to be read here (lf_copy), removed at close.
+        self.copies: list[str] = []
         if dialect:
             self.dialect = render.known_dialect(dialect)
 
@@ -82,6 +86,12 @@ class Engine:
     def unregister(self, name: str) -> None:
         pass
 
+    def lf_copy(self, path: str) -> str | None:
+        """A copy of the text file ``path`` with LF line ends only, for an engine whose file reader refuses a file
+        that mixes CRLF and LF line ends (DuckDB's); None when the file does not mix them or the engine reads no
+        files. The copy is removed when the engine closes."""
+        return None
+
     # -- temporary results ------------------------------------------------------------------------------------------
     def materialize(self, name: str, sql: str) -> None:
         self.execute(render.call("sqlndcg_materialize", name, sql, dialect=self.dialect))
@@ -96,6 +106,9 @@ class Engine:
         return render.quote(name, self.dialect)
 
     def close(self) -> None:
+        for directory in self.copies:
+            shutil.rmtree(directory, ignore_errors=True)
+        self.copies = []
         if self.owned:
             self.con.close()
 
