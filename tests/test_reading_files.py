@@ -321,3 +321,16 @@ def test_every_verb_reading_files_has_every_file_flag(verb):
     flags = {option for action in sub._actions for option in action.option_strings}
     for name in file_options_declared():
         assert "--" + name.replace("_", "-") in flags, (verb, name)
+
+
+def test_the_trec_eval_command_reads_mixed_line_ends_as_trec_eval_does(tmp_path):
+    """trec_eval 10.0 reads such files (a CR before the LF is a blank); q1 finds both relevant documents first
+    (NDCG 1, AP 1), q2 its one at rank 2 (NDCG 1/log2(3), AP 1/2)."""
+    run = write(tmp_path / "m.run", b"q1 Q0 d1 1 3 t\r\nq1 Q0 d2 2 2 t\nq2 Q0 d1 1 2 t\r\nq2 Q0 d2 2 1 t\n")
+    qrels = write(tmp_path / "m.qrels", b"q1 0 d1 1\r\nq1 0 d2 1\nq2 0 d2 1\r\n")
+    done = cli("trec_eval", "-q", "-m", "ndcg", "-m", "map", qrels, run)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "map                   \tq1\t1.0000", "ndcg                  \tq1\t1.0000",
+        "map                   \tq2\t0.5000", "ndcg                  \tq2\t0.6309",
+        "map                   \tall\t0.7500", "ndcg                  \tall\t0.8155"]

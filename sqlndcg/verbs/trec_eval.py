@@ -40,7 +40,7 @@ import duckdb
 from ..core import render
 from ..errors import DataError, InputError, MetricError
 from ..core import measures
-from ..run.engines.duckdb_engine import csv_problem
+from ..run.engines.duckdb_engine import copy_with_lf_line_ends, csv_problem, mixed_line_ends
 from ..run.progress import announce
 from ..run.sources import brief, file_literal
 
@@ -372,7 +372,18 @@ LINES = {"qrels": "te_qrels_lines", "run": "te_run_lines"}
 
 def _read_lines(con, literal: str, kind: str, path: str) -> None:
     """The file read once into its lines table; malformed lines refused by number (the file is read again only
-    then, for their text); a file DuckDB cannot read at all is named, with the cause and the fix."""
+    then, for their text); a file DuckDB cannot read at all is named, with the cause and the fix. A file mixing
+    CRLF and LF line ends, which DuckDB refuses and trec_eval reads (a CR before the LF is a blank), is read from a
+    copy with LF line ends (the same lines; removed at exit)."""
+    try:
+        _read_lines_of(con, literal, kind, path)
+    except InputError:
+        if not mixed_line_ends(path):
+            raise
+        _read_lines_of(con, file_literal(copy_with_lf_line_ends(path)), kind, path)
+
+
+def _read_lines_of(con, literal: str, kind: str, path: str) -> None:
     try:
         con.execute(render.call("sqlndcg_trec_eval_lines_table", LINES[kind], literal, kind))
         malformed = con.execute(render.call("sqlndcg_trec_misread_count", LINES[kind])).fetchone()[0]
