@@ -189,13 +189,16 @@ def test_report_holds_the_summary_the_comparison_and_the_plots(tmp_path, daily):
         assert f">{heading}<" in page, heading
     c = compare(runs, qrels, ["ndcg@5", "ap"], baseline="bm25", group_by="ds", permutations=500, resamples=500,
                 seed=3)
-    for row in c:  # every comparison's numbers are in the table
-        for column in ("difference", "t_low", "t_high", "bootstrap_low", "bootstrap_high"):
-            assert f">{row[column]:.4f}<" in page, (column, row)
-        assert f">{row['wins']}<" in page
+    for row in c:  # every comparison's numbers are in the table, as the text shows them
+        assert f">{row['difference']:+.4f}<" in page, row
+        assert f">[{row['t_low']:+.4f}, {row['t_high']:+.4f}]<" in page, row
+        assert f">[{row['bootstrap_low']:+.4f}, {row['bootstrap_high']:+.4f}]<" in page, row
+        assert f">{row['wins']}/{row['ties']}/{row['losses']}<" in page
+    table = re.search(r"<h2>Comparison with the baseline</h2>.*?(<table>.*?</table>)", page, re.S).group(1)
+    assert [f"ds={d}" for d in DAYS] == re.findall(r'<tr class="group"><th colspan="\d+" class="text">([^<]*)<', table)
     for row in c.result.summary:
         assert f">{row['ndcg@5']:.4f}<" in page
-    assert "bootstrap_low (percentile)" in page and "Student's t" in page
+    assert "95% bootstrap interval (percentile)" in page and "Student's t" in page
     assert "judged queries" in page  # the account
 
 
@@ -342,3 +345,43 @@ def test_report_max_k_at_its_bounds(tmp_path, capsys):
                      "--plot-cutoffs", str(tmp_path / "c.png"), "--max-k", "0"]) == 2
     assert "--plot-cutoffs draws NDCG@1..--max-k: give --max-k from 1 to 100, not 0" in capsys.readouterr().err
     assert not (tmp_path / "c.png").exists()
+
+
+def test_report_figures_fit_the_page_unscaled(monkeypatch, daily):
+    """Every figure of a wide report (five metrics, three days) is at most plots.MAX_WIDTH inches (1,210 px at the
+    report's 110 dpi, shown unscaled on a 1280 px screen) with no text under 8 pt (12 px): five metrics' panels
+    wrap 3 + 2 per system instead of a 21-inch row whose 7 pt ticks the page shrank to 5 px."""
+    import sqlndcg.verbs.report as report_module
+    from matplotlib.text import Text
+
+    figures = []
+    draw = report_module._png
+    monkeypatch.setattr(report_module, "_png", lambda fig: figures.append(fig) or draw(fig))
+    runs, qrels = daily
+    report(runs, qrels, ["ndcg@5", "ndcg@10", "ap", "rr@10", "p@5"], baseline="bm25", group_by="ds",
+           permutations=50, resamples=50)
+    assert len(figures) == 3
+    for fig in figures:
+        fig.canvas.draw()
+        sizes = [t.get_fontsize() for t in fig.findobj(Text)
+                 if t.get_visible() and t.get_text().strip() and (t.axes is None or t.axes.get_visible())]
+        assert fig.get_figwidth() <= plots.MAX_WIDTH and min(sizes) >= plots.SMALL_TEXT == 8
+    differences = figures[1]
+    shown = [ax for ax in differences.axes if ax.get_visible()]
+    assert len(shown) == 5 * len(DAYS) and differences.axes[0].get_subplotspec().get_gridspec().get_geometry() == (
+        2 * len(DAYS), 3)
+    four = plots.plot_differences(compare(runs, qrels, ["ndcg@5", "ndcg@10", "ap", "p@5"], baseline="bm25",
+                                          group_by="ds", permutations=50, resamples=50))
+    geometry = four.axes[0].get_subplotspec().get_gridspec().get_geometry()
+    assert geometry == (2 * len(DAYS), 2)  # 4 metrics: 2 x 2 per day, not 3 + 1
+
+
+def test_a_hundred_cutoffs_get_a_few_round_ticks():
+    curve = evaluate_systems(RUN, QRELS, [f"ndcg@{k}" for k in range(1, 101)], system="tag")
+    fig = plots.plot_cutoffs(curve)
+    fig.canvas.draw()
+    (ax,) = fig.axes
+    ticks = [t for t in ax.get_xticks() if 1 <= t <= 100]
+    assert 4 <= len(ticks) <= 12 and all(float(t).is_integer() for t in ticks), ticks
+    ten = plots.plot_cutoffs(evaluate_systems(RUN, QRELS, [f"ndcg@{k}" for k in range(1, 11)], system="tag"))
+    assert list(ten.axes[0].get_xticks()) == list(range(1, 11))  # a tick per cutoff while they read

@@ -74,3 +74,63 @@ def test_the_example_report_renders_too(tmp_path):
         finally:
             browser.close()
     assert errors == [] and len(images) == 2 and min(images) > 300
+
+
+#: The smallest text a reader is asked to read on the page, in CSS pixels (8 pt drawn at 110 dpi is 12.2 px).
+READABLE_PX = 11
+
+
+def _smallest_text_pt(fig) -> float:
+    """The smallest font size (points) of any text a figure shows: titles, labels, ticks, legends."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    return min(t.get_fontsize() for t in fig.findobj(Text)
+               if t.get_visible() and t.get_text().strip() and (t.axes is None or t.axes.get_visible()))
+
+
+def test_a_wide_report_reads_at_1280_and_1920_px(tmp_path, monkeypatch):
+    """Several systems (one with a long name), five metrics, three days: the comparison table has many rows and
+    columns. At 1280 and 1920 px wide the page does not scroll sideways, every table fits its box (the p-values
+    on screen, not behind a scroll bar), and no plot is shrunk so far that its smallest text is under 11 px.
+    (The table was 2,177 px wide in a 1,152 px box; the per-query plot's 7 pt ticks showed at 5 px.)"""
+    from playwright.sync_api import sync_playwright
+
+    import sqlndcg.verbs.report as report_module
+
+    figures = []  # (smallest text in points, figure width in inches), in page order
+    draw = report_module._png
+    monkeypatch.setattr(report_module, "_png", lambda fig: figures.append(
+        (_smallest_text_pt(fig), fig.get_figwidth())) or draw(fig))
+    runs, qrels = synthetic(queries=12, systems=("bm25", "rerank_large_model", "hybrid"),
+                            days=["2026-11-01", "2026-11-02", "2026-11-03"], seed=5)
+    out = tmp_path / "wide.html"
+    report(stacked(runs), qrels, ["ndcg@5", "ndcg@10", "ap", "rr@10", "p@5"], baseline="bm25", group_by="ds",
+           file=out, permutations=200, resamples=200)
+    assert len(figures) == 3
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_browser_path(), args=CHROMIUM_ARGS)
+        try:
+            seen = {}
+            for width in (1280, 1920):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.goto(out.as_uri())
+                seen[width] = page.evaluate("""() => {
+                    const view = document.documentElement.clientWidth;
+                    const boxes = [...document.querySelectorAll('table')].map(t => t.parentElement);
+                    const p = [...document.querySelectorAll('th')].filter(h => h.textContent.startsWith('p ('));
+                    return {page: [document.documentElement.scrollWidth, view],
+                            tables: boxes.map(b => [b.scrollWidth, b.clientWidth]),
+                            p_headers: p.map(h => [h.textContent, Math.round(h.getBoundingClientRect().right), view]),
+                            images: [...document.images].map(i => i.clientWidth)};
+                }""")
+                page.close()
+        finally:
+            browser.close()
+    for width, got in seen.items():
+        assert got["page"][0] <= got["page"][1], (width, got["page"])  # no sideways scroll of the page
+        assert len(got["tables"]) == 2 and all(scroll <= client for scroll, client in got["tables"]), (width, got)
+        assert len(got["p_headers"]) == 4 and all(right <= view for _, right, view in got["p_headers"]), (width, got)
+        for (points, inches), shown_px in zip(figures, got["images"]):
+            smallest_px = points / 72 * shown_px / inches  # the figure's inches as the page shows them
+            assert smallest_px >= READABLE_PX, (width, points, inches, shown_px, smallest_px)

@@ -17,6 +17,13 @@ from ..core.metrics import metric_range
 from ..core.metrics import parse_metric
 
 FORMATS = {".png": "png", ".svg": "svg"}
+#: The HTML report's PNGs: 110 dots per inch, so text drawn at 8 pt (the smallest here) is 12 px on the page.
+SCREEN_DPI = 110
+#: The widest figure, in inches: 11 in at SCREEN_DPI is 1,210 px, what the report shows unscaled on a 1280 px
+#: screen. A wider figure would be shrunk to fit, and its text with it; panels wrap onto more rows instead.
+MAX_WIDTH = 11.0
+#: The smallest text of a figure (ticks, legends), in points.
+SMALL_TEXT = 8
 _WIN, _LOSS, _TIE, _BAND = "#2a7f3f", "#b23a3a", "#9a9a9a", "#4c72b0"
 
 
@@ -122,7 +129,8 @@ def _legend_outside(fig, axes, title: str | None) -> None:
                 handles[label] = h
                 labels.append(label)
     if labels:
-        fig.legend([handles[label] for label in labels], labels, title=title, loc="outside right center", fontsize=8)
+        fig.legend([handles[label] for label in labels], labels, title=title, loc="outside right center",
+                   fontsize=SMALL_TEXT + 1)
 
 
 def _grid(fig, count: int):
@@ -189,7 +197,8 @@ def plot_cutoffs(result, kind: str = "ndcg", file=None, *, system: str | None = 
     facets = [g for g in groups if g != line_by]
     keys = _panels(rows, facets)
     colors = _colors(r[line_by] for r in rows) if line_by else {}
-    fig = _figure(min(4.6 * min(len(keys), 3) + 1.6, 16), 3.6 * math.ceil(len(keys) / 3))
+    columns = min(len(keys), 3)  # the legend takes 1.6 in right of the panels
+    fig = _figure(min((4.6 if columns == 1 else 3.1) * columns + 1.6, MAX_WIDTH), 3.6 * math.ceil(len(keys) / 3))
     axes = _grid(fig, len(keys))
     ks = [k for k, _ in cutoffs]
     for ax, key in zip(axes, keys):
@@ -206,7 +215,7 @@ def plot_cutoffs(result, kind: str = "ndcg", file=None, *, system: str | None = 
                 ax.fill_between(ks, lows, highs, color=line.get_color(), alpha=0.15, linewidth=0)
         ax.set_xlabel("cutoff k")
         ax.set_ylabel(f"mean {kind}@k")
-        ax.set_xticks(ks)
+        _integer_ticks(ax, ks)
         if metric_range(cutoffs[0][1]) == (0.0, 1.0):
             ax.set_ylim(0.0, 1.0)
         ax.grid(True, alpha=0.3)
@@ -218,6 +227,16 @@ def plot_cutoffs(result, kind: str = "ndcg", file=None, *, system: str | None = 
     fig.suptitle(title or f"{kind}@k for k = {ks[0]}..{ks[-1]}, one line per {line_by or 'evaluation'} "
                  "(bands: 95% t interval of the mean)", fontsize=10)
     return _finish(fig, file)
+
+
+def _integer_ticks(ax, ks: list[int]) -> None:
+    """A tick per cutoff while they read (up to 20), else a few round ones: 100 labels would overlap."""
+    if len(ks) <= 20:
+        ax.set_xticks(ks)
+    else:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
 
 
 def _bars(ax, xs, values, colors, width: float) -> None:
@@ -251,12 +270,18 @@ def plot_differences(comparison, file=None, *, metrics=None, title: str | None =
     for r in comparison.differences.to_dicts():
         if r["difference"] is not None:
             diffs.setdefault(tuple(r[g] for g in strata) + (r[system], r["metric"]), []).append(r["difference"])
-    fig = _figure(max(4.2 * len(chosen), 5.0), max(2.9 * len(keys), 3.2))
-    axes = fig.subplots(len(keys), len(chosen), squeeze=False)
+    # at most 3 panels side by side (MAX_WIDTH); more metrics wrap onto more rows per system, evenly (4 as 2 x 2)
+    rows_per_key = math.ceil(len(chosen) / 3)
+    columns = math.ceil(len(chosen) / rows_per_key)
+    fig = _figure(max(3.6 * columns, 5.0), max(2.9 * len(keys) * rows_per_key, 3.2))
+    axes = fig.subplots(len(keys) * rows_per_key, columns, squeeze=False)
+    for i in range(len(keys)):
+        for j in range(len(chosen), rows_per_key * columns):
+            axes[i * rows_per_key + j // columns][j % columns].set_visible(False)
     adjusted = s["correction"] if s["correction"] != "none" else "unadjusted"
     for i, key in enumerate(keys):
         for j, metric in enumerate(chosen):
-            ax = axes[i][j]
+            ax = axes[i * rows_per_key + j // columns][j % columns]
             st = stats[key + (metric,)]
             values = sorted(diffs.get(key + (metric,), []))
             scale = [abs(v) for v in values]
@@ -276,14 +301,14 @@ def plot_differences(comparison, file=None, *, metrics=None, title: str | None =
             p = st["randomization_p_adjusted"]
             ax.set_title(f"{who} - {st['baseline']}: {metric}\nW/T/L {st['wins']}/{st['ties']}/{st['losses']}, "
                          f"p (perm, {adjusted}) = {'n/a' if p is None else format(p, '.3g')}", fontsize=9)
-            ax.set_xlabel("queries, sorted by difference", fontsize=8)
-            ax.set_ylabel(f"{metric}: system - baseline", fontsize=8)
+            ax.set_xlabel("queries, sorted by difference", fontsize=SMALL_TEXT + 1)
+            ax.set_ylabel(f"{metric}: system - baseline", fontsize=SMALL_TEXT + 1)
             lohi = metric_range(metric)
             if lohi is not None:
                 span = lohi[1] - lohi[0]
                 ax.set_ylim(-span * 1.02, span * 1.02)
-            ax.tick_params(labelsize=7)
-            ax.legend(fontsize=7, loc="upper left")
+            ax.tick_params(labelsize=SMALL_TEXT)
+            ax.legend(fontsize=SMALL_TEXT, loc="upper left")
             ax.grid(True, axis="y", alpha=0.3)
     if title:
         fig.suptitle(title)
@@ -352,7 +377,8 @@ def plot_over_time(result, metrics=None, file=None, *, time: str | None = None, 
     position = {t: i for i, t in enumerate(times)}
     colors = _colors(r[line_by] for r in rows) if line_by else {}
     panels = [(metric, key) for metric in chosen for key in keys]
-    fig = _figure(min(max(6.4, 0.45 * len(times) + 3) * min(len(panels), 2), 16), 3.6 * math.ceil(len(panels) / 2))
+    fig = _figure(min(max(6.4, 0.45 * len(times) + 3) * min(len(panels), 2), MAX_WIDTH),
+                  3.6 * math.ceil(len(panels) / 2))
     columns = min(len(panels), 2)
     axes = fig.subplots(math.ceil(len(panels) / columns), columns, squeeze=False).ravel().tolist()
     for ax, (metric, key) in zip(axes, panels):
@@ -370,9 +396,10 @@ def plot_over_time(result, metrics=None, file=None, *, time: str | None = None, 
             highs = [r[f"{metric}_ci_high"] for r in members]
             if all(v is not None for v in lows + highs):
                 ax.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.15, linewidth=0)
-        ax.set_xticks(range(len(times)))
-        ax.set_xticklabels([str(t) for t in times], rotation=45 if len(times) > 6 else 0,
-                           ha="right" if len(times) > 6 else "center", fontsize=8)
+        step = math.ceil(len(times) / 12)  # a label for every day while a dozen fit, else every step-th
+        ax.set_xticks(range(0, len(times), step))
+        ax.set_xticklabels([str(t) for t in times[::step]], rotation=45 if len(times) > 6 else 0,
+                           ha="right" if len(times) > 6 else "center", fontsize=SMALL_TEXT)
         ax.set_xlabel(time)
         ax.set_ylabel(f"mean {metric}")
         if metric_range(metric) == (0.0, 1.0):

@@ -88,8 +88,9 @@ class Comparison:
                 out.append(r["difference"])
         return out
 
-    def text(self) -> str:
-        """The comparison as a fixed-width table, with a header saying how it was made."""
+    def shown(self) -> Table:
+        """The comparison table as people read it (the text below and the HTML report): one cell per interval,
+        signed differences, the change in percent, W/T/L; every value a string."""
         s = self.settings
         strata = list(s["strata"])
         weighted = bool(s.get("query_weights"))
@@ -110,18 +111,25 @@ class Comparison:
             f"95% CI (bootstrap {s['bootstrap']})", "change", "d_z", "p (t)", f"p (t, {adj})", "p (perm)",
             f"p (perm, {adj})", "W/T/L", "pairs (effective)" if weighted else "pairs",
         )
+        return Table(header, tuple(rows))
+
+    def heading(self) -> str:
+        """One line: how the comparison was made (pairing, tests, bootstrap, correction)."""
+        s = self.settings
         weighted = ""
         if s.get("query_weights"):
             w = s["query_weights"]
             weighted = (f"; queries weighted by column {w['weight']!r} of {w['input']} (weighted means, intervals "
                         "with the effective number of pairs, weighted tests; W/T/L count queries)")
-        lines = [
-            f"Compared with baseline {s['baseline']!r}, paired by query (queries={s['queries']!r}){weighted}; "
-            f"randomization test: {s['permutations']} sign flips (exact when 2^pairs <= that), seed {s['seed']}; "
-            f"bootstrap: {s['resamples']} resamples, seed {s['seed']}; {s['correction']} correction over "
-            f"{len(self.table)} comparison(s) per test.",
-            Table(header, tuple(rows)).to_text(max_rows=10**6),
-        ]
+        return (f"Compared with baseline {s['baseline']!r}, paired by query (queries={s['queries']!r}){weighted}; "
+                f"randomization test: {s['permutations']} sign flips (exact when 2^pairs <= that), seed {s['seed']}; "
+                f"bootstrap: {s['resamples']} resamples, seed {s['seed']}; {s['correction']} correction over "
+                f"{len(self.table)} comparison(s) per test.")
+
+    def notes(self) -> list[str]:
+        """What the table leaves out: queries with a value on one side only, judged queries missing from a run."""
+        s = self.settings
+        strata = list(s["strata"])
         notes = []
         for r in self.table.to_dicts():
             who = ", ".join([f"{g}={r[g]}" for g in strata] + [f"{s['system']}={r[s['system']]}"])
@@ -139,6 +147,12 @@ class Comparison:
                 rule = "scored 0 and paired" if s["queries"] == "judged" else "not scored"
                 notes.append(f"{who}: {r['missing_from_run']} judged queries missing from the system's run and "
                              f"{r['baseline_missing_from_run']} from the baseline's ({rule}, queries={s['queries']!r})")
+        return notes
+
+    def text(self) -> str:
+        """The comparison as a fixed-width table, with a header saying how it was made."""
+        lines = [self.heading(), self.shown().to_text(max_rows=10**6)]
+        notes = self.notes()
         if notes:
             lines.append("\n".join(notes))
         return "\n".join(lines)

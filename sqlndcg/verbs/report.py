@@ -20,14 +20,17 @@ from ..stats.intervals import bootstrap_summary
 from ..present.results import Table
 
 _CSS = """
-body { font-family: system-ui, -apple-system, Segoe UI, Roboto, sans-serif; margin: 2em auto; max-width: 72em;
+body { font-family: system-ui, -apple-system, Segoe UI, Roboto, sans-serif; margin: 2em auto; max-width: 120em;
        color: #222; line-height: 1.4; padding: 0 1em; }
+p, pre, details { max-width: 75em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; font-variant-numeric: tabular-nums; }
 .wide { overflow-x: auto; }
-th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
-th { background: #f4f4f4; } td.text, th.text { text-align: left; }
-img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
+th, td { padding: 0.25em 0.45em; border-bottom: 1px solid #eee; text-align: right; }
+tr.group th { background: none; padding-top: 0.7em; border-bottom: 1px solid #ccc; }
+td { white-space: nowrap; }
+th { background: #f4f4f4; vertical-align: bottom; font-weight: 600; } td.text, th.text { text-align: left; }
+img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; display: block; }
 .note { color: #555; font-size: 0.9em; } code { background: #f4f4f4; padding: 0 0.2em; }
 pre { white-space: pre-wrap; font-size: 0.85em; }
 """
@@ -41,26 +44,67 @@ def _cell(value) -> str:
     return str(value)
 
 
-def html_table(table: Table, columns: Sequence[str] | None = None, headers: Sequence[str] | None = None) -> str:
-    """A Table as an HTML table (numbers right-aligned, text left), every value escaped."""
+def html_table(table: Table, columns: Sequence[str] | None = None, headers: Sequence[str] | None = None, *,
+               right: Sequence[str] = (), group_by: int = 0) -> str:
+    """A Table as an HTML table (numbers right-aligned, text left; ``right``: text columns aligned as numbers,
+    such as intervals), every value escaped. Headers wrap, values do not. ``group_by``: the first columns (the
+    strata, e.g. ds) become one heading row per value instead of a column each, which keeps a wide table narrow."""
     columns = list(columns or table.columns)
     headers = list(headers or columns)
     rows = table.to_dicts()
-    text_columns = {c for c in columns if any(isinstance(r[c], str) for r in rows)}
-    out = ['<div class="wide"><table>', "<tr>" + "".join(
-        f'<th class="{"text" if c in text_columns else "num"}">{html.escape(h)}</th>' for c, h in zip(columns, headers))
-        + "</tr>"]
+    text_columns = {c for c in columns if c not in right and any(isinstance(r[c], str) for r in rows)}
+    kind = lambda c: "text" if c in text_columns else "num"  # noqa: E731
+    groups, shown = columns[:group_by], list(zip(columns, headers))[group_by:]
+    out = ['<div class="wide"><table>',
+           "<tr>" + "".join(f'<th class="{kind(c)}">{html.escape(h)}</th>' for c, h in shown) + "</tr>"]
+    last = None
     for r in rows:
-        out.append("<tr>" + "".join(
-            f'<td class="{"text" if c in text_columns else "num"}">{html.escape(_cell(r[c]))}</td>' for c in columns)
-            + "</tr>")
+        key = tuple(r[g] for g in groups)
+        if groups and key != last:
+            label = ", ".join(f"{h}={_cell(r[g])}" for g, h in zip(groups, headers))
+            out.append(f'<tr class="group"><th colspan="{len(shown)}" class="text">{html.escape(label)}</th></tr>')
+            last = key
+        out.append("<tr>" + "".join(f'<td class="{kind(c)}">{html.escape(_cell(r[c]))}</td>' for c, _ in shown)
+                   + "</tr>")
     out.append("</table></div>")
+    return "\n".join(out)
+
+
+def _interval(low, high) -> str:
+    """An interval as one cell, ``[0.1370, 0.4622]``; empty where it is undefined (fewer than two queries)."""
+    return "" if low is None or high is None else f"[{_cell(low)}, {_cell(high)}]"
+
+
+def _summary_html(summary: Table, method: str, strata: Sequence[str]) -> str:
+    """The summary, each interval in one cell, a heading row per stratum."""
+    groups = list(summary.columns[:summary.columns.index("metric")])
+    rows = [tuple(r[g] for g in groups) + (r["metric"], r["mean"], r["queries"], _interval(r["t_low"], r["t_high"]),
+                                           _interval(r["bootstrap_low"], r["bootstrap_high"]))
+            for r in summary.to_dicts()]
+    columns = [*groups, "metric", "mean", "queries", "t_interval", "bootstrap_interval"]
+    return html_table(Table(columns, rows), columns,
+                      [*groups, "metric", "mean", "queries", "95% t interval", f"95% bootstrap interval ({method})"],
+                      right=("t_interval", "bootstrap_interval"), group_by=len(strata))
+
+
+def _comparison_html(comparison: Comparison) -> str:
+    """The comparison table as the text shows it (:meth:`Comparison.shown`: an interval per cell, W/T/L), then
+    its notes (queries on one side only, judged queries missing from a run) as a list."""
+    shown = comparison.shown()
+    s = comparison.settings
+    strata = len(s["strata"])  # then the system and the metric: text; the numbers after them
+    base = shown.columns.index(f"base={s['baseline']}")
+    headers = [*shown.columns[:base], f"base ({s['baseline']})", *shown.columns[base + 1:]]  # a header that wraps
+    out = [html_table(shown, headers=headers, right=shown.columns[strata + 2:], group_by=strata)]
+    notes = comparison.notes()
+    if notes:
+        out.append('<ul class="note">' + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
     return "\n".join(out)
 
 
 def _png(fig) -> str:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    fig.savefig(buffer, format="png", dpi=plots.SCREEN_DPI)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -86,29 +130,21 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
     parts.append(f'<p class="note">Mean of each metric over the scored queries, with two 95% intervals of the mean: '
                  f"Student's t (symmetric; can leave the metric's range) and a {html.escape(s['bootstrap'])} "
                  f"bootstrap ({s['resamples']} resamples, seed {s['seed']}; stays within the observed values).</p>")
-    parts.append(html_table(summary, list(summary.columns[:-1]),
-                            [*summary.columns[:-3], f"bootstrap_low ({s['bootstrap']})",
-                             f"bootstrap_high ({s['bootstrap']})"]))
+    parts.append(_summary_html(summary, s["bootstrap"], strata))
 
     parts.append("<h2>Comparison with the baseline</h2>")
-    adjusted = s["correction"]
+    adjusted = (f"both also adjusted ({html.escape(s['correction'])}) over the {len(comparison.table)} comparisons"
+                if s["correction"] != "none" else "no correction over the comparisons (correction='none')")
     parts.append(
         f'<p class="note">Paired by query against <code>{html.escape(str(s["baseline"]))}</code> '
-        f"(queries={html.escape(repr(s['queries']))}). difference = mean of (system &minus; baseline) per query; "
-        f"t interval and bootstrap interval of that mean; p (t): paired t test; p (perm): paired randomization test, "
-        f"{s['permutations']} random sign flips from seed {s['seed']} (exact when 2^pairs &le; that); both adjusted "
-        f"by {html.escape(adjusted)} over the {len(comparison.table)} comparisons. W/T/L: queries where the system "
-        "is above / equal to / below the baseline. d_z: the effect size, the mean difference over the standard "
-        "deviation of the per-query differences. See docs/compare.md.</p>")
-    columns = [*strata, system, "metric", "pairs", "baseline_mean", "mean", "difference", "t_low", "t_high",
-               "bootstrap_low", "bootstrap_high", "relative_change", "effect_size", "t_p", "t_p_adjusted",
-               "randomization_p", "randomization_p_adjusted", "wins", "ties", "losses", "only_baseline", "only_system",
-               "missing_from_run"]
-    headers = [*strata, system, "metric", "pairs", f"mean ({s['baseline']})", "mean", "difference", "t low", "t high",
-               "bootstrap low", "bootstrap high", "relative change", "d_z", "p (t)", f"p (t, {adjusted})", "p (perm)",
-               f"p (perm, {adjusted})", "wins", "ties", "losses", "baseline only", "system only", "missing from run"]
-    parts.append(html_table(comparison.table, columns, headers))
-    parts.append("<pre>" + html.escape(comparison.text().split("\n", 1)[0]) + "</pre>")
+        f"(queries={html.escape(repr(s['queries']))}); base: its mean. diff = mean of (system &minus; baseline) per "
+        f"query, with its 95% t interval and {html.escape(s['bootstrap'])} bootstrap interval; change: diff over the "
+        f"baseline's mean; d_z: the effect size, diff over the standard deviation of the per-query differences; "
+        f"p (t): paired t test; p (perm): paired randomization test, {s['permutations']} random sign flips from "
+        f"seed {s['seed']} (exact when 2^pairs &le; that); {adjusted}. W/T/L: queries where the system is above / "
+        "equal to / below the baseline. See docs/compare.md.</p>")
+    parts.append(_comparison_html(comparison))
+    parts.append("<pre>" + html.escape(comparison.heading()) + "</pre>")
 
     parts.append("<h2>Plots</h2>")
     if curve is not None:
