@@ -56,8 +56,9 @@
 {%- endmacro -%}
 
 {#- How input files are read: not settings of the metrics (nothing recorded next to the results, the numbers do not
-    depend on them once the rows are read), but declared once too: every verb that reads files takes them as
-    keywords and flags (cli/common.py, add_file_flags). Kinds as above; text: a string. -#}
+    depend on them once the rows are read), but declared once too: the verbs that evaluate files (evaluate,
+    to_sql, compare, report, explain) take them as keywords and flags (cli/common.py, add_file_flags; docs/files.md).
+    Kinds as above; text: a string. -#}
 {%- macro _file_options_declared() -%}
 {{ return({
   'run_format': {'values': ['parquet', 'csv', 'tsv', 'trec_run', 'trec_qrels'], 'default': none,
