@@ -624,13 +624,20 @@ def test_csv_row_with_the_wrong_number_of_columns_names_the_line(tmp_path, good_
     assert "neither a score column" not in msg
 
 
-def test_csv_ids_with_quotes_and_newlines_read_exactly(tmp_path):
+def test_csv_ids_with_quotes_read_exactly_and_a_line_break_is_refused(tmp_path):
+    """Quoted delimiters and doubled quotes read as CSV reads them. A quoted line break makes one row of two
+    lines, which a quote left open does too, silently (issue 28): a CSV's rows are its lines, else the line is
+    named (ids with line breaks: Parquet or a data frame, as the frame judgments below)."""
     run = tmp_path / "quoted.csv"
-    run.write_text('query_id,doc_id,score\n"q,1","a\nb",1.0\n"q,1","c""d",2.0\n"q,1","\'",1.0\n')
-    judgments = pd.DataFrame({"query_id": ["q,1", "q,1"], "doc_id": ["a\nb", "'"], "rel": [1, 2]})
+    run.write_text('query_id,doc_id,score\n"q,1","a b",1.0\n"q,1","c""d",2.0\n"q,1","\'",1.0\n')
+    judgments = pd.DataFrame({"query_id": ["q,1", "q,1"], "doc_id": ["a b", "'"], "rel": [1, 2]})
     res = sqlndcg.evaluate(str(run), judgments, ALL_NAMES)
-    assert_reference(res, [((), "q,1", "a\nb", 1.0), ((), "q,1", 'c"d', 2.0), ((), "q,1", "'", 1.0)],
-                     [("q,1", "a\nb", 1), ("q,1", "'", 2)], ALL_KEYS)
+    assert_reference(res, [((), "q,1", "a b", 1.0), ((), "q,1", 'c"d', 2.0), ((), "q,1", "'", 1.0)],
+                     [("q,1", "a b", 1), ("q,1", "'", 2)], ALL_KEYS)
+    run.write_text('query_id,doc_id,score\n"q,1","a\nb",1.0\n"q,1","c""d",2.0\n"q,1","\'",1.0\n')
+    with pytest.raises(InputError, match=r"quoted.csv', line 2: a quote opens a field in '\"q,1\",\"a' that runs on "
+                                         r"to line 3, so 4 lines were read as 3 rows.*Parquet file or a data frame"):
+        sqlndcg.evaluate(str(run), judgments, ALL_NAMES)
 
 
 def test_csv_empty_id_is_read_as_empty_or_refused_by_name(tmp_path):

@@ -178,13 +178,14 @@ def test_delimiter_and_decimal_are_checked(tmp_path, given, said):
 
 def test_compare_reads_semicolon_files(tmp_path):
     qrels = write(tmp_path / "q.qrels", PLAIN_QRELS)
-    a = write(tmp_path / "a.csv", SEMICOLON)
+    a = write(tmp_path / "a.csv", mixed(SEMICOLON))  # its line ends mixed too
     b = write(tmp_path / "b.csv", SEMICOLON.replace("0,75", "0,1"))  # q1: d2, d3, d1: DCG 1/log2(3) + 1/2
     c = sqlndcg.compare({"a": a, "b": b}, qrels, ["ndcg@3"], delimiter=";", decimal=",", permutations=10,
                         resamples=10)
     row = c.table.to_dicts()[0]
     b_q1 = (1 / LOG2_3 + 0.5) / (1 + 1 / LOG2_3)
     assert row["difference"] == pytest.approx((b_q1 - Q1_NDCG3) / 2, rel=1e-12)
+    assert a in str(c.sql) and "sqlndcg-spill" not in str(c.sql)  # the statement shown reads the files
 
 
 # -- a format told from the first line says so when the columns are wrong -----------------------------------------------

@@ -165,8 +165,9 @@ class Source:
                 until = f"runs on to line {closed}" if closed else "no later line closes"
                 raise InputError(
                     f"{self.label}, line {opened}: a quote opens a field in {brief(opening)} that {until}, so "
-                    f"{lines:,} lines were read as {rows:,} rows; a quote inside an id or value must be doubled "
-                    f"(\"\") in a CSV file, or read the file without quoting ({fmt}, with its delimiter)")
+                    f"{lines:,} lines were read as {rows:,} rows, where each line is one row: a quote inside an id "
+                    f"or value must be doubled (\"\") in a CSV file, or read the file without quoting ({fmt}, with "
+                    "its delimiter); a value holding a line break needs a Parquet file or a data frame")
             raise InputError(f"{self.label}: {lines:,} lines hold rows (blank and comment lines aside), but DuckDB "
                              f"read {rows:,} rows from them: {self._explain(eng) or 'fix the file'}")
         self.rows_checked = True

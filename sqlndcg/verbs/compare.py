@@ -248,6 +248,9 @@ def _systems_input(ses: Session, runs, system: str, run_format) -> tuple[sources
         ses.materialize(render.quote(table, ses.dialect), union)
     run = ses.resolve(table, "run")  # read as a table of that name is read (sources.resolve)
     run.label = f"the runs of systems {', '.join(map(repr, names))}"
+    if any(src.shown_sql for src in srcs):  # the statement shown reads the files, not the session's copies of them
+        union = ses.render("_compare_union_sql", [{"name": name, "sql": src.shown_sql or src.sql}
+                                                  for name, src in zip(names, srcs)], shared, system)
     return run, union
 
 
