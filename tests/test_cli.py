@@ -16,7 +16,7 @@ from sqlndcg.cli import main
 
 RUN = sqlndcg.example("run")
 QRELS = sqlndcg.example("qrels")
-METRICS = ["ndcg@5", "p@5", "ap"]
+METRICS = ["ndcg@5", "p@5", "map"]  # the CLI is given map too: the columns are named as asked
 BASE = ["evaluate", "--run", RUN, "--judgments", QRELS, "-m", "ndcg@5,p@5", "-m", "map", "--group-by", "tag"]
 
 

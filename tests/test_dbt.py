@@ -134,7 +134,7 @@ def test_example_comparison_model_equals_compare_and_its_gate(example_build):
                "t_low", "t_high", "relative_change", "effect_size", "wins", "ties", "losses"]
     assert_same_rows(built, [{k: r[k] for k in columns} for r in c.to_dicts()], ["ds", "system", "metric"],
                      "paired_comparison")
-    assert len({r["metric"] for r in built}) == len(METRICS) and len({r["ds"] for r in built}) == 4  # map: "ap"
+    assert len({r["metric"] for r in built}) == len(METRICS) and len({r["ds"] for r in built}) == 4  # "map", as asked
     assert not sqlndcg.gate(c, "ndcg@10:0.01", correction="none").failures
 
 

@@ -186,10 +186,10 @@ def test_values_at_the_edges_of_the_domains_are_the_hand_computed_ones():
     row = res.per_query.to_dicts()[0]
     assert row["set_f(beta=0)"] == pytest.approx(2 / 4) == row["set_p"]  # F_0 is precision: 2 relevant of 4
     assert row["iprec_at_recall(recall=1)"] == 0  # e is never retrieved: recall 1 is never reached
-    assert row["iprec_at_recall"] == pytest.approx(1.0)  # recall=0, the default: a at position 1
-    assert row["rprec_mult(x=1e-06)"] == 0  # cutoff floor(0.000003 + 0.9) = 0 documents: 0, as trec_eval
+    assert row["iprec_at_recall(recall=0)"] == pytest.approx(1.0)  # recall=0, the default: a at position 1
+    assert row["rprec_mult(x=0.000001)"] == 0  # cutoff floor(0.000003 + 0.9) = 0 documents: 0, as trec_eval
     # 2 * 2 relevant retrieved - 1 * 2 non-relevant retrieved - 1 * 1 relevant missed + 1 * (10 + 2 - 4 - 3)
-    assert row["utility(a=2,c=-1,d=1,n=10)"] == pytest.approx(4 - 2 - 1 + 5)
+    assert row["utility(a=2,b=-1,c=-1,d=1,n=10)"] == pytest.approx(4 - 2 - 1 + 5)  # columns named as asked
 
 
 @pytest.fixture

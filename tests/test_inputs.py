@@ -258,11 +258,16 @@ def test_a_run_with_only_a_rank_column_is_ordered_by_rank():
     assert values["q2"]["ndcg@3"] == pytest.approx(EXPECTED["q2"]["ndcg@3"])
 
 
-def test_with_both_score_and_rank_the_score_orders_unless_ties_is_rank():
-    # q1 scores order d1, d3, d2, d4 (first relevant: d3 at 2); the ranks order d4, d1, d2, d3 (d2 at 3)
+def test_with_both_score_and_rank_the_named_one_orders_or_ties_rank():
+    # q1 scores order d1, d3, d2, d4 (first relevant: d3 at 2); the ranks order d4, d1, d2, d3 (d2 at 3); the two
+    # disagree, so naming neither is refused (tests/test_ranking_columns.py)
     run = RUN[RUN.query_id == "q1"].assign(rank=[2, 3, 4, 1])
-    by_score = sqlndcg.evaluate(run, JUDGMENTS, ["rr", "dcg@3"], queries="both")
+    with pytest.raises(sqlndcg.errors.DataError, match="order the documents differently"):
+        sqlndcg.evaluate(run, JUDGMENTS, ["rr", "dcg@3"], queries="both")
+    by_score = sqlndcg.evaluate(run, JUDGMENTS, ["rr", "dcg@3"], queries="both", score="score")
     assert by_score.per_query.column("rr") == [0.5]
+    assert sqlndcg.evaluate(run, JUDGMENTS, ["rr"], queries="both", rank="rank").per_query.column("rr") == \
+        pytest.approx([1 / 3])
     by_rank = sqlndcg.evaluate(run, JUDGMENTS, ["rr", "dcg@3"], queries="both", ties="rank")
     assert by_rank.per_query.column("rr") == pytest.approx([1 / 3])
     # by rank, gains 0 (d4, unjudged), 0 (d1), 3 (d2): DCG@3 = 3*D(3) = 1.5

@@ -155,7 +155,7 @@ def test_a_recall_level_outside_iprecs_domain_or_a_fractional_cutoff_is_refused(
 def test_rbp_with_p_is_ir_measures_rbp_with_that_p():
     assert sqlndcg.parse_metric("RBP(p=0.8)").name == "rbp(p=0.8)"
     got = per_query(["RBP(p=0.8)", "rbp"])
-    assert got["rbp(p=0.8)"] == pytest.approx((1 - 0.8) * (0.8 + 0.8 ** 2))  # a at 2, c at 3
+    assert got["RBP(p=0.8)"] == pytest.approx((1 - 0.8) * (0.8 + 0.8 ** 2))  # a at 2, c at 3
     assert got["rbp"] == pytest.approx((1 - 0.9) * (0.9 + 0.9 ** 2))  # lower-case rbp: trec_eval's p = 0.9
 
 

@@ -358,8 +358,9 @@ def test_per_metric_threshold_next_to_the_default_one():
     res = sqlndcg.evaluate(THRESHOLD_RUN, THRESHOLD_JUDGMENTS, ["p@5", "P(rel=2)@5", "RR(rel=3)"])
     # p@5 with threshold 1: 4/5; P(rel=2)@5: b, c, e -> 3/5; RR(rel=3): c at position 3 -> 1/3
     assert one(res, "p@5") == pytest.approx(0.8)
-    assert one(res, "p(rel=2)@5") == pytest.approx(0.6)
-    assert one(res, "rr(rel=3)") == pytest.approx(1 / 3)
+    assert one(res, "P(rel=2)@5") == pytest.approx(0.6)  # the columns are named as asked
+    assert one(res, "RR(rel=3)") == pytest.approx(1 / 3)
+    assert res.settings["canonical_metrics"] == {"p@5": "p@5", "P(rel=2)@5": "p(rel=2)@5", "RR(rel=3)": "rr(rel=3)"}
 
 
 def test_threshold_does_not_change_graded_metrics():
@@ -464,17 +465,21 @@ def test_settings_record_every_setting():
     assert res.settings == {
         "gain": {1.0: 1.0, 2.0: 3.0},
         "ideal": "retrieved",
+        "lower_is_better": False,
         "ties": "doc_id",
         "short_lists": "truncate",
         "empty": "skip",
         "queries": "both",
         "threshold": 2.0,
         "group_by": ["system"],
-        "metrics": ["ndcg@3", "ap"],
+        # the result columns as asked, with their canonical names
+        "metrics": ["nDCG@3", "MAP"],
+        "canonical_metrics": {"nDCG@3": "ndcg@3", "MAP": "ap"},
         # the columns actually read: the run has a score, so its (absent) rank column is not recorded; the
         # judgments' id columns are named even when they are the run's
         "columns": {"query_id": "query_id", "doc_id": "doc_id", "score": "score", "rel": "rel",
                     "judgments_query_id": "query_id", "judgments_doc_id": "doc_id"},
+        "ranked_by": "score",
     }
 
 

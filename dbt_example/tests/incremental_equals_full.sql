@@ -5,4 +5,4 @@ full outer join {{ ref('per_query_incremental') }} as i
     on i.system = f.system and i.ds = f.ds and i.query_id = f.query_id
 where i.query_id is null or f.query_id is null
    or abs(coalesce(f."ndcg@10", -1) - coalesce(i."ndcg@10", -1)) > 1e-12
-   or abs(coalesce(f."ap", -1) - coalesce(i."ap", -1)) > 1e-12
+   or abs(coalesce(f."map", -1) - coalesce(i."map", -1)) > 1e-12

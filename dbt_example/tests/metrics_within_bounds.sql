@@ -4,5 +4,5 @@ from {{ ref('per_query_metrics') }}
 where "ndcg@5" not between 0 and 1
    or "ndcg@10" not between 0 and 1
    or "p@5" not between 0 and 1
-   or "ap" not between 0 and 1
-   or "rr@10" not between 0 and 1
+   or "map" not between 0 and 1
+   or "mrr@10" not between 0 and 1

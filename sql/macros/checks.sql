@@ -58,6 +58,59 @@ LIMIT {{ limit }}
 {%- endif %}
 {%- endmacro -%}
 
+{#- A run whose score and rank columns order some query differently (`c`: input_checks' order_conflict): per such
+    (group, query), its first rank r at which a document scores better than a document ranked above it (at a
+    smaller rank; equal scores or equal ranks are ties, not a disagreement), as _g0.., _q, _rank, _score (the best
+    score at r) and _score_above (the worst score above r). Ranks are grouped first, so one running MIN (or MAX,
+    lower_is_better) over the ranks above finds it: no self-join. Nested subqueries, no CTE, so a generic test can
+    put it in a UNION ALL. -#}
+{%- macro _order_conflict_rows(relation, c) -%}
+{%- set ids = [] -%}
+{%- for name in c.identity -%}{%- do ids.append(sqlndcg._id(sqlndcg._quote(name), true)) -%}{%- endfor -%}
+{%- set aliases = [] -%}
+{%- for name in c.identity -%}{%- do aliases.append('_g' ~ loop.index0 if not loop.last else '_q') -%}{%- endfor -%}
+{%- set score, rank = sqlndcg._quote(c.score), sqlndcg._quote(c.rank) -%}
+{%- set above = 'OVER (PARTITION BY ' ~ (aliases | join(', ')) ~ ' ORDER BY _rank' ~ sqlndcg.nulls('FIRST') ~ ' ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)' -%}
+SELECT {{ aliases | join(', ') }}, _rank, _score, _score_above
+FROM (
+  SELECT {{ aliases | join(', ') }}, _rank, _score, _score_above,
+    ROW_NUMBER() OVER (PARTITION BY {{ aliases | join(', ') }} ORDER BY _rank{{ sqlndcg.nulls('FIRST') }}) AS _nth
+  FROM (
+    SELECT {{ aliases | join(', ') }}, _rank,
+      {{ '_lowest' if c.lower_is_better else '_highest' }} AS _score,
+      {{ '_highest_above' if c.lower_is_better else '_lowest_above' }} AS _score_above
+    FROM (
+      {#- _ranks_above: the frame above the first rank is empty, where ClickHouse's MIN and MAX give 0, not NULL. #}
+      SELECT {{ aliases | join(', ') }}, _rank, _highest, _lowest,
+        MIN(_lowest) {{ above }} AS _lowest_above,
+        MAX(_highest) {{ above }} AS _highest_above,
+        COUNT(*) {{ above }} AS _ranks_above
+      FROM (
+        SELECT {% for e in ids %}{{ e }} AS {{ aliases[loop.index0] }}, {% endfor %}{{ rank }} AS _rank,
+          MAX({{ score }}) AS _highest, MIN({{ score }}) AS _lowest
+        FROM {{ relation }} AS input_rows
+        WHERE {{ score }} IS NOT NULL AND {{ rank }} IS NOT NULL
+          {%- for f in c.finite %} AND {{ sqlndcg.is_finite('CAST(' ~ f ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% endfor %}
+        GROUP BY {{ ids | join(', ') }}, {{ rank }}
+      ) AS by_rank
+    ) AS with_above
+    WHERE _ranks_above > 0 AND {{ '_lowest < _highest_above' if c.lower_is_better else '_highest > _lowest_above' }}
+  ) AS disagreeing
+) AS first_disagreements
+WHERE _nth = 1
+{%- endmacro -%}
+
+{#- A few (group, query) where the score and rank columns disagree (_order_conflict_rows), in key order, with how
+    many there are in all. -#}
+{%- macro _order_conflicts(relation, c, limit) -%}
+{%- set aliases = [] -%}
+{%- for name in c.identity -%}{%- do aliases.append('_g' ~ loop.index0 if not loop.last else '_q') -%}{%- endfor -%}
+SELECT {{ aliases | join(', ') }}, _rank, _score, _score_above, COUNT(*) OVER () AS disagreeing_queries
+FROM ({{ sqlndcg._order_conflict_rows(relation, c) }}) AS disagreements
+ORDER BY {{ aliases | join(', ') }}
+LIMIT {{ limit }}
+{%- endmacro -%}
+
 {#- Per-query rows where any of `columns` is NULL (test='null': the queries empty="error" refuses) or not a finite
     number (test='not_finite': sums too large for a double). -#}
 {%- macro _rows_where(relation, identity, columns, test, limit=none) -%}
@@ -117,8 +170,19 @@ LIMIT {{ limit }}
                  ~ ('' if spec.group_by else ' (its columns: ' ~ sqlndcg._show(sqlndcg._column_names(columns)) ~ ')')
                  ~ '; otherwise keep one row per document (e.g. its best score)' -%}
   {%- set unique_ranks = spec.group_by + [cols.query_id, cols.rank] if (cols.rank and spec.ties == 'rank') else none -%}
+  {#- Both a score and a rank column, neither named by the caller (plan.sql, _settled_spec): they must agree. -#}
+  {%- set order = spec.get('order_check') -%}
+  {%- set order_conflict = none -%}
+  {%- if order -%}
+    {%- set finite = [] -%}
+    {%- for name in [order.score, order.rank] if sqlndcg._column_of(columns, name).class != 'integer' -%}
+      {%- do finite.append(sqlndcg._quote(name)) -%}
+    {%- endfor -%}
+    {%- set order_conflict = {'identity': spec.group_by + [cols.query_id], 'score': order.score, 'rank': order.rank,
+                              'lower_is_better': spec.get('lower_is_better', false), 'finite': finite} -%}
+  {%- endif -%}
   {{ return({'identity': identity, 'problems': problems, 'key_meaning': '(query, document) pairs', 'hint': hint,
-             'unique_ranks': unique_ranks}) }}
+             'unique_ranks': unique_ranks, 'order_conflict': order_conflict}) }}
 {%- else -%}
   {%- set identity = shared + [cols.judgments_query_id, cols.judgments_doc_id] -%}
   {%- for c in identity -%}{%- do problems.append(sqlndcg._check('null', c, 'is NULL')) -%}{%- endfor -%}
@@ -143,7 +207,7 @@ LIMIT {{ limit }}
   {%- endif -%}
   {%- set hint = '. If judgments differ per group (say per day), add that column to both inputs and to group_by' -%}
   {{ return({'identity': identity, 'problems': problems, 'key_meaning': '(query, document) judgments', 'hint': hint,
-             'unique_ranks': none}) }}
+             'unique_ranks': none, 'order_conflict': none}) }}
 {%- endif -%}
 {%- endmacro -%}
 

@@ -144,12 +144,18 @@
 {%- endif -%}
 {%- endmacro -%}
 
-{#- The order that ranks a list: score descending (or rank ascending), ties by document id descending, with the
-    NULL placement spelled out (no value here is NULL). The same text on every engine: where every metric has a
-    cutoff, per_query.sql first keeps each list's top k by the key alone (list_cut), so this order only ranks
-    those few rows. -#}
-{%- macro _rank_order(key, doc, order_by) -%}
-{{ return(key ~ (' DESC' ~ sqlndcg.nulls('LAST') if order_by == 'score' else ' ASC' ~ sqlndcg.nulls('FIRST')) ~ ', ' ~ doc ~ ' DESC') }}
+{#- Whether a plan's key (its score, or its rank) ranks a list from its highest value: a score does, unless the
+    scores are distances (lower_is_better); a rank never (1 is best). -#}
+{%- macro _descending(p) -%}
+{{ return(p.order_by == 'score' and not p.spec.get('lower_is_better', false)) }}
+{%- endmacro -%}
+
+{#- The order that ranks a list: score descending (ascending when lower is better, and rank ascending), ties by
+    document id descending, with the NULL placement spelled out (no value here is NULL). The same text on every
+    engine: where every metric has a cutoff, per_query.sql first keeps each list's top k by the key alone
+    (list_cut), so this order only ranks those few rows. -#}
+{%- macro _rank_order(key, doc, descending) -%}
+{{ return(key ~ (' DESC' ~ sqlndcg.nulls('LAST') if descending else ' ASC' ~ sqlndcg.nulls('FIRST')) ~ ', ' ~ doc ~ ' DESC') }}
 {%- endmacro -%}
 
 {#- An aggregate over rows summed in a fixed order, so the result is the same bits whatever the thread count.

@@ -129,6 +129,21 @@
                   ~ (identity | join(', ')) ~ '), e.g. ' ~ (shown | join(', ')) ~ '. Each must appear once'
                   ~ declared.hint ~ '; nothing is dropped or chosen silently' ~ advice) }}
 {%- endif -%}
+{%- set conflict = declared.get('order_conflict') -%}
+{%- if conflict -%}
+  {%- set rows = run_query(sqlndcg._order_conflicts(input.sql, conflict, 1)).rows -%}
+  {%- if rows | length -%}
+    {%- set r = rows[0] -%}
+    {%- set n = conflict.identity | length -%}
+    {{ sqlndcg._fail('input', input.label ~ ': its score column ' ~ sqlndcg._show(conflict.score) ~ ' and rank column '
+                    ~ sqlndcg._show(conflict.rank) ~ ' order the documents differently in ' ~ r[n + 3] ~ ' quer(ies), e.g. '
+                    ~ sqlndcg._shown_row(conflict.identity, r) ~ ': the document at rank ' ~ r[n] ~ ' has score ' ~ r[n + 1] ~ ', '
+                    ~ ('lower (lower_is_better=True)' if conflict.lower_is_better else 'higher') ~ ' than the score '
+                    ~ r[n + 2] ~ ' of a document ranked above it. Say which column ranks: give score='
+                    ~ sqlndcg._show(conflict.score) ~ ' (the rank column is then ignored) or rank=' ~ sqlndcg._show(conflict.rank)
+                    ~ ' (the score column is ignored)') }}
+  {%- endif -%}
+{%- endif -%}
 {%- if declared.unique_ranks -%}
   {%- set rank_keys = [] -%}{%- for c in declared.unique_ranks -%}{%- do rank_keys.append(sqlndcg._quote(c)) -%}{%- endfor -%}
   {%- set shared_ranks = run_query(sqlndcg._duplicates(input.sql, rank_keys, shown_limit)).rows -%}
@@ -151,7 +166,7 @@
 {%- endif -%}
 {%- set lowered = have | map('lower') | list -%}
 {%- set missing = [] -%}
-{%- for m in plan.spec.metrics if m.name | lower not in lowered -%}{%- do missing.append(m.name) -%}{%- endfor -%}
+{%- for m in plan.metrics if m.name | lower not in lowered -%}{%- do missing.append(m.name) -%}{%- endfor -%}
 {%- if missing -%}
   {{ sqlndcg._fail('input', 'per_query relation ' ~ relation ~ ' has no column for the metric(s) ' ~ sqlndcg._show(missing)
                   ~ ' (its columns: ' ~ sqlndcg._show(have) ~ '); build it with sqlndcg.per_query(metrics=...) listing them, or ask summary only for the metrics it has') }}

@@ -27,6 +27,10 @@
 {{ return(['_bootstrap_low', '_bootstrap_high']) }}
 {%- endmacro -%}
 
+{#- The result column of a parsed metric: named as the caller spelled it (spec.sql, _parse_metrics), else its
+    canonical name. -#}
+{%- macro _metric_column(m) -%}{{ return(m.get('output') or m.name) }}{%- endmacro -%}
+
 {%- macro _output_columns(spec, system=none) -%}
 {%- set kinds = sqlndcg._metric_kinds() -%}
 {%- set groups, metrics = [], [] -%}
@@ -39,9 +43,9 @@
 {%- do summary.append('queries') -%}
 {%- do account.extend(sqlndcg._account_columns()) -%}
 {%- set named = [] -%}
-{%- for m in spec.metrics -%}{%- do named.append(m.name) -%}{%- endfor -%}
+{%- for m in spec.metrics -%}{%- do named.append(sqlndcg._metric_column(m)) -%}{%- endfor -%}
 {%- if spec.get('unjudged_bounds') -%}
-  {%- for m in spec.metrics -%}{%- do named.append(m.name ~ sqlndcg._upper_suffix()) -%}{%- endfor -%}
+  {%- for m in spec.metrics -%}{%- do named.append(sqlndcg._metric_column(m) ~ sqlndcg._upper_suffix()) -%}{%- endfor -%}
 {%- endif -%}
 {%- for name in named -%}
   {%- set m = spec.metrics[loop.index0 % (spec.metrics | length)] -%}

@@ -12,8 +12,8 @@
     RR@k   = 1 / first relevant position <= k, else 0
     Hit@k  = 1 if any relevant document in top k
     Judged@k = judged documents in top k / k     (a judgment with rel >= 0)
-  Ranking: score descending, ties by doc_id descending in byte order (trec_eval), or tie-averaged (McSherry & Najork), or the
-  run's own rank. Each query's documents are ranked once (one ROW_NUMBER) and every metric reads that ranking.
+  Ranking: score descending (ascending under lower_is_better: distances), ties by doc_id descending in byte order
+  (trec_eval), or tie-averaged (McSherry & Najork), or the run's own rank. Each query's documents are ranked once (one ROW_NUMBER) and every metric reads that ranking.
 
   Every measure lives in its own file under measures/ (definition on top, its SQL below, registered in
   measures/registry.sql). This statement computes the shared part once: the ranking, the labels joined to it, the
@@ -147,7 +147,8 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {#- Window orders spell out their NULL placement (no value here is NULL) as each engine's default for that direction
     is most common: descending with NULLS LAST, ascending with NULLS FIRST; so transpiled SQL needs no emulation. -#}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
-{%- set direction = ('DESC' ~ last) if p.order_by == 'score' else ('ASC' ~ first) -%}
+{%- set descending = sqlndcg._descending(p) -%}
+{%- set direction = ('DESC' ~ last) if descending else ('ASC' ~ first) -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {#- The group columns' internal names as a prefix of a key list (all groups; the judgments' shared ones). -#}
 {%- set g_cols %}{% for g in p.groups %}{{ g.alias }}, {% endfor %}{% endset -%}
@@ -172,7 +173,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running, 'before': before,
   'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops,
   'needs_top_grade': 0 in cascade_tops or (p.get('upper', false) and p.get('unjudged_grade') is none),
-  'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), p.order_by),
+  'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), descending), 'descending': descending,
 }) }}
 {%- endmacro -%}
 
@@ -247,7 +248,7 @@ list_cut AS (
       has a key at least as good, so ranking only those gives every position the same document. A one-key
       ROW_NUMBER filtered to k is a per-group top-k that engines run in little memory, where ranking by (key, doc)
       needs more. #}
-  SELECT {{ f.g_cols }}_q, {{ 'MIN' if p.order_by == 'score' else 'MAX' }}(_key) AS _cut
+  SELECT {{ f.g_cols }}_q, {{ 'MIN' if f.descending else 'MAX' }}(_key) AS _cut
   FROM (
     SELECT {{ f.g_cols }}_q, _key, ROW_NUMBER() OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _key {{ f.direction }}) AS _n
     FROM run_rows
@@ -261,7 +262,7 @@ candidates AS (
   JOIN list_cut AS c
     ON c._q = r._q{% for g in p.groups %} AND c.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
   {#- A NULL key (refused by the input checks; possible in an unchecked dbt model) ranks last, as before the cut. #}
-  WHERE r._key {{ '>=' if p.order_by == 'score' else '<=' }} c._cut OR r._key IS NULL
+  WHERE r._key {{ '>=' if f.descending else '<=' }} c._cut OR r._key IS NULL
 )
 {%- endmacro -%}
 
@@ -711,7 +712,8 @@ ORDER BY {% for g in p.groups %}sq.{{ g.alias }}, {% endfor %}sq._q
 
 
 {#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _key: the score (higher
-    is better) or the rank (lower is better), by which the documents are ordered. Internal names cannot collide
+    is better, or lower under lower_is_better) or the rank (lower is better), by which the documents are ordered
+    (_descending, dialect.sql). Internal names cannot collide
     with whatever the user's columns are called. -#}
 {%- macro _run_rows(p, bucket=none) -%}
 SELECT

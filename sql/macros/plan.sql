@@ -65,13 +65,26 @@
 {%- endif -%}
 {%- set score = cols.score if has_score else none -%}
 {%- set rank = cols.rank if has_rank else none -%}
-{%- if spec.ties == 'rank' -%}
-  {%- set score = none -%}
-{%- elif score -%}
-  {%- set rank = none -%}
+{#- With both columns in the run, the one the caller named ranks (spec.sql, order_given), or the one the input's
+    format ranks by (a TREC run: the score, as trec_eval reads it); else the score ranks, and the input checks
+    (checks.sql, order_conflict) refuse a run whose rank column orders any query differently. The other column is
+    ignored, and the settings say so. A rank column that holds no numbers is no ranking: ignored, unchecked. -#}
+{%- set ignored, check = none, none -%}
+{%- set named = spec.get('order_given') or run.get('ranks_by') -%}
+{%- if spec.ties == 'rank' or (score and rank and named == 'rank') -%}
+  {%- set ignored, score = score, none -%}
+{%- elif score and rank -%}
+  {%- if named != 'score' and sqlndcg._column_of(run.columns, rank).class in ['integer', 'number'] -%}
+    {%- set check = {'score': score, 'rank': rank} -%}
+  {%- endif -%}
+  {%- set ignored, rank = rank, none -%}
+{%- endif -%}
+{%- if spec.get('lower_is_better') and not score -%}
+  {{ sqlndcg._fail('setting', 'lower_is_better=True ranks the score column from its lowest value, but ' ~ run.label ~ ' is ranked by its rank column ' ~ sqlndcg._show(rank) ~ ' (1 is best, whatever lower_is_better says; ' ~ ('it has no score column ' ~ sqlndcg._show(cols.score) if cols.score else 'score=None') ~ '); leave lower_is_better out') }}
 {%- endif -%}
 {%- set settled = {} -%}{%- do settled.update(cols) -%}{%- do settled.update({'score': score, 'rank': rank}) -%}
-{%- set spec_out = {} -%}{%- do spec_out.update(spec) -%}{%- do spec_out.update({'columns': settled}) -%}
+{%- set spec_out = {} -%}{%- do spec_out.update(spec) -%}
+{%- do spec_out.update({'columns': settled, 'ignored_column': ignored, 'order_check': check}) -%}
 {{ return(spec_out) }}
 {%- endmacro -%}
 

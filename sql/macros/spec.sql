@@ -281,7 +281,10 @@
 {{ return({'name': name, 'kind': kind, 'k': k, 'rel': none if rel is none else rel | float, 'params': params}) }}
 {%- endmacro -%}
 
-{#- A list of names (or one comma-separated string): parsed, repeats dropped (the first kept), in order. -#}
+{#- A list of names (or one comma-separated string): parsed, in order, each with its `output`: the result column
+    that holds it, named as the caller spelled it ('MRR@10', 'map'; a metric given as a mapping: its canonical
+    name). A repeated spelling is dropped (the first kept); two spellings of one metric ('map' and 'ap') are two
+    columns, unless they differ only in case, which SQL engines read as one name: refused, naming both. -#}
 {%- macro _parse_metrics(names) -%}
 {%- if names is string -%}
   {%- set items = [] -%}{%- for part in names.split(',') if part.strip() -%}{%- do items.append(part) -%}{%- endfor -%}
@@ -292,10 +295,18 @@
 {%- else -%}
   {%- set items = [names] -%}
 {%- endif -%}
-{%- set parsed, seen = [], [] -%}
+{%- set parsed, seen = [], {} -%}
 {%- for item in items -%}
   {%- set metric = sqlndcg._parse_metric(item) -%}
-  {%- if metric.name not in seen -%}{%- do seen.append(metric.name) -%}{%- do parsed.append(metric) -%}{%- endif -%}
+  {%- set output = (item | trim) if item is string else ((item.get('output') if item is mapping else none) or metric.name) -%}
+  {%- set first = seen.get(output | lower) -%}
+  {%- if first is none -%}
+    {%- do seen.update({output | lower: output}) -%}
+    {%- do metric.update({'output': output}) -%}
+    {%- do parsed.append(metric) -%}
+  {%- elif first != output -%}
+    {{ sqlndcg._fail('metric', 'metrics ' ~ sqlndcg._show(first) ~ ' and ' ~ sqlndcg._show(output) ~ ' are one metric (' ~ metric.name ~ ') spelled twice, and their result columns would differ only in case, which SQL engines read as one name; ask for it once') }}
+  {%- endif -%}
 {%- endfor -%}
 {%- if not parsed -%}
   {{ sqlndcg._fail('metric', 'no metrics requested; ' ~ sqlndcg._known_metrics()) }}
@@ -461,6 +472,14 @@
 {%- if spec.ties != 'rank' and not columns.score and not columns.rank -%}
   {{ sqlndcg._fail('setting', 'the run needs a score column (higher is better) or a rank column (1 is best)') }}
 {%- endif -%}
+{%- if spec.lower_is_better and (spec.ties == 'rank' or not columns.score) -%}
+  {{ sqlndcg._fail('setting', "lower_is_better=True ranks the score column from its lowest value, but the run is ranked by its rank column (" ~ ("ties='rank'" if spec.ties == 'rank' else 'score=None') ~ '), where 1 is best whatever lower_is_better says; leave lower_is_better out') }}
+{%- endif -%}
+{#- Which of the score and rank columns the caller named (given, and not None), when only one: with both in the
+    run, that one ranks and the other is ignored (plan.sql, _settled_spec); otherwise the two must agree. -#}
+{%- set named = [] -%}
+{%- for key in ['score', 'rank'] if settings.get(key) is not none -%}{%- do named.append(key) -%}{%- endfor -%}
+{%- do spec.update({'order_given': named[0] if (named | length) == 1 else none}) -%}
 {{ return(spec) }}
 {%- endmacro -%}
 
@@ -477,7 +496,17 @@
 {%- for key, about in declared.items() if not about.get('column') and not about.get('columns') and not about.get('recorded') -%}
   {%- do out.update({key: gain if about.get('map') else spec[key]}) -%}
 {%- endfor -%}
-{%- do out.update({'group_by': spec.group_by, 'metrics': spec.metrics | map(attribute='name') | list, 'columns': columns}) -%}
+{#- metrics: the result columns, as the caller spelled them; canonical_metrics: each one's canonical name. -#}
+{%- set outputs, canonical = [], {} -%}
+{%- for m in spec.metrics -%}
+  {%- do outputs.append(sqlndcg._metric_column(m)) -%}{%- do canonical.update({sqlndcg._metric_column(m): m.name}) -%}
+{%- endfor -%}
+{%- do out.update({'group_by': spec.group_by, 'metrics': outputs, 'canonical_metrics': canonical, 'columns': columns}) -%}
+{#- The column that ranked each list (the score, or the rank: plan.sql, _settled_spec), and the other one when the
+    run has it too. -#}
+{%- set by_rank = spec.ties == 'rank' or not spec.columns.score -%}
+{%- do out.update({'ranked_by': spec.columns.rank if by_rank else spec.columns.score}) -%}
+{%- if spec.get('ignored_column') -%}{%- do out.update({'ignored_column': spec.ignored_column}) -%}{%- endif -%}
 {#- Recorded when they differ from their defaults (the preset, and those that exist for trec_eval's -M, -J and label
     reading). -#}
 {%- for key, about in declared.items() if about.get('recorded') == 'when_changed' -%}

@@ -76,7 +76,7 @@ def build(name: str, p) -> None:
         p.add_argument("--run", required=True)
         p.add_argument("--judgments", "--qrels", required=True)
         p.add_argument("-k", type=int, default=10, help="deepest position (default 10)")
-        add_setting_flags(p, only=("gain", "threshold", "ties", "score", "rank"))
+        add_setting_flags(p, only=("gain", "threshold", "ties", "lower_is_better", "score", "rank"))
         p.add_argument("--plot", help="draw --plot-column by position into this image file (needs matplotlib)")
         p.add_argument("--plot-column", default="mean_gain")
         _common(p, "--run/--judgments", "relevance label column of the judgments")

@@ -2,8 +2,9 @@
 
 The measures live in the SQL package, one file per family (``sql/macros/measures/``: the definition on top, its
 SQL below, registered once in ``registry.sql``); the parser is ``sql/macros/spec.sql``. dbt models and Python read
-names the same way; this module gives them Python types. The canonical name doubles as the result column name, so
-``"NDCG@10"`` and ``"ndcg@10"`` give the same column.
+names the same way; this module gives them Python types. A result column carries the name as the caller spelled it (``"NDCG@10"``,
+``"map"``), and the settings its canonical name (``ndcg@10``, ``ap``); :func:`metric_column` finds one from the
+other.
 """
 
 from __future__ import annotations
@@ -91,6 +92,26 @@ def parse_metric(text: str | Metric) -> Metric:
 def parse_metrics(names) -> tuple[Metric, ...]:
     """Parse a list of names (or one comma-separated string), keeping the first of any repeats, in order."""
     return tuple(Metric.from_plain(m) for m in render.call("_parse_metrics", plain(names)))
+
+
+def metric_column(name: str, settings: dict) -> str | None:
+    """The result column that holds the metric ``name``, in a result with these ``settings``: the column of that
+    spelling, else the first whose canonical name is ``name``'s (``map`` finds the column ``ap``, and ``ap`` the
+    column ``map``: columns are named as the evaluation's metrics= spelled them, ``canonical_metrics`` records
+    each one's canonical name). None when the result has no such metric."""
+    columns = list(settings.get("metrics", ()))
+    if name in columns:
+        return name
+    wanted = parse_metric(name).name
+    canonical = settings.get("canonical_metrics") or {}
+    for column in columns:
+        try:
+            found = canonical.get(column) or parse_metric(column).name
+        except Exception:  # noqa: BLE001 - a column no metric name reads as (an upper bound): not this one
+            continue
+        if found == wanted:
+            return column
+    return None
 
 
 def metric_range(metric: str) -> tuple[float, float] | None:

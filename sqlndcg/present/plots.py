@@ -13,7 +13,7 @@ import operator
 from pathlib import Path
 
 from ..errors import MissingExtra, SettingError, SqlndcgError
-from ..core.metrics import metric_range
+from ..core.metrics import metric_column, metric_range
 from ..core.metrics import parse_metric
 
 FORMATS = {".png": "png", ".svg": "svg"}
@@ -140,14 +140,15 @@ def _grid(fig, count: int):
 
 
 def _canonical(names, settings: dict, what: str) -> list[str]:
-    """Metric names as evaluate() takes them (``map`` is the column ``ap``), each required in the result."""
+    """The result columns of metric names as evaluate() takes them (``ap`` finds the column ``map``), each required
+    in the result."""
     chosen = list(settings["metrics"]) if names is None else ([names] if isinstance(names, str) else list(names))
     out = []
     for name in chosen:
-        canonical = parse_metric(name).name
-        if canonical not in settings["metrics"]:
+        column = metric_column(name, settings)
+        if column is None:
             raise SettingError(f"metric {name!r} is not in the {what} (its metrics: {list(settings['metrics'])})")
-        out.append(canonical)
+        out.append(column)
     return out
 
 

@@ -236,7 +236,11 @@ class Result:
         return Table(tuple(groups) + header + ("queries",), tuple(rows)).to_text(max_rows=1000)
 
     def __str__(self) -> str:
-        described = ", ".join(f"{k}={v}" for k, v in self.settings.items() if k not in ("metrics", "columns"))
+        shown = {k: v for k, v in self.settings.items() if k not in ("metrics", "columns", "canonical_metrics")}
+        renamed = {m: c for m, c in self.settings.get("canonical_metrics", {}).items() if m != c}
+        if renamed:  # the columns named as asked ('map'), with their canonical names ('ap')
+            shown["canonical_metrics"] = renamed
+        described = ", ".join(f"{k}={v}" for k, v in shown.items())
         return f"{self.summary_text()}\n({described})\n{self.account_text()}"
 
 

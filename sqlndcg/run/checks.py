@@ -177,6 +177,7 @@ def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, 
     declared = render.call("_input_checks", role, spec.plain(), described, shared, dialect=eng.dialect)
     check_rows(eng, source, declared["identity"], declared["problems"], declared["key_meaning"], declared["hint"],
                duplicates=False)
+    refuse_order_conflict(eng, source, declared.get("order_conflict"))
     if declared["unique_ranks"]:
         found = repeated_keys(eng, source, declared["unique_ranks"])
         if found:
@@ -186,6 +187,26 @@ def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, 
                 f"shared, e.g. {shown}; use ties='doc_id' or 'average' to break or average ties by score"
             )
     return declared
+
+
+def refuse_order_conflict(eng, source: Source, conflict: dict | None) -> None:
+    """A run with a score and a rank column, neither named by the caller, is ranked by the score only where the two
+    agree; where some query's rank column puts a better-scored document below another (beyond ties), which one
+    ranks is the caller's to say, so it is refused naming one such query and both columns."""
+    if not conflict:
+        return
+    found = eng.fetch(render.call("_order_conflicts", source.sql, conflict, 1, dialect=eng.dialect))[1]
+    if not found:
+        return
+    *key, rank, score, above, count = found[0]
+    better = "lower (lower_is_better=True)" if conflict["lower_is_better"] else "higher"
+    s, r = conflict["score"], conflict["rank"]
+    raise DataError(
+        f"{source.label}: its score column {s!r} and rank column {r!r} order the documents differently in {count} "
+        f"quer(ies), e.g. {show_row(conflict['identity'], key)}: the document at rank {brief(rank)} has score "
+        f"{brief(score)}, {better} than the score {brief(above)} of a document ranked above it. Say which column "
+        f"ranks: give score={s!r} (the rank column is then ignored) or rank={r!r} (the score column is ignored)"
+    )
 
 
 def check_run(eng, source: Source, spec: Spec, columns: dict[str, str]) -> dict:

@@ -80,12 +80,14 @@ class Session:
         return src.describe(self.eng, self.own_connection)
 
     def described(self, src: sources.Source, columns: dict[str, str]) -> dict:
-        """An input as the plan templates take it: its SQL, a label for messages, its columns and their classes."""
+        """An input as the plan templates take it: its SQL, a label for messages, its columns and their classes, and
+        the column its format ranks by (a TREC run: the score, as trec_eval reads it; its rank field is ignored)."""
         return {
             "sql": src.sql,
             "label": src.label,
             "columns": [{"name": n, "type": t, "class": self.eng.column_class(t)} for n, t in columns.items()],
             "rereadable": src.rereadable,
+            "ranks_by": "score" if src.trec_format == "trec_run" else None,
         }
 
     # -- running SQL ------------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from ..stats import distributions as stats
 from ..errors import InputError, SettingError
 from ..core.metrics import metric_range
 from ..present.results import FormattedSQL, Result, Table
-from ..core.spec import make_spec, settings_given
+from ..core.spec import RANK, SCORE, make_spec, settings_given
 
 
 
@@ -240,6 +240,9 @@ def _systems_input(ses: Session, runs, system: str, run_format) -> tuple[sources
                 f"system={system!r}, or name the system column differently with system="
             )
         shared = columns if shared is None else [c for c in shared if c in columns]
+    if all(src.trec_format == "trec_run" for src in srcs):
+        # a TREC run's rank field is no ranking (trec_eval ranks by the score): the union ranks by the score alone
+        shared = [c for c in shared if c != "rank"]
     inputs = [{"name": name, "sql": src.sql} for name, src in zip(names, srcs)]
     union = ses.render("_compare_union_sql", inputs, shared, system)
     table = f"sqlndcg_runs_{uuid.uuid4().hex[:12]}"
@@ -328,6 +331,7 @@ def compare(
     preset: str | None = None,
     gain: str | Mapping[float, float] | None = None,
     ideal: str | None = None,
+    lower_is_better: bool | None = None,
     ties: str | None = None,
     id_order: str | None = None,
     short_lists: str | None = None,
@@ -343,8 +347,8 @@ def compare(
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
     doc_id: str = "doc_id",
-    score: str | None = "score",
-    rank: str | None = "rank",
+    score: str | None = SCORE,
+    rank: str | None = RANK,
     rel: str = "rel",
     judgments_query_id: str | None = None,
     judgments_doc_id: str | None = None,

@@ -8,7 +8,7 @@ from . import evaluation as engine
 from ..errors import SettingError
 from ..present.results import Result
 from ..run.sources import Reading
-from ..core.spec import make_spec, settings_given
+from ..core.spec import RANK, SCORE, make_spec, settings_given
 
 MetricNames = Sequence[str] | str
 
@@ -21,6 +21,7 @@ def evaluate(
     preset: str | None = None,
     gain: str | Mapping[float, float] | None = None,
     ideal: str | None = None,
+    lower_is_better: bool | None = None,
     ties: str | None = None,
     id_order: str | None = None,
     short_lists: str | None = None,
@@ -36,8 +37,8 @@ def evaluate(
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
     doc_id: str = "doc_id",
-    score: str | None = "score",
-    rank: str | None = "rank",
+    score: str | None = SCORE,
+    rank: str | None = RANK,
     rel: str = "rel",
     judgments_query_id: str | None = None,
     judgments_doc_id: str | None = None,
@@ -108,6 +109,7 @@ def to_sql(
     preset: str | None = None,
     gain: str | Mapping[float, float] | None = None,
     ideal: str | None = None,
+    lower_is_better: bool | None = None,
     ties: str | None = None,
     id_order: str | None = None,
     short_lists: str | None = None,
@@ -123,8 +125,8 @@ def to_sql(
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
     doc_id: str = "doc_id",
-    score: str | None = "score",
-    rank: str | None = "rank",
+    score: str | None = SCORE,
+    rank: str | None = RANK,
     rel: str = "rel",
     judgments_query_id: str | None = None,
     judgments_doc_id: str | None = None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..core.metrics import parse_metric
+from ..core.metrics import metric_column, parse_metric
 from ..errors import SettingError
 from ..stats.effect import worse_p
 from .compare import Comparison, _adjust
@@ -23,8 +23,14 @@ ALPHA = 0.025
 
 
 def parse_gate(text: str) -> tuple[str, float]:
-    """``"ndcg@10:0.01"`` -> ("ndcg@10", 0.01); ``"ndcg@10"`` -> ("ndcg@10", 0.0). The margin is a
-    non-negative number on the metric's scale."""
+    """``"ndcg@10:0.01"`` -> ("ndcg@10", 0.01); ``"NDCG@10"`` -> ("ndcg@10", 0.0): the canonical metric name and the
+    margin, a non-negative number on the metric's scale."""
+    metric, margin = _written_gate(text)
+    return parse_metric(metric).name, margin
+
+
+def _written_gate(text: str) -> tuple[str, float]:
+    """The gate's metric as written and its margin, both checked."""
     if not isinstance(text, str) or not text.strip():
         raise SettingError(f"a gate is METRIC[:MARGIN], e.g. 'ndcg@10:0.01', got {text!r}")
     metric, sep, tail = text.strip().rpartition(":")
@@ -36,7 +42,8 @@ def parse_gate(text: str) -> tuple[str, float]:
         raise SettingError(f"gate {text!r}: the margin after ':' must be a number, e.g. 'ndcg@10:0.01'") from None
     if not math.isfinite(margin) or margin < 0:
         raise SettingError(f"gate {text!r}: the margin must be a finite number >= 0, got {tail}")
-    return parse_metric(metric.strip()).name, margin
+    parse_metric(metric.strip())  # a bad name is refused here, naming what is allowed
+    return metric.strip(), margin
 
 
 @dataclass(frozen=True)
@@ -88,9 +95,12 @@ def gate(comparison: Comparison, *gates: str, alpha: float = ALPHA, correction: 
     compared = list(dict.fromkeys(r["metric"] for r in table))
     rows = []
     for text in gates:
-        metric, margin = parse_gate(text)
-        if metric not in compared:
-            raise SettingError(f"gate {text!r}: {metric} is not among the compared metrics ({', '.join(compared)})")
+        written, margin = _written_gate(text)
+        # the comparison names each metric as its metrics= spelled it: 'map' gates the rows of 'ap' and back
+        metric = metric_column(written, {"metrics": compared, "canonical_metrics": s.get("canonical_metrics")})
+        if metric is None:
+            raise SettingError(f"gate {text!r}: {parse_metric(written).name} is not among the compared metrics "
+                               f"({', '.join(compared)})")
         for r in table:
             if r["metric"] != metric:
                 continue

@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from ..core import render
+from ..core.spec import RANK, SCORE, NotGiven
 from ..errors import MissingDependency, SqlndcgError
+from ..run.checks import refuse_order_conflict
 from .judgments import Runner, group_list
 from ..present.results import Table
 
@@ -60,10 +62,11 @@ def positions(
     gain: str | Mapping[float, float] | None = None,
     threshold: float | None = None,
     ties: str | None = None,
+    lower_is_better: bool | None = None,
     query_id: str = "query_id",
     doc_id: str = "doc_id",
-    score: str | None = "score",
-    rank: str | None = "rank",
+    score: str | None = SCORE,
+    rank: str | None = RANK,
     rel: str = "rel",
     judgments_query_id: str | None = None,
     judgments_doc_id: str | None = None,
@@ -82,15 +85,18 @@ def positions(
     [('bm25', 1, 11), ('bm25', 2, 11), ('bm25', 3, 11)]
     """
     given = {"group_by": group_list(group_by), "gain": gain, "threshold": threshold, "ties": ties,
-             "query_id": query_id, "doc_id": doc_id, "score": score, "rank": rank, "rel": rel,
-             "judgments_query_id": judgments_query_id, "judgments_doc_id": judgments_doc_id}
-    given = {key: value for key, value in given.items() if value is not None or key in ("score", "rank")}
+             "lower_is_better": lower_is_better, "query_id": query_id, "doc_id": doc_id, "score": score,
+             "rank": rank, "rel": rel, "judgments_query_id": judgments_query_id, "judgments_doc_id": judgments_doc_id}
+    given = {key: value for key, value in given.items()
+             if not isinstance(value, NotGiven) and (value is not None or key in ("score", "rank"))}
     with Runner.session(con) as runner:
         r, j = runner.inputs((run, "run", run_format), (judgments, "judgments", judgments_format))
         plan = runner.render("_positions_plan", r.described, j.described, k, given)
         for inp, declared in ((r, plan["run_checks"]), (j, plan["judgment_checks"])):
             runner.check(inp, declared["problems"], declared["identity"], declared["identity"],
                          declared["key_meaning"], declared["hint"], profile=("_profile", "_offending_rows"))
+            with runner.ses.explained("could not compute the result"):
+                refuse_order_conflict(runner.ses.eng, inp.source, declared.get("order_conflict"))
             if declared["unique_ranks"]:
                 runner.check(inp, [], declared["identity"], declared["unique_ranks"],
                              "ranks within a query", "; ties='rank' needs distinct ranks")

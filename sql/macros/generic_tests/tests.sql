@@ -69,6 +69,15 @@ FROM {{ relation }} AS input_rows
 GROUP BY {{ rank_keys | join(', ') }}
 HAVING COUNT(*) > 1
 {%- endif %}
+{%- set conflict = declared.get('order_conflict') %}
+{%- if conflict %}
+UNION ALL
+{%- set aliases = [] -%}{%- for c in conflict.identity -%}{%- do aliases.append('_g' ~ loop.index0 if not loop.last else '_q') -%}{%- endfor %}
+SELECT {{ sqlndcg.text_literal('score column ' ~ sqlndcg._show(conflict.score) ~ ' and rank column ' ~ sqlndcg._show(conflict.rank) ~ ' order the documents differently in ' ~ label ~ ' (name the one that ranks with score= or rank=): (' ~ (conflict.identity | join(', ')) ~ ') = ') }}
+    || {{ sqlndcg._key_shown(aliases) }} || ', a document at rank ' || {{ sqlndcg._id('_rank', true) }} || {{ sqlndcg.text_literal(' scores ' ~ ('lower' if conflict.lower_is_better else 'higher') ~ ' than one ranked above it') }} AS problem,
+  {% for k in aliases %}{{ sqlndcg._id(k, true) }}{% if not loop.last %} || ', ' || {% endif %}{% endfor %} AS row_key
+FROM ({{ sqlndcg._order_conflict_rows(relation, conflict) }}) AS disagreements
+{%- endif %}
 {%- endmacro -%}
 
 {%- test valid_run(model) -%}

@@ -15,7 +15,7 @@
 -#}
 
 {%- macro _positions_settings() -%}
-{{ return(['group_by', 'gain', 'ties', 'threshold', 'query_id', 'doc_id', 'score', 'rank', 'rel',
+{{ return(['group_by', 'gain', 'ties', 'lower_is_better', 'threshold', 'query_id', 'doc_id', 'score', 'rank', 'rel',
            'judgments_query_id', 'judgments_doc_id']) }}
 {%- endmacro -%}
 
@@ -37,7 +37,7 @@
 {%- set p = sqlndcg._plan(facts) -%}
 {{ sqlndcg._judgment_distinct_outputs('positions', spec.group_by + sqlndcg._positions_outputs()) }}
 {%- set recorded = {} -%}
-{%- for key, value in p.settings.items() if key in ['gain', 'ties', 'threshold', 'group_by', 'columns'] -%}
+{%- for key, value in p.settings.items() if key in ['gain', 'ties', 'lower_is_better', 'threshold', 'group_by', 'columns', 'ranked_by', 'ignored_column'] -%}
   {%- do recorded.update({key: value}) -%}
 {%- endfor -%}
 {%- do recorded.update({'k': k}) -%}
@@ -55,7 +55,7 @@
 {%- set p = pp.base -%}
 {%- set d = sqlndcg.double() -%}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
-{%- set direction = ('DESC' ~ last) if p.order_by == 'score' else ('ASC' ~ first) -%}
+{%- set direction = ('DESC' ~ last) if sqlndcg._descending(p) else ('ASC' ~ first) -%}
 {%- set average = p.ties == 'average' -%}
 {%- set groups = p.groups -%}
 {%- set shared = p.groups | selectattr('shared') | list -%}
