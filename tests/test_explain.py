@@ -209,3 +209,46 @@ def test_command(tmp_path):
     bad = _cli("--run", "run.csv", "--judgments", "qrels.csv", "--b", "trec-eval", cwd=tmp_path)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "'trec-eval' is not known" in bad.stderr and "--a/--b" in bad.stderr
+
+
+# -- evaluate's defaults and settings (issue 28) ------------------------------------------------------------------
+
+def test_one_query_uses_evaluates_defaults_unless_a_preset_is_given():
+    """Without a, the query is explained under evaluate()'s defaults (exponential gain: NDCG@3 0.855669 in the
+    worked example), not trec_eval's (linear: 0.809953); a preset or a setting keyword changes that."""
+    run, judgments = frames(WORKED_RUN, WORKED_JUDGMENTS)
+    (default,) = sqlndcg.explain(run, judgments, ["ndcg@3"], b=None, query="q").views
+    assert [r[3] for r in default["ranking"]] == [7, 3, 0]  # 2^rel - 1 (the top 3, which NDCG@3 reads)
+    assert default["arithmetic"] == ["NDCG@3 = 8.892789 / 10.392789 = 0.855669"] and default["settings"] == {}
+    assert sqlndcg.evaluate(run, judgments, ["ndcg@3"]).per_query.column("ndcg@3") == [pytest.approx(0.855669, abs=1e-6)]
+    for given in ({"preset": "trec_eval"}, {"gain": "linear"}):
+        (view,) = sqlndcg.explain(run, judgments, ["ndcg@3"], b=None, query="q", **given).views
+        assert [r[3] for r in view["ranking"]] == [3, 2, 0] and view["arithmetic"][0].endswith("= 0.809953")
+    (side,) = sqlndcg.explain(run, judgments, ["nDCG@3"], a="trec_eval", b=None, query="q").views
+    # spelled nDCG@3, still explained: linear DCG@3 = 3 + 2 / log2(3), IDCG@3 = 3 + 2 / log2(3) + 2 / 2
+    assert side["arithmetic"] == ["NDCG@3 = 4.261860 / 5.261860 = 0.809953"]
+
+
+def test_comparison_starts_from_evaluates_defaults_and_shares_the_setting_keywords():
+    ex = sqlndcg.explain(*frames(RUN, JUDGMENTS), ["ndcg@3"], b="trec_eval")
+    assert ex.differing == {"gain": ("exponential", "linear"), "labels": ("as_given", "integer_part"),
+                            "id_order": ("native", "text")}
+    # a setting keyword is shared by both sides: with the linear gain on both, only trec_eval's other settings
+    ex = sqlndcg.explain(*frames(RUN, JUDGMENTS), ["ndcg@3"], b="trec_eval", gain="linear")
+    assert "gain" not in ex.differing and ex.a == {"gain": "linear"}
+
+
+def test_the_command_takes_evaluates_setting_flags(tmp_path):
+    run, judgments = frames(WORKED_RUN, WORKED_JUDGMENTS)
+    run.rename(columns={"score": "points"}).to_csv(tmp_path / "run.csv", index=False)
+    judgments.to_csv(tmp_path / "qrels.csv", index=False)
+    base = ["--run", "run.csv", "--judgments", "qrels.csv", "-m", "ndcg@3", "--query", "q", "--score-column",
+            "points"]
+    done = _cli(*base, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "under defaults" in done.stdout and "NDCG@3 = 8.892789 / 10.392789 = 0.855669" in done.stdout
+    done = _cli(*base, "--gain", "linear", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "under gain=linear" in done.stdout and "= 0.809953" in done.stdout
+    done = _cli(*base, "--preset", "trec_eval", "--format", "json", cwd=tmp_path)
+    assert json.loads(done.stdout)["views"][0]["arithmetic"][0].endswith("= 0.809953"), done.stderr

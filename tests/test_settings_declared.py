@@ -15,6 +15,7 @@ import sqlndcg
 from sqlndcg.core import spec as spec_module
 from sqlndcg.verbs.compare import compare
 from sqlndcg.verbs.evaluate import evaluate, to_sql
+from sqlndcg.verbs.explain import explain
 
 DECLARED = spec_module.settings_declared()
 
@@ -23,7 +24,7 @@ def _keywords(verb) -> dict[str, inspect.Parameter]:
     return {name: p for name, p in inspect.signature(verb).parameters.items() if p.kind is p.KEYWORD_ONLY}
 
 
-@pytest.mark.parametrize("verb", [evaluate, to_sql, compare], ids=lambda v: v.__name__)
+@pytest.mark.parametrize("verb", [evaluate, to_sql, compare, explain], ids=lambda v: v.__name__)
 def test_every_declared_setting_is_a_keyword_of_the_verb(verb):
     keywords = _keywords(verb)
     for name, about in DECLARED.items():
@@ -84,7 +85,7 @@ def _verb_flags(name: str) -> set[str]:
     return {option for action in verb._actions for option in action.option_strings}
 
 
-@pytest.mark.parametrize("verb", ["evaluate", "sql", "compare", "report"])
+@pytest.mark.parametrize("verb", ["evaluate", "sql", "compare", "report", "explain"])
 def test_every_declared_setting_is_a_flag_of_the_verb(verb):
     from sqlndcg.cli.common import flag_of
 

@@ -12,7 +12,7 @@ import json
 import sys
 
 from ..errors import SettingError
-from .common import DATABASES, database, run_verb
+from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"explain": "why two presets (or sets of settings) give different numbers, per query and setting"}
@@ -26,12 +26,14 @@ def build(name: str, p) -> None:
                    help="judgments: Parquet, CSV, TSV or TREC qrels file (or a table with --database)")
     p.add_argument("-m", "--metric", action="append", dest="metrics",
                    help="metric, repeatable or comma-separated (default: ndcg@10)")
-    p.add_argument("--a", default="trec_eval",
-                   help="the first settings: a preset's name, name=value,... or a JSON object (default: trec_eval)")
+    p.add_argument("--a", help="the first settings: a preset's name, name=value,... or a JSON object (default: "
+                               "evaluate's defaults, with the setting flags below)")
     p.add_argument("--b", help="the second settings, in the same forms (required without --query)")
     p.add_argument("--query", help="print this query's ranking, gains, discounts, ideal ranking and arithmetic "
                                    "(with --group-by: for each ranking of it)")
-    p.add_argument("--group-by", help="columns that split the run into rankings (system, day), comma-separated")
+    # evaluate's setting flags, shared by --a and --b (their own settings override them); --group-by also takes
+    # comma-separated columns here
+    add_setting_flags(p)
     p.add_argument("--run-format", help="read the run in this format whatever its suffix")
     p.add_argument("--judgments-format", help="read the judgments in this format")
     p.add_argument("--database", help=f"where the tables named by --run/--judgments live: {DATABASES}")
@@ -77,11 +79,12 @@ def _run(args) -> None:
     from ..verbs.explain import explain
 
     metrics = [m.strip() for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()]
-    group_by = [c.strip() for c in (args.group_by or "").split(",") if c.strip()]
+    settings = settings_from(args)
+    settings["group_by"] = [c.strip() for part in settings.get("group_by", []) for c in part.split(",") if c.strip()]
     with database(args) as con:
         result = explain(args.run, args.judgments, metrics, a=settings_of(args.a, "--a"),
-                         b=settings_of(args.b, "--b"), query=args.query, group_by=group_by, con=con,
-                         run_format=args.run_format, judgments_format=args.judgments_format)
+                         b=settings_of(args.b, "--b"), query=args.query, con=con, run_format=args.run_format,
+                         judgments_format=args.judgments_format, **settings)
     if args.format == "json":
         json.dump(result.to_dict(), sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")

@@ -9,8 +9,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ..core import render
-from ..core.spec import make_spec, settings_declared
+from ..core.metrics import parse_metric
+from ..core.spec import RANK, SCORE, make_spec, settings_declared, settings_given
 from ..errors import SettingError, SqlndcgError
 from ..run.session import Session
 from .evaluation import execute, prepare
@@ -28,7 +28,10 @@ def _switchable() -> list[str]:
 
 
 def _given(side, name: str) -> dict:
-    """A side as evaluate() keywords: a preset's name, or a dict of settings (which may name a preset)."""
+    """A side as evaluate() keywords: a preset's name, or a dict of settings (which may name a preset); None: no
+    setting of its own (evaluate()'s defaults, or the settings every side shares)."""
+    if side is None:
+        return {}
     if isinstance(side, str):
         return {"preset": side}
     if isinstance(side, Mapping):
@@ -115,24 +118,76 @@ def _mean(changes) -> str:
     return text + (f" ({missing} scored on one side only)" if missing else "")
 
 
-def _per_query(ses: Session, metrics, given: dict, run, judgments, formats, group_by=()) -> dict:
-    """{query: {metric: value}} for one set of settings; a query is its id, or (group values..., id)."""
-    spec = make_spec(metrics, **given, group_by=list(group_by))
+def _shared(settings: dict) -> tuple[dict, dict]:
+    """The settings every side shares, given as explain()'s keywords: the switchable ones (and the preset) given,
+    which each side's own override, and the columns (and group_by), which no side changes."""
+    declared = settings_declared()
+    columns = {n: v for n, v in settings.items() if declared[n].get("column") or declared[n].get("columns")}
+    values = {n: v for n, v in settings.items() if n not in columns and v is not None}
+    return values, columns
+
+
+def _per_query(ses: Session, metrics, given: dict, run, judgments, formats, columns: dict) -> dict:
+    """{query: {metric: value}} for one set of settings; a query is its id, or (group values..., id). Each row holds
+    every metric under its column (as ``metrics`` spell it) and under its canonical name ('dcg@3')."""
+    spec = make_spec(metrics, **given, **columns)
     prepared = prepare(ses, spec, run, judgments, **formats)
-    table = execute(ses, prepared, None, summary=False).per_query
-    return {(tuple(r[g] for g in group_by) + (r["query_id"],) if group_by else r["query_id"]): r
-            for r in table.to_dicts()}
+    result = execute(ses, prepared, None, summary=False)
+    group_by, query_id = list(spec.group_by), spec.columns.query_id
+    out = {}
+    for r in result.per_query.to_dicts():
+        for column, canonical in result.settings["canonical_metrics"].items():
+            r.setdefault(canonical, r[column])
+        out[tuple(r[g] for g in group_by) + (r[query_id],) if group_by else r[query_id]] = r
+    return out
 
 
-def explain(run, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, a="trec_eval", b="sklearn",
-            query=None, group_by: Sequence[str] | str = (), con=None, run_format: str | None = None,
-            judgments_format: str | None = None):
+def explain(
+    run,
+    judgments,
+    metrics: Sequence[str] | str = ("ndcg@10",),
+    *,
+    a=None,
+    b="sklearn",
+    query=None,
+    con=None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+    preset: str | None = None,
+    gain: str | Mapping[float, float] | None = None,
+    ideal: str | None = None,
+    lower_is_better: bool | None = None,
+    ties: str | None = None,
+    id_order: str | None = None,
+    short_lists: str | None = None,
+    empty: str | None = None,
+    queries: str | None = None,
+    threshold: float | None = None,
+    labels: str | None = None,
+    depth: int | None = None,
+    judged_only: bool | None = None,
+    unjudged_bounds: bool | None = None,
+    unjudged_grade: int | None = None,
+    iprec_reach: str | None = None,
+    group_by: Sequence[str] | str = (),
+    query_id: str = "query_id",
+    doc_id: str = "doc_id",
+    score: str | None = SCORE,
+    rank: str | None = RANK,
+    rel: str = "rel",
+    judgments_query_id: str | None = None,
+    judgments_doc_id: str | None = None,
+):
     """Where the numbers under ``a`` and ``b`` (preset names, or dicts of settings) differ, per query and metric,
     and which differing setting causes each difference (switched alone from a toward b); a difference no single
-    switch explains is reported as 'together' (settings that interact). ``group_by`` names the columns that
-    split the run into rankings (system, day), as in evaluate(); a query is then (their values..., query id). With
-    ``query``, that query's arithmetic under ``a`` (and ``b`` when given) instead, one view per ranking of it (each
-    value of the group columns it is scored under): a :class:`QueryExplanation`.
+    switch explains is reported as 'together' (settings that interact). With ``query``, that query's arithmetic
+    under ``a`` (and ``b`` when given) instead, one view per ranking of it (each value of the group columns it is
+    scored under): a :class:`QueryExplanation`.
+
+    Every setting of :func:`sqlndcg.evaluate` is a keyword here too, shared by both sides (``group_by`` names the
+    columns that split the run into rankings, system or day: a query is then (their values..., query id)); each
+    side's own settings override them. ``a=None`` (the default) is evaluate()'s defaults (exponential gain), or the
+    shared settings' preset when one is given.
 
     >>> import sqlndcg
     >>> ex = sqlndcg.explain(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5"], a="trec_eval",
@@ -141,13 +196,15 @@ def explain(run, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, a="t
     (['gain'], {('gain',)})
     """
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    group_by = [group_by] if isinstance(group_by, str) else list(group_by)
-    ga, gb = _given(a, "a"), (None if b is None else _given(b, "b"))
+    shared, columns = _shared(settings_given(locals()))
+    columns["group_by"] = [group_by] if isinstance(group_by, str) else list(group_by)
+    ga = {**shared, **_given(a, "a")}
+    gb = None if b is None else {**shared, **_given(b, "b")}
     ea = _effective(metrics, ga)
     formats = {"run_format": run_format, "judgments_format": judgments_format}
     if query is not None:
         return _one_query(run, judgments, metrics, query, [ga] + ([gb] if gb is not None else []), con, formats,
-                          group_by)
+                          columns)
     if gb is None:
         raise SettingError("explain compares two sets of settings: give b= (or query= for one query's arithmetic)")
     eb = _effective(metrics, gb)
@@ -156,13 +213,12 @@ def explain(run, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, a="t
     with Session(con) as ses:
         run_src, judgments_src = run, judgments
         full_a = {s: ea[s] for s in ea}
-        va = _per_query(ses, metrics, full_a, run_src, judgments_src, formats, group_by)
-        vb = _per_query(ses, metrics, {s: eb[s] for s in eb}, run_src, judgments_src, formats, group_by)
+        va = _per_query(ses, metrics, full_a, run_src, judgments_src, formats, columns)
+        vb = _per_query(ses, metrics, {s: eb[s] for s in eb}, run_src, judgments_src, formats, columns)
         single = {}
         for s, (_, to) in differing.items():
             try:
-                single[s] = _per_query(ses, metrics, {**full_a, s: to}, run_src, judgments_src, formats,
-                                       group_by)
+                single[s] = _per_query(ses, metrics, {**full_a, s: to}, run_src, judgments_src, formats, columns)
             except SqlndcgError as e:
                 ex.not_alone[s] = str(e).splitlines()[0]
     _attribute(ex, va, vb, single)
@@ -246,35 +302,44 @@ def _discount(i: int) -> float:
     return 1.0 / math.log2(i + 1)
 
 
-def _one_query(run, judgments, metrics, query, sides: list[dict], con, formats, group_by=()) -> QueryExplanation:
+def _one_query(run, judgments, metrics, query, sides: list[dict], con, formats, columns: dict) -> QueryExplanation:
     views = []
     with Session(con) as ses:
         for given in sides:
-            views.extend(_views(ses, run, judgments, metrics, query, given, formats, group_by))
+            views.extend(_views(ses, run, judgments, metrics, query, given, formats, columns))
     return QueryExplanation(query, views)
 
 
-def _views(ses, run_src, judgments_src, metrics, query, given, formats, group_by) -> list[dict]:
+def _cuts(metrics) -> list[str]:
+    """The DCG and IDCG values an NDCG metric's arithmetic shows ('ndcg@3': dcg@3 and idcg@3), unless asked for."""
+    asked = {parse_metric(m).name for m in metrics}
+    cuts = []
+    for m in map(parse_metric, metrics):
+        if m.kind == "ndcg":
+            cuts += [f"dcg@{m.k}", f"idcg@{m.k}"] if m.k is not None else ["dcg", "idcg"]
+    return [c for c in cuts if c not in asked]
+
+
+def _views(ses, run_src, judgments_src, metrics, query, given, formats, columns) -> list[dict]:
     """The query's view under the settings ``given``: one per ranking of it (each value of the group columns under
     which it is scored), in the order of those values."""
-    spec = make_spec(metrics, **given, group_by=list(group_by))
+    group_by = columns["group_by"]
+    spec = make_spec(metrics, **given, **columns)
     prepared = prepare(ses, spec, run_src, judgments_src, **formats)
     shared = [g["name"] for g in prepared.plan["groups"] if g["shared"]]
     key = str(query)
     ranking = [r for r in _rows(ses, "_explain_ranking", prepared.plan, MAX_POSITIONS, prepared.longest_list)
                if str(r["_q"]) == key]
     labels = [r for r in _rows(ses, "_explain_labels", prepared.plan) if str(r["_q"]) == key]
-    cuts = []
-    for m in metrics:
-        name, _, k = m.partition("@")
-        if name == "ndcg":
-            cuts += [f"dcg@{k}", f"idcg@{k}"] if k else ["dcg", "idcg"]
+    cuts = _cuts(metrics)
     longest = max([r["_pos"] for r in ranking] + [0])  # of the query's rankings, the longest (and its ideal's)
     deepest = min(MAX_POSITIONS, longest if spec.data["ideal"] == "retrieved" else
                   sum(1 for r in labels if r["_gain"] > 0))
-    cuts += [f"dcg@{i}" for i in range(1, longest + 1)] + [f"idcg@{i}" for i in range(1, deepest + 1)]
+    asked = {parse_metric(m).name for m in metrics}
+    cuts += [c for c in [f"dcg@{i}" for i in range(1, longest + 1)] + [f"idcg@{i}" for i in range(1, deepest + 1)]
+             if c not in asked]
     per = _per_query(ses, list(dict.fromkeys(list(metrics) + cuts)), given, run_src, judgments_src, formats,
-                     group_by)
+                     columns)
     scored = sorted((k for k in per if str(k[-1] if group_by else k) == key), key=str)
     if not scored:
         raise SettingError(f"explain: query {query!r} is not scored under {_show(given)} (not in the judgments"
@@ -316,7 +381,8 @@ def _rows(ses, macro, *args) -> list[dict]:
 def _arithmetic(metric: str, values: dict, n: int) -> str:
     """'NDCG@3 = 8.892789 / 10.392789 = 0.855669' for the DCG family, else the metric's value."""
     value = values.get(metric)
-    name, _, k = metric.partition("@")
+    parsed = parse_metric(metric)
+    name, k = parsed.kind, ("" if parsed.k is None else str(parsed.k))
     shown = metric.upper() if name in ("ndcg", "dcg", "idcg", "cg", "p", "r") else metric
     if value is None:
         return f"{shown} = NULL (nothing to find: empty setting)"
