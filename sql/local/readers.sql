@@ -37,14 +37,28 @@ read_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }})
          compression = {{ sqlndcg_compression(path) }}
 {%- endmacro -%}
 
+{#- What DuckDB's sniffer decided for a delimited file read as sqlndcg_read_csv reads it: the lines it skips before
+    the header, its comment character and its quote character (NULL: none). -#}
+{%- macro sqlndcg_delimited_sniffed(path, delimiter, quoted=true, decimal=none) -%}
+SELECT SkipRows AS skip, NULLIF(Comment, '(empty)') AS comment, NULLIF(Quote, '(empty)') AS quote
+FROM sniff_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }})
+{%- endmacro -%}
+
 {#- A delimited file's rows counted against its lines. DuckDB's reader (called as sqlndcg_read_csv calls it) makes
-    one row of each line after the lines it sniffed to skip (SkipRows) and the header, except blank lines and
-    comment lines (the comment character it sniffed, after any spaces); a quote left open joins the lines up to the
-    next quote into one row, and the two counts differ. One pass over the lines, one over the rows. -#}
-{%- macro sqlndcg_delimited_counts(path, delimiter, quoted=true, decimal=none) -%}
-WITH {{ _sqlndcg_kept_lines(path, delimiter, quoted, decimal) }}
+    one row of each line after the `skip` lines it sniffed to skip and the header, except blank lines and comment
+    lines (`comment`, the quoted comment character it sniffed, after any spaces; none: no comments); a quote left
+    open joins the lines up to the next quote into one row, and the two counts differ. One pass over the lines,
+    one over the rows. -#}
+{%- macro sqlndcg_delimited_counts(path, delimiter, quoted, decimal, skip, comment) -%}
+{%- set kept -%}
+COALESCE(line, '') <> ''{% if comment %} AND NOT starts_with(ltrim(line, ' '), {{ comment }}){% endif %}
+{%- endset -%}
 SELECT (SELECT COUNT(*) FROM read_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }})) AS rows_read,
-       (SELECT GREATEST(COUNT(*) - 1, 0) FROM kept) AS lines_read
+       GREATEST((SELECT COUNT(*) FROM {{ sqlndcg_line_reader(path) }} AS l WHERE {{ kept }})
+{%- if skip %}
+                - (SELECT COUNT(*) FROM (SELECT line FROM {{ sqlndcg_line_reader(path) }} AS l LIMIT {{ skip }}) AS head
+                   WHERE {{ kept }})
+{%- endif %} - 1, 0) AS lines_read
 {%- endmacro -%}
 
 {#- The lines that hold the header and the rows (sqlndcg_delimited_counts), with the quote character sniffed. -#}
@@ -104,8 +118,13 @@ LIMIT {{ limit }}
 
 {%- macro sqlndcg_read_lines(path) -%}
 (SELECT ROW_NUMBER() OVER () AS line_number, line
- FROM read_csv({{ sqlndcg_literal_path(path) }}, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1),
-               quote = '', escape = '', auto_detect = false, compression = {{ sqlndcg_compression(path) }}))
+ FROM {{ sqlndcg_line_reader(path) }})
+{%- endmacro -%}
+
+{#- A file's lines, unnumbered (a blank line is NULL): what sqlndcg_read_lines numbers. -#}
+{%- macro sqlndcg_line_reader(path) -%}
+read_csv({{ sqlndcg_literal_path(path) }}, columns = {'line': 'VARCHAR'}, header = false, delim = chr(1),
+               quote = '', escape = '', auto_detect = false, compression = {{ sqlndcg_compression(path) }})
 {%- endmacro -%}
 
 {#- Blanks at either end (spaces, tabs, a Windows carriage return) are not fields, and fields are separated by any

@@ -154,7 +154,9 @@ class Source:
             return
         options = (self.delimited_path, self.delimiter, self.kind == "csv", self.decimal)
         try:
-            rows, lines = eng.fetch(render.call("sqlndcg_delimited_counts", *options))[1][0]
+            skip, comment, _ = eng.fetch(render.call("sqlndcg_delimited_sniffed", *options))[1][0]
+            comment = render.string_literal(comment) if comment else None
+            rows, lines = eng.fetch(render.call("sqlndcg_delimited_counts", *options, int(skip), comment))[1][0]
             if rows != lines:
                 opened, opening, closed = eng.fetch(render.call("sqlndcg_delimited_open_quote", *options))[1][0]
         except eng.errors as exc:
