@@ -176,6 +176,22 @@ def test_delimiter_and_decimal_are_checked(tmp_path, given, said):
         sqlndcg.evaluate(run, write(tmp_path / "q.qrels", PLAIN_QRELS), ["ndcg@3"], **given)
 
 
+def test_explain_reads_semicolon_files(tmp_path):
+    """Exponential against linear gain: labels 0 and 1 give the same gains, so nothing differs; q1's arithmetic
+    shows the three documents read with their scores."""
+    run = write(tmp_path / "run.csv", SEMICOLON)
+    qrels = write(tmp_path / "q.qrels", PLAIN_QRELS)
+    ex = sqlndcg.explain(run, qrels, ["ndcg@3"], a="trec_eval", b={"preset": "trec_eval", "gain": "exponential"},
+                         delimiter=";", decimal=",")
+    assert ex.queries == 2 and not ex.rows
+    one = sqlndcg.explain(run, qrels, ["ndcg@3"], query="q1", delimiter=";", decimal=",").to_dict()
+    assert [r[1] for r in one["views"][0]["ranking"]] == ["d1", "d2", "d3"]  # by the scores 0,75 0,5 0,25
+    assert one["views"][0]["arithmetic"][-1].endswith(f"= {Q1_NDCG3:.6f}")
+    done = cli("explain", "--run", run, "--judgments", qrels, "-m", "ndcg@3", "--query", "q1", "--delimiter", ";",
+               "--decimal", ",", "--format", "json")
+    assert done.returncode == 0, done.stderr
+
+
 def test_compare_reads_semicolon_files(tmp_path):
     qrels = write(tmp_path / "q.qrels", PLAIN_QRELS)
     a = write(tmp_path / "a.csv", mixed(SEMICOLON))  # its line ends mixed too
@@ -304,15 +320,16 @@ def test_every_verb_reading_files_takes_every_file_option():
     from sqlndcg.core.spec import file_options_declared
     from sqlndcg.verbs.compare import compare, evaluate_systems
     from sqlndcg.verbs.evaluate import evaluate, to_sql
+    from sqlndcg.verbs.explain import explain
 
     declared = file_options_declared()
-    for verb in (evaluate, to_sql, compare, evaluate_systems):
+    for verb in (evaluate, to_sql, compare, evaluate_systems, explain):
         keywords = inspect.signature(verb).parameters
         for name in declared:
             assert name in keywords and keywords[name].default is None, (verb.__name__, name)
 
 
-@pytest.mark.parametrize("verb", ["evaluate", "sql", "compare", "report"])
+@pytest.mark.parametrize("verb", ["evaluate", "sql", "compare", "report", "explain"])
 def test_every_verb_reading_files_has_every_file_flag(verb):
     from sqlndcg import cli as cli_module
     from sqlndcg.core.spec import file_options_declared

@@ -12,7 +12,7 @@ import json
 import sys
 
 from ..errors import SettingError
-from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
+from .common import DATABASES, add_file_flags, add_setting_flags, database, file_options_from, run_verb, settings_from
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"explain": "why two presets (or sets of settings) give different numbers, per query and setting"}
@@ -34,8 +34,7 @@ def build(name: str, p) -> None:
     # evaluate's setting flags, shared by --a and --b (their own settings override them); --group-by also takes
     # comma-separated columns here
     add_setting_flags(p)
-    p.add_argument("--run-format", help="read the run in this format whatever its suffix")
-    p.add_argument("--judgments-format", help="read the judgments in this format")
+    add_file_flags(p)
     p.add_argument("--database", help=f"where the tables named by --run/--judgments live: {DATABASES}")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -83,8 +82,8 @@ def _run(args) -> None:
     settings["group_by"] = [c.strip() for part in settings.get("group_by", []) for c in part.split(",") if c.strip()]
     with database(args) as con:
         result = explain(args.run, args.judgments, metrics, a=settings_of(args.a, "--a"),
-                         b=settings_of(args.b, "--b"), query=args.query, con=con, run_format=args.run_format,
-                         judgments_format=args.judgments_format, **settings)
+                         b=settings_of(args.b, "--b"), query=args.query, con=con, **file_options_from(args),
+                         **settings)
     if args.format == "json":
         json.dump(result.to_dict(), sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")

@@ -13,6 +13,7 @@ from ..core.metrics import parse_metric
 from ..core.spec import RANK, SCORE, make_spec, settings_declared, settings_given
 from ..errors import SettingError, SqlndcgError
 from ..run.session import Session
+from ..run.sources import Reading
 from .evaluation import execute, prepare
 
 #: A number that changed by less than this did not change (sums in another order differ in the last bits).
@@ -153,6 +154,8 @@ def explain(
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
+    delimiter: str | None = None,
+    decimal: str | None = None,
     preset: str | None = None,
     gain: str | Mapping[float, float] | None = None,
     ideal: str | None = None,
@@ -202,15 +205,16 @@ def explain(
     gb = None if b is None else {**shared, **_given(b, "b")}
     ea = _effective(metrics, ga)
     formats = {"run_format": run_format, "judgments_format": judgments_format}
+    reading = Reading.of(delimiter, decimal)
     if query is not None:
         return _one_query(run, judgments, metrics, query, [ga] + ([gb] if gb is not None else []), con, formats,
-                          columns)
+                          columns, reading)
     if gb is None:
         raise SettingError("explain compares two sets of settings: give b= (or query= for one query's arithmetic)")
     eb = _effective(metrics, gb)
     differing = {s: (ea[s], eb[s]) for s in ea if ea[s] != eb[s]}
     ex = Explanation(metrics, ga, gb, differing)
-    with Session(con) as ses:
+    with Session(con, reading=reading) as ses:
         run_src, judgments_src = run, judgments
         full_a = {s: ea[s] for s in ea}
         va = _per_query(ses, metrics, full_a, run_src, judgments_src, formats, columns)
@@ -302,9 +306,10 @@ def _discount(i: int) -> float:
     return 1.0 / math.log2(i + 1)
 
 
-def _one_query(run, judgments, metrics, query, sides: list[dict], con, formats, columns: dict) -> QueryExplanation:
+def _one_query(run, judgments, metrics, query, sides: list[dict], con, formats, columns: dict,
+               reading: Reading | None = None) -> QueryExplanation:
     views = []
-    with Session(con) as ses:
+    with Session(con, reading=reading) as ses:
         for given in sides:
             views.extend(_views(ses, run, judgments, metrics, query, given, formats, columns))
     return QueryExplanation(query, views)
