@@ -455,6 +455,7 @@ FLAWED_MODELS = {  # model: its call (inputs as in Python's evaluate(run, judgme
     "null_doc_per_query": "sqlndcg.per_query(run=ref('run_flawed'), judgments=ref('qrels'), metrics=['ndcg@10'], group_by=['system'])",
     "null_label_per_query": "sqlndcg.per_query(run=ref('run'), judgments=ref('qrels_flawed'), metrics=['ndcg@10'], group_by=['system'])",
     "shared_rank_per_query": "sqlndcg.per_query(run=ref('run_ranked'), judgments=ref('qrels'), metrics=['ndcg@10'], ties='rank')",
+    "disagreeing_ranks_per_query": "sqlndcg.per_query(run=ref('run_scored_and_ranked'), judgments=ref('qrels'), metrics=['ndcg@10'])",
     "clean_per_query": "sqlndcg.per_query(run=ref('run'), judgments=ref('qrels'), metrics=['ndcg@10'], group_by=['system'])",
     "repeated_weights_summary": "sqlndcg.summary(per_query=ref('clean_per_query'), metrics=['ndcg@10'], group_by=['system'], query_weights=ref('weights_repeated'))",
     "repeated_weights_compare": "sqlndcg.compare(run=ref('run'), judgments=ref('qrels'), metrics=['ndcg@10'], system='system', baseline='a', query_weights=ref('weights_repeated'))",
@@ -463,6 +464,8 @@ FLAWED_EVALUATE = {  # model: run, judgments, settings, and the input refused
     "null_doc_per_query": ("run_flawed", "qrels", {"group_by": ["system"]}, "run relation \"guard\".\"main\".\"run_flawed\""),
     "null_label_per_query": ("run", "qrels_flawed", {"group_by": ["system"]}, "judgments relation \"guard\".\"main\".\"qrels_flawed\""),
     "shared_rank_per_query": ("run_ranked", "qrels", {"ties": "rank"}, "run relation \"guard\".\"main\".\"run_ranked\""),
+    "disagreeing_ranks_per_query": ("run_scored_and_ranked", "qrels", {},
+                                    "run relation \"guard\".\"main\".\"run_scored_and_ranked\""),
     "repeated_weights_summary": ("run", "qrels", {"group_by": ["system"], "query_weights": "weights_repeated"},
                                  "query weights relation \"guard\".\"main\".\"weights_repeated\""),
     "repeated_weights_compare": ("run", "qrels", {"system": "system", "baseline": "a", "query_weights": "weights_repeated"},
@@ -476,6 +479,9 @@ seeds:
   - name: qrels_flawed
     data_tests:
       - sqlndcg.valid_judgments
+  - name: run_scored_and_ranked
+    data_tests:
+      - sqlndcg.valid_run
 """
 PG_PROFILE = (
     "    postgres:\n      type: postgres\n      host: \"{{ env_var('SQLNDCG_PG_HOST', 'localhost') }}\"\n"
@@ -505,6 +511,8 @@ def guard_project(tmp_path_factory):
     (project / "seeds" / "qrels_flawed.csv").write_text(  # a NULL label, a judgment twice
         "query_id,doc_id,rel\nq1,d1,1\nq1,d2,\nq2,d9,1\nq2,d9,3\n")
     (project / "seeds" / "run_ranked.csv").write_text("query_id,doc_id,rank\nq1,d1,1\nq1,d2,1\nq1,d3,2\n")
+    (project / "seeds" / "run_scored_and_ranked.csv").write_text(  # d2 scores above d1, ranked below it
+        "query_id,doc_id,score,rank\nq1,d1,1,1\nq1,d2,3,2\nq2,d4,1,1\n")
     (project / "seeds" / "weights_repeated.csv").write_text("query_id,weight\nq1,1\nq1,1\nq2,1\n")
     for name, call in FLAWED_MODELS.items():
         (project / "models" / "flawed" / f"{name}.sql").write_text("{{ " + call + " }}\n")
@@ -634,6 +642,19 @@ def test_generic_tests_store_one_row_per_problem_with_its_description(guard_proj
     ])
 
 
+def test_valid_run_names_the_queries_whose_score_and_rank_columns_disagree(guard_project):
+    done = dbt(guard_project, "test", "--store-failures", "--select", "run_scored_and_ranked", check=False)
+    assert done.returncode != 0 and "FAIL 1" in done.stdout, done.stdout[-3000:]
+    with duckdb.connect(str(guard_project / "guard.duckdb"), read_only=True) as con:
+        (name,) = con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                              "'main_dbt_test__audit' AND table_name LIKE '%scored_and_ranked%'").fetchone()
+        rows = con.execute(f'SELECT problem, row_key FROM main_dbt_test__audit."{name}"').fetchall()
+    run = '"guard"."main"."run_scored_and_ranked"'
+    assert rows == [(f"score column 'score' and rank column 'rank' order the documents differently in run relation "
+                     f"{run} (name the one that ranks with score= or rank=): (query_id) = ('q1'), a document at "
+                     "rank 2 scores higher than one ranked above it", "q1")]
+
+
 def test_decimal_scores_and_labels_equal_evaluate(guard_project, guard_target):
     """DECIMAL score and rel columns (as a seed typed decimal, or a model of `2.50` literals, gives them) are read
     as numbers, as evaluate() reads them: the same per-query rows and summary."""
@@ -658,9 +679,9 @@ def test_decimal_scores_and_labels_equal_evaluate(guard_project, guard_target):
 
 
 def test_other_inputs_evaluate_refuses_fail_the_build_with_its_message(guard_project):
-    """A NULL id or label, ties='rank' with shared ranks and a query weighted twice (which summary and compare
-    would count as two queries) fail the model as evaluate() and compare() refuse them: the same message after
-    the input's label (dbt names the relation)."""
+    """A NULL id or label, ties='rank' with shared ranks, score and rank columns that disagree, and a query weighted
+    twice (which summary and compare would count as two queries) fail the model as evaluate() and compare() refuse
+    them: the same message after the input's label (dbt names the relation)."""
     done = dbt(guard_project, "run", "--select", "path:models/flawed", check=False)
     assert done.returncode != 0
     assert "OK created sql table model main.clean_per_query" in done.stdout  # good inputs still build

@@ -51,7 +51,7 @@ def compile_failure(project: Path, body: str) -> str:
 def test_a_summary_of_a_per_query_model_lacking_a_metric_fails_to_compile_naming_what_it_has(project):
     said = compile_failure(project, "{{ sqlndcg.summary(per_query=ref('pq'), metrics=['ndcg@2', 'map', 'p@1']) }}")
     assert "sqlndcg input error: per_query relation " in said and '"pq"' in said, said[-3000:]
-    assert "has no column for the metric(s) ['ap'] (its columns: ['query_id', 'ndcg@2', 'p@1'])" in said, said[-3000:]
+    assert "has no column for the metric(s) ['map'] (its columns: ['query_id', 'ndcg@2', 'p@1'])" in said, said[-3000:]
 
 
 @pytest.mark.parametrize("metrics, says", [
