@@ -69,7 +69,7 @@ def test_a_verbs_help_renders_the_declaration_only():
                           "help": out.getvalue()}}))
     """)
     assert seen["heavy"] == []
-    assert seen["rendered"] == ["_settings_declared"]
+    assert seen["rendered"] == ["_file_options_declared", "_settings_declared"]  # the flags of both
     assert seen["compiles"] == 1  # settings.sql alone
     assert "--short-lists" in seen["help"]
 
