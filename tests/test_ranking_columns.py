@@ -233,3 +233,19 @@ def test_lower_is_better_with_a_rank_column_ranking_is_refused():
         sqlndcg.evaluate(RUN, QRELS, ["rr"], ties="rank", lower_is_better=True)
     with pytest.raises(SettingError, match="ranked by its rank column 'rank'"):
         sqlndcg.evaluate(RUN.drop(columns="score"), QRELS, ["rr"], lower_is_better=True)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "sqlite"])
+def test_distances_keep_each_lists_top_k_from_the_lowest(engine):
+    """With every metric at a cutoff, each list's top k is kept by the key alone before ranking (list_cut): under
+    lower_is_better the k lowest distances, ties at the k-th included."""
+    metrics = ["ndcg@2", "p@2", "rr@2", "ap@2"]
+    con = None if engine == "duckdb" else sqlite3.connect(":memory:")
+    got = sqlndcg.evaluate(DISTANCES, LABELS, metrics, group_by="system", lower_is_better=True, con=con)
+    want = sqlndcg.evaluate(DISTANCES.assign(score=-DISTANCES.score), LABELS, metrics, group_by="system")
+    assert "list_cut" in got.sql
+    assert flat(keyed(got, metrics)) == pytest.approx(flat(keyed(want, metrics)), abs=1e-15)
+    # x, q1: a (0.1), e (0.2, label 3) in the top 2: P@2 = 1/2, RR@2 = 1/2; y, q1: a and b move down (+0.25), so
+    # e (0.2) ranks first: RR@2 = 1
+    assert keyed(got, ["p@2", "rr@2"])[("x", "q1")] == (0.5, 0.5)
+    assert keyed(got, ["rr@2"])[("y", "q1")] == (1.0,)
