@@ -59,43 +59,38 @@ LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- A run whose score and rank columns order some query differently (`c`: input_checks' order_conflict): per such
-    (group, query), its first rank r at which a document scores better than a document ranked above it (at a
-    smaller rank; equal scores or equal ranks are ties, not a disagreement), as _g0.., _q, _rank, _score (the best
-    score at r) and _score_above (the worst score above r). Ranks are grouped first, so one running MIN (or MAX,
-    lower_is_better) over the ranks above finds it: no self-join. Nested subqueries, no CTE, so a generic test can
-    put it in a UNION ALL. -#}
+    (group, query), its first rank r at which a document scores better than a document at the rank just above
+    (equal scores or equal ranks are ties, not a disagreement), as _g0.., _q, _rank, _score (the best score at r)
+    and _score_above (the worst score at the rank above). When each rank's worst score is at least the next
+    rank's best, every rank's is (the scores fall along the ranks), so neighbours suffice: the rows in rank order,
+    each rank's from its best score to its worst, each compared with the row before it where the rank changes.
+    One sort, no self-join, no grouping. `c.keys` are the group and query columns as compared (text in binary
+    collation, integers as they are). Nested subqueries, no CTE, so a generic test can put it in a UNION ALL. -#}
 {%- macro _order_conflict_rows(relation, c) -%}
-{%- set ids = [] -%}
-{%- for name in c.identity -%}{%- do ids.append(sqlndcg._id(sqlndcg._quote(name), true)) -%}{%- endfor -%}
 {%- set aliases = [] -%}
 {%- for name in c.identity -%}{%- do aliases.append('_g' ~ loop.index0 if not loop.last else '_q') -%}{%- endfor -%}
 {%- set score, rank = sqlndcg._quote(c.score), sqlndcg._quote(c.rank) -%}
-{%- set above = 'OVER (PARTITION BY ' ~ (aliases | join(', ')) ~ ' ORDER BY _rank' ~ sqlndcg.nulls('FIRST') ~ ' ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)' -%}
+{%- set by = 'PARTITION BY ' ~ (aliases | join(', ')) ~ ' ORDER BY _rank' ~ sqlndcg.nulls('FIRST') -%}
+{%- set within = (' ASC' ~ sqlndcg.nulls('FIRST')) if c.lower_is_better else (' DESC' ~ sqlndcg.nulls('LAST')) -%}
+{%- set previous = 'OVER (' ~ by ~ ', _score' ~ within ~ ' ROWS BETWEEN 1 PRECEDING AND 1 PRECEDING)' -%}
 SELECT {{ aliases | join(', ') }}, _rank, _score, _score_above
 FROM (
   SELECT {{ aliases | join(', ') }}, _rank, _score, _score_above,
-    ROW_NUMBER() OVER (PARTITION BY {{ aliases | join(', ') }} ORDER BY _rank{{ sqlndcg.nulls('FIRST') }}) AS _nth
+    ROW_NUMBER() OVER ({{ by }}) AS _nth
   FROM (
-    SELECT {{ aliases | join(', ') }}, _rank,
-      {{ '_lowest' if c.lower_is_better else '_highest' }} AS _score,
-      {{ '_highest_above' if c.lower_is_better else '_lowest_above' }} AS _score_above
+    {#- _row: the first row has no row before it, where ClickHouse's MIN over the empty frame gives 0. #}
+    SELECT {{ aliases | join(', ') }}, _rank, _score,
+      MIN(_score) {{ previous }} AS _score_above,
+      MIN(_rank) {{ previous }} AS _rank_above,
+      ROW_NUMBER() OVER ({{ by }}, _score{{ within }}) AS _row
     FROM (
-      {#- _ranks_above: the frame above the first rank is empty, where ClickHouse's MIN and MAX give 0, not NULL. #}
-      SELECT {{ aliases | join(', ') }}, _rank, _highest, _lowest,
-        MIN(_lowest) {{ above }} AS _lowest_above,
-        MAX(_highest) {{ above }} AS _highest_above,
-        COUNT(*) {{ above }} AS _ranks_above
-      FROM (
-        SELECT {% for e in ids %}{{ e }} AS {{ aliases[loop.index0] }}, {% endfor %}{{ rank }} AS _rank,
-          MAX({{ score }}) AS _highest, MIN({{ score }}) AS _lowest
-        FROM {{ relation }} AS input_rows
-        WHERE {{ score }} IS NOT NULL AND {{ rank }} IS NOT NULL
-          {%- for f in c.finite %} AND {{ sqlndcg.is_finite('CAST(' ~ f ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% endfor %}
-        GROUP BY {{ ids | join(', ') }}, {{ rank }}
-      ) AS by_rank
-    ) AS with_above
-    WHERE _ranks_above > 0 AND {{ '_lowest < _highest_above' if c.lower_is_better else '_highest > _lowest_above' }}
-  ) AS disagreeing
+      SELECT {% for e in c['keys'] %}{{ e }} AS {{ aliases[loop.index0] }}, {% endfor %}{{ rank }} AS _rank, {{ score }} AS _score
+      FROM {{ relation }} AS input_rows
+      WHERE {{ score }} IS NOT NULL AND {{ rank }} IS NOT NULL
+        {%- for f in c.finite %} AND {{ sqlndcg.is_finite('CAST(' ~ f ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{% endfor %}
+    ) AS ranked_rows
+  ) AS with_previous
+  WHERE _row > 1 AND _rank_above < _rank AND _score {{ '<' if c.lower_is_better else '>' }} _score_above
 ) AS first_disagreements
 WHERE _nth = 1
 {%- endmacro -%}
@@ -178,8 +173,13 @@ LIMIT {{ limit }}
     {%- for name in [order.score, order.rank] if sqlndcg._column_of(columns, name).class != 'integer' -%}
       {%- do finite.append(sqlndcg._quote(name)) -%}
     {%- endfor -%}
-    {%- set order_conflict = {'identity': spec.group_by + [cols.query_id], 'score': order.score, 'rank': order.rank,
-                              'lower_is_better': spec.get('lower_is_better', false), 'finite': finite} -%}
+    {%- set keys = [] -%}
+    {%- for name in spec.group_by + [cols.query_id] -%}
+      {%- do keys.append(sqlndcg._id(sqlndcg._quote(name), sqlndcg._column_of(columns, name).class == 'text')) -%}
+    {%- endfor -%}
+    {%- set order_conflict = {'identity': spec.group_by + [cols.query_id], 'keys': keys, 'score': order.score,
+                              'rank': order.rank, 'lower_is_better': spec.get('lower_is_better', false),
+                              'finite': finite} -%}
   {%- endif -%}
   {{ return({'identity': identity, 'problems': problems, 'key_meaning': '(query, document) pairs', 'hint': hint,
              'unique_ranks': unique_ranks, 'order_conflict': order_conflict}) }}
