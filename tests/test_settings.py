@@ -465,7 +465,6 @@ def test_settings_record_every_setting():
     assert res.settings == {
         "gain": {1.0: 1.0, 2.0: 3.0},
         "ideal": "retrieved",
-        "lower_is_better": False,
         "ties": "doc_id",
         "short_lists": "truncate",
         "empty": "skip",

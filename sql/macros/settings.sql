@@ -17,7 +17,7 @@
            'help': 'exponential: 2^rel - 1; linear: rel; or a map {grade: gain}'},
   'ideal': {'values': ['judgments', 'retrieved'], 'default': 'judgments',
             'help': 'where IDCG comes from: every judged document, or only the retrieved ones'},
-  'lower_is_better': {'flag': true, 'default': false,
+  'lower_is_better': {'flag': true, 'default': false, 'recorded': 'when_changed',
                       'help': 'the score is a distance: the lowest score ranks first (equal scores still by doc id)'},
   'ties': {'values': ['doc_id', 'average', 'rank'], 'default': 'doc_id',
            'help': 'equal scores: ordered by doc id descending, averaged, or the run\'s rank as given'},
