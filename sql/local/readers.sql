@@ -48,12 +48,16 @@ FROM sniff_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }})
     one row of each line after the `skip` lines it sniffed to skip and the header, except blank lines and comment
     lines (`comment`, the quoted comment character it sniffed, after any spaces; none: no comments); a quote left
     open joins the lines up to the next quote into one row, and the two counts differ. One pass over the lines,
-    one over the rows. -#}
-{%- macro sqlndcg_delimited_counts(path, delimiter, quoted, decimal, skip, comment) -%}
+    one over the rows; `rows` false (no quote character was sniffed, so no field can run over lines): the lines
+    only, which is what tells a file mixing CRLF and LF line ends (DuckDB refuses it) past the sniffer's sample. -#}
+{%- macro sqlndcg_delimited_counts(path, delimiter, quoted, decimal, skip, comment, rows=true) -%}
 {%- set kept -%}
 COALESCE(line, '') <> ''{% if comment %} AND NOT starts_with(ltrim(line, ' '), {{ comment }}){% endif %}
 {%- endset -%}
-SELECT (SELECT COUNT(*) FROM read_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }})) AS rows_read,
+{%- set counted -%}
+(SELECT COUNT(*) FROM read_csv({{ sqlndcg_csv_options(path, delimiter, quoted, decimal) }}))
+{%- endset %}
+SELECT {{ counted if rows else 'NULL' }} AS rows_read,
        GREATEST((SELECT COUNT(*) FROM {{ sqlndcg_line_reader(path) }} AS l WHERE {{ kept }})
 {%- if skip %}
                 - (SELECT COUNT(*) FROM (SELECT line FROM {{ sqlndcg_line_reader(path) }} AS l LIMIT {{ skip }}) AS head

@@ -154,9 +154,11 @@ class Source:
             return
         options = (self.delimited_path, self.delimiter, self.kind == "csv", self.decimal)
         try:
-            skip, comment, _ = eng.fetch(render.call("sqlndcg_delimited_sniffed", *options))[1][0]
+            skip, comment, quote = eng.fetch(render.call("sqlndcg_delimited_sniffed", *options))[1][0]
             comment = render.string_literal(comment) if comment else None
-            rows, lines = eng.fetch(render.call("sqlndcg_delimited_counts", *options, int(skip), comment))[1][0]
+            rows, lines = eng.fetch(render.call("sqlndcg_delimited_counts", *options, int(skip), comment,
+                                                quote is not None))[1][0]
+            rows = lines if quote is None else rows  # no quoting: each line is a row
             if rows != lines:
                 opened, opening, closed = eng.fetch(render.call("sqlndcg_delimited_open_quote", *options))[1][0]
         except eng.errors as exc:
