@@ -352,3 +352,14 @@ def test_the_trec_eval_command_reads_mixed_line_ends_as_trec_eval_does(tmp_path)
         "map                   \tq1\t1.0000", "ndcg                  \tq1\t1.0000",
         "map                   \tq2\t0.5000", "ndcg                  \tq2\t0.6309",
         "map                   \tall\t0.7500", "ndcg                  \tall\t0.8155"]
+
+
+def test_a_quote_past_the_sniffers_sample_is_a_character(tmp_path, qrels):
+    """DuckDB decides a CSV's quoting from a sample: with none there, a later `"` is part of the id and every line
+    is still a row (what lets the rows go uncounted when no quote is sniffed)."""
+    filler = [(f"x{i}", f"y{i}", "0") for i in range(30_000)]
+    run = write(tmp_path / "late.csv", "\n".join(lines(filler + ROWS, ",")) + "\n")
+    res = sqlndcg.evaluate(run, qrels, ["ndcg@3", "p@3"])
+    assert run_rows(res) == 30_005
+    per_query = {r["query_id"]: r["ndcg@3"] for r in res.per_query.to_dicts()}
+    assert per_query == pytest.approx({"q1": Q1_NDCG3, "q2": 1.0}, rel=1e-12)
