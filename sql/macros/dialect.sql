@@ -106,6 +106,15 @@
 {{ return('(LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')) / LN(CAST(' ~ position ~ ' AS ' ~ sqlndcg.double() ~ ') + 1))') }}
 {%- endmacro -%}
 
+{#- gain / log2(position + 1): the term DCG adds at a position. In DuckDB as trec_eval's m_ndcg.c writes it (gain /
+    log2(i + 2), the C library's log2): the per-query values are trec_eval's to the last bit. Elsewhere gain times
+    the portable _discount (LN(2) / LN(position + 1)), which can differ from it in the last bit. -#}
+{%- macro _discounted(gain, position) -%}{{ return(adapter.dispatch('discounted', 'sqlndcg')(gain, position)) }}{%- endmacro -%}
+{%- macro default__discounted(gain, position) -%}{{ return(gain ~ ' * ' ~ sqlndcg._discount(position)) }}{%- endmacro -%}
+{%- macro duckdb__discounted(gain, position) -%}
+{{ return(gain ~ ' / ' ~ sqlndcg._log2('CAST(' ~ position ~ ' AS ' ~ sqlndcg.double() ~ ') + 1')) }}
+{%- endmacro -%}
+
 {#- 2^rel - 1 on doubles (SQL Server's POWER(2, int) is an INT and overflows). -#}
 {%- macro _exp2_minus_1(x) -%}
 {{ return('(POWER(CAST(2 AS ' ~ sqlndcg.double() ~ '), ' ~ x ~ ') - 1)') }}
@@ -163,6 +172,22 @@
 {%- macro ordered(function, column, order_by) -%}{{ return(adapter.dispatch('ordered', 'sqlndcg')(function, column, order_by)) }}{%- endmacro -%}
 {%- macro default__ordered(function, column, order_by) -%}{{ return(function ~ '(' ~ column ~ ')') }}{%- endmacro -%}
 {%- macro duckdb__ordered(function, column, order_by) -%}{{ return(function ~ '(' ~ column ~ ' ORDER BY ' ~ order_by ~ ')') }}{%- endmacro -%}
+
+{#- Whether the sums over a ranked list that metrics read at a cutoff (DCG@k, AP@k, ...) are taken from the list of
+    its terms aggregated in rank order (list_sum(list_slice(list(x ORDER BY _pos), 1, k))) rather than from a
+    running window SUM. Both add in rank order as trec_eval's loops do where the engine runs a running window
+    row by row (PostgreSQL, SQLite, Spark, ...); DuckDB runs it on a segment tree whose grouping of the additions
+    depends on where a query's rows fall among the others (the file's size, the thread count), which moves the
+    last bit and, at a value like AP = 0.36875, the printed fourth decimal. Its list aggregate and list_sum add
+    one element after the other. -#}
+{%- macro list_sums() -%}{{ return(adapter.dispatch('list_sums', 'sqlndcg')()) }}{%- endmacro -%}
+{%- macro default__list_sums() -%}{{ return(false) }}{%- endmacro -%}
+{%- macro duckdb__list_sums() -%}{{ return(true) }}{%- endmacro -%}
+
+{#- The sum of the first `k` terms (none: all) of a list made by list_sums' list aggregate, 0 for none. -#}
+{%- macro _list_prefix_sum(terms, k) -%}
+{{ return('COALESCE(list_sum(' ~ (terms if k is none else 'list_slice(' ~ terms ~ ', 1, ' ~ k ~ ')') ~ '), 0)') }}
+{%- endmacro -%}
 
 {#- Which of `count` buckets a query id falls in: evaluate(partitions=n) splits one machine's work into n passes
     over disjoint sets of queries. The same id lands in the same bucket in the run and the judgments (DuckDB's

@@ -158,6 +158,23 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {#- The per-position values that ties='average' averages over each tied group. -#}
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
+{#- The sums that metrics read at a cutoff, as [name, term, order], where they are summed from the list of their
+    terms in rank order (list_sums, dialect.sql; empty elsewhere: running window sums read at the cutoff): the
+    additions trec_eval's loops make, in their order, whatever the input's size or the thread count. -#}
+{%- set listed = [] -%}
+{%- if sqlndcg.list_sums() -%}
+  {%- if 'dcg_at' in needs %}{% do listed.append(['_dcg', sqlndcg._discounted('_gain_at', '_pos'), '_pos']) %}{% endif -%}
+  {%- if needs_cg %}{% do listed.append(['_cg', '_cg_at', '_pos']) %}{% endif -%}
+  {%- if 'gain_at' in needs %}{% do listed.append(['_gsum', '_gain_at', '_pos']) %}{% endif -%}
+  {%- if needs_ap %}{% for t in p.thresholds -%}
+    {%- do listed.append(['_ap_t' ~ loop.index0, 'CASE WHEN _rel_t' ~ loop.index0 ~ ' = 1 THEN CAST(_seen_t' ~ loop.index0 ~ ' AS ' ~ sqlndcg.double() ~ ') / _pos ELSE 0 END', '_pos']) -%}
+  {%- endfor %}{% endif -%}
+  {%- if needs_idcg and p.ideal == 'retrieved' -%}
+    {%- do listed.append(['_idcg', sqlndcg._discounted('_gain', '_ideal_pos'), '_ideal_pos']) -%}
+    {%- if needs_icg %}{% do listed.append(['_icg', '_gain', '_ideal_pos']) %}{% endif -%}
+  {%- endif -%}
+{%- endif -%}
+{%- set listed_names = [] -%}{%- for x in listed %}{% do listed_names.append(x[0]) %}{% endfor -%}
 {#- Each measure's own aggregates (measures/<family>.sql), as [alias, expression] pairs. -#}
 {%- set own = [] -%}
 {%- for m in p.metrics -%}
@@ -174,6 +191,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops,
   'needs_top_grade': 0 in cascade_tops or (p.get('upper', false) and p.get('unjudged_grade') is none),
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), descending), 'descending': descending,
+  'listed': listed, 'listed_names': listed_names, 'list_sums': sqlndcg.list_sums(),
 }) }}
 {%- endmacro -%}
 
@@ -328,9 +346,11 @@ ideal_order AS (
   WHERE _gain > 0
 ),
 ideal_ranking AS (
-  SELECT {{ f.s_cols }}_q, _ideal_pos, _gain,
-    SUM(_gain * {{ sqlndcg._discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
-    {%- if f.needs_icg %},
+  SELECT {{ f.s_cols }}_q, _ideal_pos, _gain
+    {%- if not f.list_sums %},
+    SUM({{ sqlndcg._discounted('_gain', '_ideal_pos') }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
+    {%- endif %}
+    {%- if f.needs_icg and not f.list_sums %},
     SUM(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _icg_run
     {%- endif %}
     {%- if f.needs_ideal_rows %},
@@ -349,7 +369,13 @@ ideal_ranking AS (
 {#- Per query: positive-gain documents, their total gain and the full IDCG. -#}
 {%- macro _per_query_ideal_totals(p, f) -%}
 ideal_totals AS (
-  SELECT {{ f.s_cols }}_q, COUNT(*) AS _npos, SUM(_gain) AS _ideal_gain, MAX(_idcg_run) AS _idcg_total
+  SELECT {{ f.s_cols }}_q, COUNT(*) AS _npos,
+    {%- if f.list_sums %}
+    {{ sqlndcg._list_prefix_sum('list(_gain ORDER BY _ideal_pos)', none) }} AS _ideal_gain,
+    {{ sqlndcg._list_prefix_sum('list(' ~ sqlndcg._discounted('_gain', '_ideal_pos') ~ ' ORDER BY _ideal_pos)', none) }} AS _idcg_total
+    {%- else %}
+    SUM(_gain) AS _ideal_gain, MAX(_idcg_run) AS _idcg_total
+    {%- endif %}
   FROM ideal_ranking
   GROUP BY {{ f.s_cols }}_q
 )
@@ -403,8 +429,10 @@ scored AS (
     {%- if f.needs_ideal_rows %}
     COALESCE(i._gain, 0) AS _igain,
     COALESCE(i._boundary, 0) AS _boundary,
+    {%- if not f.list_sums %}
     {#- IDCG stops growing after the last positive-gain document of the ideal ranking. #}
     CASE WHEN COALESCE(i._ideal_pos, 0) > 0 THEN i._idcg_run ELSE COALESCE(it._idcg_total, 0) END AS _idcg_at,
+    {%- endif %}
     {%- endif %}
     {%- if not f.join_first %}
     COALESCE(l._pool, 0) AS _pool,
@@ -450,7 +478,7 @@ positioned AS (
     _rel, _max_rel,
     {%- endif %}
     {%- if f.needs_ideal_rows %}
-    _igain, _boundary, _idcg_at,
+    _igain, _boundary,{% if not f.list_sums %} _idcg_at,{% endif %}
     {%- endif %}
     {%- for top in f.cascade_tops %}
     _stop_c{{ loop.index0 }},
@@ -476,7 +504,8 @@ positioned AS (
 accumulated AS (
   {#- Running sums in rank order: a metric at cutoff k is the running sum at position min(k, n), which is the
       largest running sum within k since no contribution is negative. Summing in one fixed order keeps every
-      number bit-identical whatever the engine's thread count. #}
+      number bit-identical whatever the engine's thread count. Where sums are taken from lists (list_sums), the
+      terms of those read at a cutoff (f.listed), summed in run_metrics. #}
   SELECT
     {{ f.g_cols }}_q, _pos, _judged, _pool,
     {%- for t in p.thresholds %}
@@ -496,18 +525,25 @@ accumulated AS (
     {#- prod_{i<r} (1 - R_i) as the sum of its logs over the positions before (NULL at the first), R_i = 1 counted
         apart: its LN(1 - R_i) does not exist and it makes the product 0. #}
     _stop_c{{ loop.index0 }},
+    {%- if not f.list_sums %}
     SUM(CASE WHEN _stop_c{{ loop.index0 }} < 1 THEN LN(1 - _stop_c{{ loop.index0 }}) ELSE 0 END) OVER ({{ f.before }}) AS _reach_ln_c{{ loop.index0 }},
     SUM(CASE WHEN _stop_c{{ loop.index0 }} < 1 THEN 0 ELSE 1 END) OVER ({{ f.before }}) AS _blocked_c{{ loop.index0 }},
+    {%- endif %}
     {%- endfor %}
     {%- if f.needs_ideal_rows %}
-    _igain, _boundary, _idcg_at,
+    _igain, _boundary,
+    {%- if not f.list_sums %}
+    _idcg_at,
     SUM(CASE WHEN _igain > 1 THEN _igain ELSE 1 END) OVER ({{ f.running }}) AS _cost_run,
     SUM(_gain) OVER ({{ f.running }}) AS _got_run,
     {%- endif %}
-    {%- if f.needs_dcg %}
-    SUM(_gain_at * {{ sqlndcg._discount('_pos') }}) OVER ({{ f.running }}) AS _dcg_run,
     {%- endif %}
-    {%- if f.needs_cg %}
+    {#- With sums from lists (list_sums) no running sum of doubles is a window: the measures that read one per row
+        (ERR, G, ndcg_rel, Rndcg) fold their loop over the list in their duckdb__ aggregates instead. #}
+    {%- if f.needs_dcg and not f.list_sums %}
+    SUM({{ sqlndcg._discounted('_gain_at', '_pos') }}) OVER ({{ f.running }}) AS _dcg_run,
+    {%- endif %}
+    {%- if f.needs_cg and '_cg' not in f.listed_names %}
     SUM(_cg_at) OVER ({{ f.running }}) AS _cg_run,
     {%- endif %}
     {%- if f.needs_judged and not f.counted_judged %}
@@ -517,47 +553,54 @@ accumulated AS (
     {%- if f.needs_hits and not f.counted_hits %}
     SUM(_rel_t{{ loop.index0 }}_at) OVER ({{ f.running }}) AS _hits_run_t{{ loop.index0 }},
     {%- endif %}
-    {%- if f.needs_ap %}
+    {%- if f.needs_ap and not f.listed %}
     SUM(CASE WHEN _rel_t{{ loop.index0 }} = 1 THEN CAST(_seen_t{{ loop.index0 }} AS {{ sqlndcg.double() }}) / _pos ELSE 0 END) OVER ({{ f.running }}) AS _ap_run_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
     {%- if f.needs_idcg and p.ideal == 'retrieved' %}
     _ideal_pos,
-    SUM(_gain * {{ sqlndcg._discount('_ideal_pos') }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
+    {%- if '_idcg' not in f.listed_names %}
+    SUM({{ sqlndcg._discounted('_gain', '_ideal_pos') }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
     {%- if f.needs_icg %}
     SUM(_gain) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _icg_run,
     {%- endif %}
     {%- endif %}
-    {%- if 'gain_at' in p.needs %}
+    {%- endif %}
+    {%- if 'gain_at' in p.needs and '_gsum' not in f.listed_names %}
     SUM(_gain_at) OVER ({{ f.running }}) AS _gsum_run,
     {%- endif %}
+    {%- for x in f.listed %}
+    {{ x[1] }} AS {{ x[0] }}_term,
+    {%- endfor %}
     _gain
   FROM positioned
 )
 {%- endmacro -%}
 
-{#- Per (group, query): the running sums read at each cutoff, totals, first relevant position, own aggregates. -#}
+{#- Per (group, query): the running sums read at each cutoff, totals, first relevant position, own aggregates.
+    With sums from lists (f.listed): each listed sum's terms in rank order (run_lists), then their sums at each
+    cutoff. -#}
 {%- macro _per_query_run_metrics(p, f) -%}
-run_metrics AS (
+{{ 'run_lists' if f.listed else 'run_metrics' }} AS (
   SELECT
     {{ f.g_cols }}_q,
     MAX(_pos) AS _n,
     {#- Per cutoff, only the values that the metrics at that cutoff read. #}
     {%- for c in p.cutoffs %}
     {%- set within %}{% if c.k is none %}1 = 1{% else %}_pos <= {{ c.k }}{% endif %}{% endset %}
-    {%- if 'dcg_at' in c.needs %}
+    {%- if 'dcg_at' in c.needs and '_dcg' not in f.listed_names %}
     MAX(CASE WHEN {{ within }} THEN _dcg_run ELSE 0 END) AS _dcg_{{ c.suffix }},
     {%- endif %}
-    {%- if c.needs_ideal and p.ideal == 'retrieved' %}
+    {%- if c.needs_ideal and p.ideal == 'retrieved' and '_idcg' not in f.listed_names %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }},
     {%- if 'ideal_gain_at' in c.needs %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _icg_run ELSE 0 END) AS _icg_{{ c.suffix }},
     {%- endif %}
     {%- endif %}
-    {%- if 'gain_at' in c.needs %}
+    {%- if 'gain_at' in c.needs and '_gsum' not in f.listed_names %}
     MAX(CASE WHEN {{ within }} THEN _gsum_run ELSE 0 END) AS _gsum_{{ c.suffix }},
     {%- endif %}
-    {%- if 'cg_at' in c.needs %}
+    {%- if 'cg_at' in c.needs and '_cg' not in f.listed_names %}
     MAX(CASE WHEN {{ within }} THEN _cg_run ELSE 0 END) AS _cg_{{ c.suffix }},
     {%- endif %}
     {%- if 'judged_at' in c.needs %}
@@ -567,7 +610,7 @@ run_metrics AS (
     {%- if 'hits_at' in c.needs %}
     {% if f.counted_hits %}SUM(CASE WHEN {{ within }} THEN _rel_t{{ loop.index0 }} ELSE 0 END){% else %}MAX(CASE WHEN {{ within }} THEN _hits_run_t{{ loop.index0 }} ELSE 0 END){% endif %} AS _hits_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
-    {%- if 'ap_at' in c.needs %}
+    {%- if 'ap_at' in c.needs and not f.listed %}
     MAX(CASE WHEN {{ within }} THEN _ap_run_t{{ loop.index0 }} ELSE 0 END) AS _ap_{{ c.suffix }}_t{{ loop.index0 }},
     {%- endif %}
     {%- endfor %}
@@ -587,14 +630,62 @@ run_metrics AS (
     {%- for pair in f.own %}
     {{ pair[1] }} AS {{ pair[0] }},
     {%- endfor %}
+    {%- for x in f.listed %}
+    list({{ x[0] }}_term ORDER BY {{ x[2] }}) AS {{ x[0] }}_list,
+    {%- endfor %}
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
   FROM accumulated
   GROUP BY {{ f.g_cols }}_q
 )
+{%- if f.listed %},
+run_metrics AS (
+  SELECT
+    {%- for c in p.cutoffs %}
+    {%- if 'dcg_at' in c.needs and '_dcg' in f.listed_names %}
+    {{ sqlndcg._list_prefix_sum('_dcg_list', c.k) }} AS _dcg_{{ c.suffix }},
+    {%- endif %}
+    {%- if c.needs_ideal and '_idcg' in f.listed_names %}
+    {{ sqlndcg._list_prefix_sum('_idcg_list', c.k) }} AS _idcg_{{ c.suffix }},
+    {%- if 'ideal_gain_at' in c.needs %}
+    {{ sqlndcg._list_prefix_sum('_icg_list', c.k) }} AS _icg_{{ c.suffix }},
+    {%- endif %}
+    {%- endif %}
+    {%- if 'gain_at' in c.needs and '_gsum' in f.listed_names %}
+    {{ sqlndcg._list_prefix_sum('_gsum_list', c.k) }} AS _gsum_{{ c.suffix }},
+    {%- endif %}
+    {%- if 'cg_at' in c.needs and '_cg' in f.listed_names %}
+    {{ sqlndcg._list_prefix_sum('_cg_list', c.k) }} AS _cg_{{ c.suffix }},
+    {%- endif %}
+    {%- for t in p.thresholds if 'ap_at' in c.needs %}
+    {{ sqlndcg._list_prefix_sum('_ap_t' ~ loop.index0 ~ '_list', c.k) }} AS _ap_{{ c.suffix }}_t{{ loop.index0 }},
+    {%- endfor %}
+    {%- endfor %}
+    * EXCLUDE ({% for x in f.listed %}{{ x[0] }}_list{% if not loop.last %}, {% endif %}{% endfor %})
+  FROM run_lists
+)
+{%- endif %}
 {%- endmacro -%}
 
 {#- Rndcg's ideal boundaries past the end of the run's list. -#}
 {%- macro _per_query_ideal_tail(p, f) -%}
+{%- if f.list_sums -%}
+ideal_tail AS (
+  {#- Rndcg's ideal ranking past the end of the run's list, in ideal order: each position's IDCG term and whether it
+      ends a gain level (its duckdb__value folds on from the run's list), and how many end one. #}
+  SELECT
+    {%- for g in p.groups %}
+    rm.{{ g.alias }} AS {{ g.alias }},
+    {%- endfor %}
+    rm._q AS _q,
+    list({'t': {{ sqlndcg._discounted('i._gain', 'i._ideal_pos') }}, 'b': {{ sqlndcg._as_double('i._boundary') }}} ORDER BY i._ideal_pos) AS _tail_terms,
+    SUM(i._boundary) AS _tail_count
+  FROM run_metrics AS rm
+  JOIN ideal_ranking AS i
+    ON i._q = rm._q{% for g in f.shared %} AND i.{{ g.alias }} = rm.{{ g.alias }}{% endfor %}
+  WHERE i._ideal_pos > rm._n
+  GROUP BY {% for g in p.groups %}rm.{{ g.alias }}, {% endfor %}rm._q
+)
+{%- else -%}
 ideal_tail AS (
   {#- Rndcg's boundaries past the end of the run's list: sum of 1 / IDCG(b) and how many. #}
   SELECT
@@ -610,11 +701,14 @@ ideal_tail AS (
   WHERE i._boundary = 1
   GROUP BY {% for g in p.groups %}rm.{{ g.alias }}, {% endfor %}rm._q
 )
+{%- endif -%}
 {%- endmacro -%}
 
 {#- The ideal DCG at each cutoff (padded lists: k positions; truncated: min(k, n)). -#}
 {%- macro _per_query_ideal_dcg(p, f) -%}
-{%- if p.short_lists == 'pad' -%}
+{%- if f.list_sums -%}
+{{ sqlndcg._per_query_ideal_dcg_listed(p, f) }}
+{%- elif p.short_lists == 'pad' -%}
 ideal_dcg AS (
   {#- Padded lists: the ideal takes k positions whatever the length of the run's list (trec_eval). #}
   SELECT {{ f.s_cols }}_q,
@@ -647,6 +741,37 @@ ideal_dcg AS (
   GROUP BY {% for g in p.groups %}rm.{{ g.alias }}, {% endfor %}rm._q
 )
 {%- endif -%}
+{%- endmacro -%}
+
+{#- ideal_dcg from the ideal's terms listed in ideal order (list_sums): the first k of them (pad), or min(k, n) (truncate). -#}
+{%- macro _per_query_ideal_dcg_listed(p, f) -%}
+{%- set pad = p.short_lists == 'pad' -%}
+{%- set ideals = p.cutoffs | selectattr('needs_ideal') | list -%}
+ideal_dcg AS (
+  SELECT
+    {%- for g in (f.shared if pad else p.groups) %}
+    {{ 'il' if pad else 'rm' }}.{{ g.alias }} AS {{ g.alias }},
+    {%- endfor %}
+    {{ 'il' if pad else 'rm' }}._q AS _q,
+    {%- for c in ideals %}
+    {%- set k = c.k if pad else (('rm._n' if c.k is none else sqlndcg._least(c.k, 'rm._n'))) %}
+    {{ sqlndcg._list_prefix_sum('il._idcg_list', k) }} AS _idcg_{{ c.suffix }}
+    {%- if 'ideal_gain_at' in c.needs %},
+    {{ sqlndcg._list_prefix_sum('il._icg_list', k) }} AS _icg_{{ c.suffix }}
+    {%- endif %}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+  FROM (
+    SELECT {{ f.s_cols }}_q,
+      list({{ sqlndcg._discounted('_gain', '_ideal_pos') }} ORDER BY _ideal_pos) AS _idcg_list,
+      list(_gain ORDER BY _ideal_pos) AS _icg_list
+    FROM ideal_ranking
+    GROUP BY {{ f.s_cols }}_q
+  ) AS il
+  {%- if not pad %}
+  JOIN run_metrics AS rm
+    ON rm._q = il._q{% for g in f.shared %} AND rm.{{ g.alias }} = il.{{ g.alias }}{% endfor %}
+  {%- endif %}
+)
 {%- endmacro -%}
 
 {#- The (group, query) pairs that get a row, by the `queries` setting. -#}
@@ -815,7 +940,7 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
   'gain_sum': 'COALESCE(rm._gsum_' ~ s ~ ', 0)', 'icg': icg,
   'ap_sum': 'COALESCE(rm._ap_' ~ s ~ '_t' ~ t ~ ', 0)', 'ap_sum_all': 'COALESCE(rm._ap_all_t' ~ t ~ ', 0)',
   'first': 'rm._first_t' ~ t,
-  'tail_inverse': 'COALESCE(rt._tail_inverse, 0)', 'tail_count': 'COALESCE(rt._tail_count, 0)',
+  'tail_inverse': 'COALESCE(rt._tail_inverse, 0)', 'tail_count': 'COALESCE(rt._tail_count, 0)', 'tail_terms': 'rt._tail_terms',
   'own': 'rm.' ~ m.id ~ '_',
 } -%}
 {{ sqlndcg._measure_value(m, p, a) }}

@@ -10,6 +10,6 @@
 {%- endmacro -%}
 {%- macro default__aggregates_bing(m, p) -%}
 {%- set t = m.threshold_index -%}
-{{ return([['sum', 'SUM(CASE WHEN _rel_t' ~ t ~ ' = 1 THEN 1 / ' ~ sqlndcg._log2('2 + _pos - _hits_run_t' ~ t) ~ ' ELSE 0 END)']]) }}
+{{ return([['sum', sqlndcg._rank_sum('CASE WHEN _rel_t' ~ t ~ ' = 1 THEN 1 / ' ~ sqlndcg._log2('2 + _pos - _hits_run_t' ~ t) ~ ' ELSE 0 END')]]) }}
 {%- endmacro -%}
 {%- macro default__value_bing(m, p, a) -%}{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.r)) }}{%- endmacro -%}

@@ -16,7 +16,7 @@
           ~ ' / ' ~ sqlndcg._least(n, r) ~ ' ELSE 1 END) ELSE 0 END') }}
 {%- endmacro -%}
 {%- macro default__aggregates_bpref(m, p) -%}
-{{ return([['sum', 'SUM(' ~ sqlndcg._bpref_term(m.threshold_index) ~ ')']]) }}
+{{ return([['sum', sqlndcg._rank_sum(sqlndcg._bpref_term(m.threshold_index))]]) }}
 {%- endmacro -%}
 {%- macro default__value_bpref(m, p, a) -%}{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.r)) }}{%- endmacro -%}
 

@@ -20,6 +20,17 @@
 {%- macro default__aggregates_err(m, p) -%}
 {%- set c = sqlndcg._cascade_columns(m, p) -%}
 {%- set within = '1 = 1' if m.k is none else '_pos <= ' ~ m.k -%}
-{{ return([['sum', 'SUM(CASE WHEN ' ~ within ~ ' AND ' ~ c.blocked ~ ' = 0 THEN ' ~ c.stop ~ ' * EXP(' ~ c.reach_ln ~ ') / _pos ELSE 0 END)']]) }}
+{{ return([['sum', sqlndcg._rank_sum('CASE WHEN ' ~ within ~ ' AND ' ~ c.blocked ~ ' = 0 THEN ' ~ c.stop ~ ' * EXP(' ~ c.reach_ln ~ ') / _pos ELSE 0 END')]]) }}
+{%- endmacro -%}
+{#- In DuckDB, the cascade folded over the list in rank order: the log of prod_{i<r} (1 - R_i) and the count of
+    R_i = 1 so far as running values, the same bits whatever the input's size or the thread count. -#}
+{%- macro duckdb__aggregates_err(m, p) -%}
+{%- set c = sqlndcg._cascade_columns(m, p) -%}
+{%- set within = '1' if m.k is none else 'CASE WHEN _pos <= ' ~ m.k ~ ' THEN 1 ELSE 0 END' -%}
+{%- set fold = sqlndcg._rank_reduce([['r', c.stop], ['w', within], ['pos', '_pos']],
+      [['l', '_acc.l + CASE WHEN _x.r < 1 THEN LN(1 - _x.r) ELSE 0 END'], ['b', '_acc.b + CASE WHEN _x.r < 1 THEN 0 ELSE 1 END'],
+       ['s', '_acc.s + CASE WHEN _x.w = 1 AND _acc.b = 0 THEN _x.r * EXP(_acc.l) / _x.pos ELSE 0 END']],
+      [['l', 0], ['b', 0], ['s', 0]]) -%}
+{{ return([['sum', fold ~ '.s']]) }}
 {%- endmacro -%}
 {%- macro default__value_err(m, p, a) -%}{{ return('COALESCE(' ~ a.own ~ 'sum, 0)') }}{%- endmacro -%}

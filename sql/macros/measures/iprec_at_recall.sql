@@ -46,8 +46,10 @@
 {%- for i in range(11) -%}{%- do out.append(['max' ~ i, sqlndcg._iprec_expression(i / 10, m.threshold_index, p.iprec_reach)]) -%}{%- endfor -%}
 {{ return(out) }}
 {%- endmacro -%}
+{#- Added from the level 1.0 down to 0.0, as m_11pt_avg.c adds them (its walk up the ranking meets the highest
+    level first), then divided by 11. -#}
 {%- macro default__value_11pt_avg(m, p, a) -%}
 {%- set parts = [] -%}
-{%- for i in range(11) -%}{%- do parts.append('COALESCE(' ~ a.own ~ 'max' ~ i ~ ', 0)') -%}{%- endfor -%}
+{%- for i in range(10, -1, -1) -%}{%- do parts.append('COALESCE(' ~ a.own ~ 'max' ~ i ~ ', 0)') -%}{%- endfor -%}
 {{ return('(' ~ (parts | join(' + ')) ~ ') / 11') }}
 {%- endmacro -%}

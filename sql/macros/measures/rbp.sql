@@ -20,6 +20,17 @@
 {%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
 {{ return([['sum', 'SUM(CASE WHEN _rel > 0 THEN (' ~ g ~ ') * POWER(' ~ sqlndcg._number(m.params.p) ~ ', _pos - 1) ELSE 0 END)']]) }}
 {%- endmacro -%}
+{#- In DuckDB, m_rbp.c's loop itself, folded over the list's gains in rank order: sum += g * cur_p, then
+    cur_p *= p (cur_p a running product, which can differ from POWER(p, i) in the last bit). -#}
+{%- macro duckdb__aggregates_rbp(m, p) -%}
+{%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
+{{ return([['sum', sqlndcg._rbp_fold('CASE WHEN _rel > 0 THEN ' ~ g ~ ' ELSE 0 END', sqlndcg._number(m.params.p)) ~ '.s']]) }}
+{%- endmacro -%}
+{#- {c, s} from {1, 0} over the terms x in rank order: s += x * c, then c *= p; s is the sum of x_i p^(i-1) and c is
+    p^n, each p^i a running product of p (POWER(p, i) can differ from it in the last bit). -#}
+{%- macro _rbp_fold(x, p) -%}
+{{ return(sqlndcg._rank_reduce([['x', x]], [['c', '_acc.c * ' ~ p], ['s', '_acc.s + _x.x * _acc.c']], [['c', 1], ['s', 0]])) }}
+{%- endmacro -%}
 {%- macro default__value_rbp(m, p, a) -%}
 {{ return('(1 - ' ~ sqlndcg._number(m.params.p) ~ ') * COALESCE(' ~ a.own ~ 'sum, 0)') }}
 {%- endmacro -%}
@@ -32,6 +43,15 @@
 {%- set p9 = sqlndcg._number(0.9) -%}
 {{ return([['sum', 'SUM(CASE WHEN _judged = 0 THEN POWER(' ~ p9 ~ ', _pos - 1) ELSE 0 END)'],
            ['unjudged', 'SUM(1 - _judged)']]) }}
+{%- endmacro -%}
+{#- In DuckDB, m_rbp_resid.c's loop, folded over the list in rank order: sum += cur_p at an unjudged document,
+    cur_p *= p; then cur_p (p^n as that running product) + (1 - p) * sum. -#}
+{%- macro duckdb__aggregates_rbp_resid(m, p) -%}
+{{ return([['fold', sqlndcg._rbp_fold('1 - _judged', sqlndcg._number(0.9))], ['unjudged', 'SUM(1 - _judged)']]) }}
+{%- endmacro -%}
+{%- macro duckdb__value_rbp_resid(m, p, a) -%}
+{%- set o = a.own -%}
+{{ return('CASE WHEN COALESCE(' ~ o ~ 'unjudged, 0) = 0 THEN 0 ELSE ' ~ o ~ 'fold.c + (1 - ' ~ sqlndcg._number(0.9) ~ ') * ' ~ o ~ 'fold.s END') }}
 {%- endmacro -%}
 {%- macro default__value_rbp_resid(m, p, a) -%}
 {%- set o = a.own -%}

@@ -42,7 +42,9 @@
                                           'defaults': [1]}], 'ir_measures': 'SetF'}) }}
 {%- endmacro -%}
 {%- macro default__value_set_f(m, p, a) -%}
-{%- set b2 = sqlndcg._number(m.params.beta * m.params.beta) -%}
+{#- beta^2 as the number of at most 15 digits it is (trec_eval's set_F.x gives x, and its beta is sqrt(x): squared
+    back, sqrt(0.5)^2 is 0.5000000000000001, which would move the value's last bit off m_set_F.c's). -#}
+{%- set b2 = sqlndcg._number(("%.15g" | format(m.params.beta * m.params.beta)) | float) -%}
 {%- set sp = '(' ~ sqlndcg._ratio(a.hits_all, a.n) ~ ')' -%}
 {%- set sr = '(' ~ sqlndcg._ratio(a.hits_all, a.r) ~ ')' -%}
 {{ return('CASE WHEN ' ~ a.hits_all ~ ' = 0 THEN 0 ELSE (' ~ b2 ~ ' + 1) * ' ~ sp ~ ' * ' ~ sr ~ ' / (' ~ b2 ~ ' * ' ~ sp ~ ' + ' ~ sr ~ ') END') }}
