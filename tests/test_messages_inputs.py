@@ -139,7 +139,7 @@ def test_trec_eval_calls_stdin_standard_input(trec):
     code, err = cli("trec_eval", "ok.qrels", "-", cwd=trec, stdin=b"")
     line = one_line(err)
     assert code == 2 and "run from standard input is empty" in line and "sqlndcg_stdin" not in line
-    code, err = cli("trec_eval", "ok.qrels", "-", cwd=trec, stdin=b"q0 Q0 d0 1 x t\n")
+    code, err = cli("trec_eval", "ok.qrels", "-", cwd=trec, stdin=b"q0 Q0 d0 1 2\n")  # no tag
     assert code == 2 and "run from standard input: 1 malformed line(s), e.g. line 1" in one_line(err)
 
 

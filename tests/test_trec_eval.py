@@ -206,14 +206,22 @@ def test_labels_are_read_as_their_integer_part(tmp_path):
 @pytest.mark.parametrize("files_text, args, message", [
     (("1 0 a 1\n", "1 Q0 a 1 2.0\n"), ["-m", "map"], "run file .* malformed line.*line 1"),
     (("1 0 a\n", "1 Q0 a 1 2.0 x\n"), ["-m", "map"], "qrels file .* malformed line.*line 1"),
-    (("1 0 a one\n", "1 Q0 a 1 2.0 x\n"), [], "qrels file .* malformed"),
-    (("1 0 a 1\n", "1 Q0 a 1 high x\n"), [], "run file .* malformed"),
+    (("1 0 a 1\n\n", "1 Q0 a 1 2.0 x\n"), [], "qrels file .*: line 2 is blank; trec_eval 10.0 stops there too"),
+    (("1 0 a 1\n", "1 Q0 a 1 nan x\n"), [], "run file .* score C's atof reads as nan"),
     (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-m", "nonsense"], "trec_eval measure 'nonsense' is not known"),
     (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-m", "utility.1,2"], "utility takes 4 coefficients"),
     (("# only a comment\n", "1 Q0 a 1 2.0 x\n"), [], "has no judgment lines"),
-    (("2 0 a 1\n", "1 Q0 a 1 2.0 x\n"), [], "no queries with both results and relevance"),
-], ids=["run-5-fields", "qrels-3-fields", "label-text", "score-text", "unknown-measure", "utility-arity",
-        "qrels-only-comments", "no-common-query"])
+    (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-m", "ndcg@10"], "'ndcg@10' is not known: that is sqlndcg evaluate's "
+     r"name, not trec_eval's; trec_eval's is ndcg_cut.10 \(-m ndcg_cut.10\)"),
+    (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-m", "ndcg@10", "p@5"], "'p@5' after -m ndcg@10 is read as a file, since -m "
+     r"takes one measure: .*\(sqlndcg evaluate's ndcg@10 is ndcg_cut.10, p@5 is P.5 in trec_eval\): -m ndcg_cut.10 -m P.5"),
+    (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-R", "prefs"], "-R prefs: trec_eval's prefs judgments and their measures are "
+     "not provided"),
+    (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-Rfoo"], "-R foo: trec_eval: Illegal rel_format 'foo'"),
+    (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-Z", "z.txt"], "-Z z.txt: trec_eval's z-scores .* are not provided"),
+    (("1 0 a 1\n", "1 Q0 a 1 2.0 x\n"), ["-T", "other"], "-T other: sqlndcg trec_eval reads runs in trec_results"),
+], ids=["run-5-fields", "qrels-3-fields", "qrels-blank-line", "score-nan", "unknown-measure", "utility-arity",
+        "qrels-only-comments", "sqlndcg-name", "two-names-after-one-m", "R-prefs", "R-illegal", "Z", "T"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, files_text, args, message):
     import re
 
@@ -224,6 +232,43 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, files_text, args, message):
     assert done.returncode == 2, err
     assert err.startswith("sqlndcg: error: ") and err.count("\n") == 1, err
     assert re.search(message, err), err
+
+
+def test_no_query_in_common_exits_4_with_trec_evals_words(tmp_path):
+    """trec_eval 10.0 stops at the first judged query the run lacks: "result qid '2' not found in qrels", exit 4
+    (its 'exit 7, no queries with both results and relevance info' is never reached); -c evaluates them, as 0."""
+    (tmp_path / "q").write_text("2 0 a 1\n3 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 x\n")
+    done = sqlndcg("trec_eval", tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 4 and done.stdout == b""
+    assert done.stderr.decode() == (
+        "sqlndcg: error: trec_eval: result qid '2' not found in qrels (trec_eval 10.0's words and exit status 4): "
+        "the run and the qrels share no query: the qrels judge '2', '3', the run answers '1'; check that they are "
+        "the same collection's files and write their query ids alike (-c evaluates every judged query, a missing "
+        "one as 0)\n")
+    complete = sqlndcg("trec_eval", "-c", "-m", "map", "-m", "num_q", tmp_path / "q", tmp_path / "r")
+    assert complete.returncode == 0 and complete.stdout == b"num_q                 \tall\t2\nmap                   \tall\t0.0000\n"
+
+
+def test_a_printed_line_name_given_to_m_is_read_with_a_note(tmp_path):
+    """trec_eval refuses -m ndcg_cut_10 ("illegal measure", exit 1); sqlndcg reads it as ndcg_cut.10, merges the
+    cutoffs of one family (-m P_5 -m P_10 is -m P.5,10) and says so on stderr."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n")
+    done = sqlndcg("trec_eval", "-m", "ndcg_cut_10", "-m", "P_5", "-m", "P_10", "-m", "iprec_at_recall_0.50",
+                   tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    same = sqlndcg("trec_eval", "-m", "ndcg_cut.10", "-m", "P.5,10", "-m", "iprec_at_recall.0.50", tmp_path / "q",
+                   tmp_path / "r")
+    assert done.stdout == same.stdout and b"P_10 " in done.stdout
+    assert done.stderr.decode().splitlines() == [
+        "sqlndcg: note: -m ndcg_cut_10 read as -m ndcg_cut.10: trec_eval 10.0 refuses it (\"illegal measure\", "
+        "exit 1); its -m takes family.parameters, and ndcg_cut_10 is the name of a line it prints",
+        "sqlndcg: note: -m P_5 -m P_10 read as -m P.5,10: trec_eval 10.0 refuses them (\"illegal measure\", exit 1); "
+        "its -m takes family.parameters, and P_5 is the name of a line it prints",
+        "sqlndcg: note: -m iprec_at_recall_0.50 read as -m iprec_at_recall.0.50: trec_eval 10.0 refuses it "
+        "(\"illegal measure\", exit 1); its -m takes family.parameters, and iprec_at_recall_0.50 is the name of a "
+        "line it prints"]
 
 
 def test_missing_and_empty_files_exit_2(tmp_path):

@@ -247,35 +247,134 @@ ORDER BY line_number LIMIT 1
  WHERE NOT EXISTS (SELECT 1 FROM {{ run }} AS r WHERE r.query_id = q.query_id))
 {%- endmacro -%}
 
-{#- Lines trec_eval would refuse (or that we refuse rather than read as 0, as atof/atol would): a run line with
-    fewer than 6 fields or a score that is not a number; a qrels line without exactly 4 fields or a label that is
-    not a number. -#}
-{%- macro sqlndcg_trec_eval_bad_lines(path, kind, limit) -%}
-SELECT line_number, line, COUNT(*) OVER () AS bad_lines
-FROM {{ sqlndcg_trec_eval_fields(path) }} AS lines
-WHERE {{ sqlndcg_trec_eval_malformed(kind) }}
+{#-
+  trec_eval 10.0's own reading of its two files, for the `sqlndcg trec_eval` command (get_qrels.c,
+  get_trec_results.c), where it differs from the readers above (evaluate's TREC files, which refuse what is not a
+  plain number):
+  - fields are separated by C's isspace (blank, tab, \v, \f, \r);
+  - a run skips blank lines and lines whose first field starts with '#'; a qrels file skips a line with '#' in its
+    first column, one at a time: get_qrels.c reads the line after a skipped one as a judgment whatever it holds, so
+    of consecutive '#' lines every other one is read as a judgment, and so is an indented '#' line; a blank qrels
+    line is malformed (trec_eval stops there);
+  - numbers as C reads them: a label by atol (its leading integer: 3abc is 3, 1e2 is 1, 1_0 is 1, -0.5 is 0, abc
+    is 0), a score by atof (its leading decimal number: 1e2 is 100, 3abc is 3, abc is 0; inf); `loose` holds the
+    text of a field not written as a plain number, for the command's warning. A score atof would read as nan, as
+    infinite or as a hexadecimal number is refused (malformed): sqlndcg ranks finite decimal scores.
+  `lines`: the file's numbered lines (sqlndcg_read_lines); every line with its fields and whether it is skipped.
+-#}
+{#- C's isspace, as a regular expression class. -#}
+{%- macro sqlndcg_c_space() -%}[ \t\n\v\f\r]{%- endmacro -%}
+{%- macro sqlndcg_trec_eval_lines(lines, kind) -%}
+(SELECT line_number, line, fields,
+        {%- if kind == 'run' %}
+        fields[1] = '' OR starts_with(fields[1], '#') AS skipped
+        {%- else %}
+        starts_with(COALESCE(line, ''), '#')
+        AND (line_number - MAX(CASE WHEN starts_with(COALESCE(line, ''), '#') THEN 0 ELSE line_number END)
+             OVER (ORDER BY line_number ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)) % 2 = 1 AS skipped
+        {%- endif %}
+ FROM (SELECT line_number, line,
+              CASE WHEN NOT (contains(line, '  ') OR starts_with(line, ' ') OR ends_with(line, ' ')
+                             OR regexp_matches(line, '[\t\n\r\v\f]'))
+                   THEN string_split(line, ' ')
+                   ELSE string_split_regex(regexp_replace(COALESCE(line, ''), '^{{ sqlndcg_c_space() }}+|{{ sqlndcg_c_space() }}+$', '', 'g'),
+                                           '{{ sqlndcg_c_space() }}+')
+              END AS fields
+       FROM {{ lines }} AS lines) AS split_lines)
+{%- endmacro -%}
+
+{#- The lines trec_eval reads (not skipped), each with trec_eval's count of it ("Malformed line N" counts these). -#}
+{%- macro sqlndcg_trec_eval_kept(lines, kind) -%}
+(SELECT line_number, line, fields FROM {{ sqlndcg_trec_eval_lines(lines, kind) }} AS all_lines WHERE NOT skipped)
+{%- endmacro -%}
+
+{#- A number written plainly, as a regular expression: a decimal (what atol reads as its integer part), and with an
+    exponent (what atof reads whole). -#}
+{%- macro sqlndcg_plain_decimal() -%}[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+){%- endmacro -%}
+{%- macro sqlndcg_plain_float() -%}{{ sqlndcg_plain_decimal() }}([eE][+-]?[0-9]+)?{%- endmacro -%}
+
+{#- C's atol of a field, as a double: its leading integer, 0 if none (clamped to a long, as strtol does). -#}
+{%- macro sqlndcg_c_atol(x) -%}
+GREATEST(LEAST(COALESCE(TRY_CAST(NULLIF(regexp_extract({{ x }}, '^[+-]?[0-9]+'), '') AS DOUBLE), 0),
+               CAST(9223372036854775807 AS DOUBLE)), CAST(-9223372036854775808 AS DOUBLE))
+{%- endmacro -%}
+
+{#- C's atof of a field: its leading decimal number (an exponent with digits), inf or infinity, 0 if none. -#}
+{%- macro sqlndcg_c_atof(x) -%}
+CASE WHEN regexp_matches({{ x }}, '^[+-]?(?i:inf)') THEN CAST(CASE WHEN starts_with({{ x }}, '-') THEN '-inf' ELSE 'inf' END AS DOUBLE)
+     ELSE COALESCE(TRY_CAST(NULLIF(regexp_extract({{ x }}, '^{{ sqlndcg_plain_float() }}'), '') AS DOUBLE), 0) END
+{%- endmacro -%}
+
+{#- The command's columns of a kept line (sqlndcg_trec_eval_kept): the run's (query, doc, score by atof, tag) or the
+    qrels' (query, doc, label by atol), the line number; `loose`, the number's text where it is not a plain number. -#}
+{%- macro sqlndcg_trec_eval_columns(kind) -%}
+{%- if kind == 'run' -%}
+fields[1] AS query_id, fields[3] AS doc_id, {{ sqlndcg_c_atof('fields[5]') }} AS score, fields[6] AS tag, line_number,
+       CASE WHEN NOT regexp_full_match(fields[5], '{{ sqlndcg_plain_float() }}') THEN fields[5] END AS loose
+{%- else -%}
+fields[1] AS query_id, fields[3] AS doc_id, {{ sqlndcg_c_atol('fields[4]') }} AS rel, line_number,
+       CASE WHEN NOT regexp_full_match(fields[4], '{{ sqlndcg_plain_decimal() }}') THEN fields[4] END AS loose
+{%- endif -%}
+{%- endmacro -%}
+
+{#- A kept line trec_eval refuses (a run line with fewer than 6 fields, a qrels line without exactly 4: a blank one
+    has one, empty), or that sqlndcg refuses where trec_eval reads it: a score atof reads as nan, as infinite or in
+    hexadecimal (scores are finite decimal numbers in sqlndcg). -#}
+{%- macro sqlndcg_trec_eval_malformed(kind) -%}
+{%- if kind == 'run' -%}
+len(fields) < 6 OR regexp_matches(fields[5], '^[+-]?((?i:nan)|0[xX]([0-9a-fA-F]|[.][0-9a-fA-F]))')
+OR NOT isfinite({{ sqlndcg_c_atof('fields[5]') }})
+{%- else -%}
+len(fields) <> 4
+{%- endif -%}
+{%- endmacro -%}
+
+{#- The first `limit` malformed lines of the command's file (its lines table `text`), by line number, with trec_eval's
+    count of the line ("Malformed line N" counts the lines it reads, not the comments and blanks it skips) and the
+    number of malformed lines. -#}
+{%- macro sqlndcg_trec_eval_bad_lines(text, kind, limit) -%}
+SELECT line_number, line, bad_lines, counted
+FROM (SELECT line_number, line, malformed, ROW_NUMBER() OVER (ORDER BY line_number) AS counted,
+             COUNT(*) FILTER (WHERE malformed) OVER () AS bad_lines
+      FROM (SELECT line_number, line, {{ sqlndcg_trec_eval_malformed(kind) }} AS malformed
+            FROM {{ sqlndcg_trec_eval_kept(text, kind) }} AS kept) AS marked) AS counted_lines
+WHERE malformed
 ORDER BY line_number
 LIMIT {{ limit }}
 {%- endmacro -%}
 
-{%- macro sqlndcg_trec_eval_malformed(kind) -%}
-{%- if kind == 'run' -%}
-len(fields) < 6 OR TRY_CAST(fields[5] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST(fields[5] AS DOUBLE))
-{%- else -%}
-len(fields) <> 4 OR TRY_CAST(fields[4] AS DOUBLE) IS NULL OR NOT isfinite(TRY_CAST(fields[4] AS DOUBLE))
-{%- endif -%}
+{#- The last lines of the command's qrels file (its lines table `text`), last first, and whether each starts with '#':
+    trec_eval 10.0 reads past the end of a qrels file whose last line is a skipped comment (and crashes). -#}
+{%- macro sqlndcg_trec_eval_last_lines(text, count) -%}
+SELECT line_number, starts_with(COALESCE(line, ''), '#') AS hashed FROM {{ text }} ORDER BY line_number DESC LIMIT {{ count }}
 {%- endmacro -%}
 
-{#- The trec_eval command's file read once into the temporary table `name` (sqlndcg_trec_rows_marked, with
-    sqlndcg_trec_eval_malformed as its test), on the command's own DuckDB connection; the checks and the views
-    below read the table, not the file. -#}
+{#- The fields read loosely (`loose`, sqlndcg_trec_eval_columns): how many, and the first `limit` with the value read. -#}
+{%- macro sqlndcg_trec_eval_loose(name, kind, limit) -%}
+SELECT line_number, loose, {{ 'score' if kind == 'run' else 'rel' }} AS value,
+       COUNT(*) OVER () AS loose_count
+FROM {{ name }} AS rows_read
+WHERE loose IS NOT NULL AND NOT misread
+ORDER BY line_number
+LIMIT {{ limit }}
+{%- endmacro -%}
+
+{#- The trec_eval command's file read once: its numbered lines into `name`_text (kept while the command checks them,
+    then dropped), its rows (sqlndcg_trec_eval_columns, marked by sqlndcg_trec_eval_malformed) into `name`, on the
+    command's own DuckDB connection; the checks and the views below read the table, not the file. -#}
 {%- macro sqlndcg_trec_eval_lines_table(name, path, kind) -%}
 {%- set text = name ~ '_text' -%}
 CREATE OR REPLACE TEMPORARY TABLE {{ text }} AS SELECT * FROM {{ sqlndcg_read_lines(path) }} AS lines;
 CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS
-{{ sqlndcg_trec_rows_marked(text, sqlndcg_trec_columns('trec_eval_run' if kind == 'run' else 'trec_qrels', 'TRY_CAST'),
-                            sqlndcg_trec_eval_malformed(kind)) }};
-DROP TABLE {{ text }}
+SELECT {{ sqlndcg_trec_eval_columns(kind) }},
+       {{ sqlndcg_trec_eval_malformed(kind) }} AS misread
+FROM {{ sqlndcg_trec_eval_kept(text, kind) }} AS kept
+{%- endmacro -%}
+
+{#- The rows of a table made by sqlndcg_trec_eval_lines_table, once none is misread (the run's keep their line number,
+    for the run id). -#}
+{%- macro sqlndcg_trec_eval_table_rows(name, kind) -%}
+(SELECT * EXCLUDE (misread, loose{{ '' if kind == 'run' else ', line_number' }}) FROM {{ name }} AS trec_rows)
 {%- endmacro -%}
 
 {#- The rows the measures read, as another engine gets them (trec_eval --database): the ids as text, the score

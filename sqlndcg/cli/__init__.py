@@ -101,8 +101,18 @@ def _build_trec_eval(t) -> None:
                    "-q -c prints no lines for judged queries the run lacks, all_trec without rbp, rbp_resid, unj)")
     t.add_argument("--database", help="compute in this database: a DuckDB file, sqlite:///file.db or "
                    "postgresql://user@host/db (the files are read by DuckDB, then loaded into temporary tables there)")
+    # trec_eval's other flags, taken with their arguments so that they are not read as the files: what sqlndcg
+    # does not provide is refused by name (trec_eval_flags)
+    t.add_argument("-R", dest="rel_format", default="qrels", metavar="FORMAT",
+                   help="the qrels' format: qrels (the default; trec_eval's prefs and qrels_jg are not provided)")
+    t.add_argument("-T", dest="results_format", default="trec_results", metavar="FORMAT",
+                   help="the run's format: trec_results (the default, the only one)")
+    t.add_argument("-Z", dest="zscores", metavar="FILE", help="trec_eval's z-scores: not provided (refused)")
+    t.add_argument("-D", dest="debug_level", metavar="LEVEL", help="trec_eval's debugging output: not provided (refused)")
+    t.add_argument("-o", dest="old_format", action="store_true", help="obsolete in trec_eval, and ignored")
     t.add_argument("qrels", help="qrels file ('query iteration doc label'); .gz is read too")
     t.add_argument("run", help="run file ('query Q0 doc rank score tag'), or - for standard input")
+    t.add_argument("extra", nargs="*", help=argparse.SUPPRESS)  # more words than the two files: trec_eval_flags
 
 
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
@@ -227,6 +237,9 @@ def _explain_file(exc: SqlndcgError, args) -> str:
 def _trec_eval(args) -> int:
     from ..verbs import trec_eval
 
+    trec_eval.check_flags(rel_format=args.rel_format, results_format=args.results_format, zscores=args.zscores,
+                          debug_level=args.debug_level, files=[args.qrels, args.run, *args.extra],
+                          measures=args.measures)
     options = trec_eval.Options(
         qrels=args.qrels, run=args.run, measures=args.measures, per_query=args.per_query,
         complete=args.complete, no_summary=args.no_summary, level=args.level, depth=args.depth,

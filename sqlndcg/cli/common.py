@@ -327,7 +327,7 @@ def run_verb(body: Callable, args, explain: Callable[[SqlndcgError, object], str
             raise
         exc = type(exc)(flag_named(str(exc)))  # the fix in the command line's words
         print(f"sqlndcg: error: {explain(exc, args) if explain else exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_status", 2)  # 2, or trec_eval's own status where the command keeps it
     except BrokenPipeError:  # the reader went away (| head): nothing more to say
         sys.stdout = open(os.devnull, "w")
         return 0

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import platform
 import re
 import shutil
 import sys
@@ -38,7 +39,7 @@ from typing import NamedTuple
 import duckdb
 
 from ..core import render
-from ..errors import DataError, InputError, MetricError
+from ..errors import DataError, InputError, MetricError, SqlndcgError
 from ..core import measures
 from ..run.engines.duckdb_engine import copy_with_lf_line_ends, csv_problem, mixed_line_ends
 from ..run.progress import announce
@@ -143,7 +144,8 @@ class Line:
     """One printed measure: its trec_eval name, the sqlndcg metric computing it, and the gain pairs it uses.
     ``levels`` (11pt_avg with recall levels): the iprec_at_recall metric of each level, in the order given; the
     value is their mean, added up as m_11pt_avg.c does. ``summed``: the metric the ``all`` line adds up instead of
-    ``metric``, where trec_eval's summary reads other numbers than its per-query lines."""
+    ``metric``, where trec_eval's summary reads other numbers than its per-query lines. ``recalls``: the recall
+    levels of an iprec_at_recall or 11pt_avg line (what it prints for a list -J leaves empty: :func:`_emptied`)."""
 
     name: str
     family: str
@@ -151,6 +153,7 @@ class Line:
     gains: tuple[tuple[int, float], ...] = ()
     levels: tuple[str, ...] = ()
     summed: str | None = None
+    recalls: tuple[float, ...] = ()
 
 
 @dataclass
@@ -174,12 +177,14 @@ class Options:
 
 class Output(NamedTuple):
     """What :func:`compute` gives: the run id, the per-query and the ``all`` lines as (measure, query, value text),
-    and the judged queries the run lacks (printed with ``-q -c`` by trec_eval 10.0, averaged as 0 with ``-c``)."""
+    the judged queries the run lacks (printed with ``-q -c`` by trec_eval 10.0, averaged as 0 with ``-c``), and
+    the warnings for standard error (numbers read loosely, as trec_eval reads them; notes on -m names)."""
 
     runid: str
     per_query: list[tuple[str, str, str]]
     summary: list[tuple[str, str, str]]
     missing: list[str]
+    warnings: list[str] = []
 
 
 def version(text: str) -> str:
@@ -247,7 +252,8 @@ def _family_lines(family: str, params: str | None, collection_size: int) -> list
         if len(set(levels)) < len(levels):
             raise MetricError(f"trec_eval measure {family}.{params}: a level is given twice "
                               "(trec_eval refuses it too)")
-        return [Line(_level_name(family, x), family, _metric(kind, **{about["param"]: x})) for x in levels]
+        return [Line(_level_name(family, x), family, _metric(kind, **{about["param"]: x}),
+                     recalls=(x,) if kind in _NAN_WHEN_EMPTY else ()) for x in levels]
     if style == "averaged_levels" and params:
         # m_11pt_avg.c averages iprec at the levels given (in that order, repeats counted); its walk down the
         # ranking assumes them ascending, and gives other numbers for other orders, which sqlndcg does not copy
@@ -256,7 +262,8 @@ def _family_lines(family: str, params: str | None, collection_size: int) -> list
             raise MetricError(f"trec_eval measure {family}.{params}: give the recall levels in ascending order "
                               f"(trec_eval's m_11pt_avg.c assumes it)")
         return [Line(f"{family}_{params}", family, None,
-                     levels=tuple(_metric(about["of"], **{about["param"]: x}) for x in levels))]
+                     levels=tuple(_metric(about["of"], **{about["param"]: x}) for x in levels),
+                     recalls=tuple(levels) if kind in _NAN_WHEN_EMPTY else ())]
     if style == "coefficients":
         defaults = [float(x) for x in about["defaults"]]
         coefficients = _floats(family, params) if params else defaults
@@ -300,17 +307,100 @@ def _family_lines(family: str, params: str | None, collection_size: int) -> list
         return [Line(f"{family}_{params}", family, _metric(kind), tuple(sorted(gains)))]
     if params:
         raise MetricError(f"trec_eval measure {family}.{params}: {family} takes no parameters")
-    return [Line(family, family, _metric(kind))]
+    # 11pt_avg without levels: the SQL measure's 0.0, 0.1, ..., 1.0
+    return [Line(family, family, _metric(kind), recalls=tuple(i / 10 for i in range(11)) if kind in _NAN_WHEN_EMPTY else ())]
 
 
-def select(specs: list[str], collection_size: int = 0, major: str = "10") -> list[Line]:
+def _respelled(specs: list[str], notes: list[str] | None) -> list[str]:
+    """The -m arguments with printed line names (ndcg_cut_10, P_5) read as trec_eval's family.parameters, those of
+    one family merged into one -m (-m P_5 -m P_10 is -m P.5,10), each with a note: trec_eval refuses them."""
+    merged: dict[str, list[str]] = {}
+    for spec in specs:
+        found = _underscored(spec)
+        if found:
+            merged.setdefault(found[0], []).append(spec)
+    out, done = [], set()
+    for spec in specs:
+        found = _underscored(spec)
+        if not found:
+            out.append(spec)
+            continue
+        family = found[0]
+        if family in done:
+            continue
+        done.add(family)
+        given = merged[family]
+        written = f"{family}." + ",".join(_underscored(g)[1] for g in given)
+        out.append(written)
+        if notes is not None:
+            asked = " ".join(f"-m {g}" for g in given)
+            notes.append(f"sqlndcg: note: {asked} read as -m {written}: trec_eval 10.0 refuses "
+                         f"{'them' if len(given) > 1 else 'it'} (\"illegal measure\", exit 1); its -m takes "
+                         f"family.parameters, and {given[0]} is the name of a line it prints")
+    return out
+
+
+def _underscored(spec: str) -> tuple[str, str] | None:
+    """A printed line's name given to -m (ndcg_cut_10, P_5, iprec_at_recall_0.10) as (family, parameters), for a
+    family whose parameters are cutoffs or levels; None for anything else."""
+    table = tables()
+    if spec in table.families or spec in table.nicknames:
+        return None
+    for family in sorted(table.families, key=len, reverse=True):
+        rest = spec[len(family) + 1:]
+        if (spec.startswith(family + "_") and rest and table.about[family]["params"] in ("cutoffs", "levels")
+                and all(_NUMBER.fullmatch(v) for v in rest.split(","))):
+            return family, rest
+    return None
+
+
+def trec_eval_spelling(name: str) -> str | None:
+    """trec_eval's -m for one of sqlndcg's metric names (ndcg@10 -> ndcg_cut.10, p@5 -> P.5, ap -> map); "" for a
+    name of sqlndcg's that trec_eval has no measure for (mrr@10); None for a name that is not sqlndcg's."""
+    from ..core.metrics import parse_metric
+
+    try:
+        metric = parse_metric(name)
+    except (SqlndcgError, ValueError):
+        return None
+    families = measures.declarations()[metric.kind]["trec_eval"]
+    if metric.rel is not None or not families:
+        return ""
+    if metric.params:  # rbp(p=0.95) is rbp.p=0.95; the other families take their parameters in their own ways
+        named = [f for f in families if f["params"] == "named"]
+        if named and metric.k is None:
+            return f"{named[0]['name']}." + ",".join(f"{n}={_number_text(v)}" for n, v in metric.params)
+        return f"{families[0]['name']}.PARAMETERS"
+    if metric.k is None:
+        plain = [f["name"] for f in families if f["params"] != "cutoffs"] or [f["name"] for f in families]
+        return plain[0] if plain else ""
+    cut = [f["name"] for f in families if f["params"] == "cutoffs"]
+    return f"{cut[0]}.{metric.k}" if cut else ""
+
+
+#: The sqlndcg kinds whose trec_eval lines print nan for a list -J leaves without documents (their precision there
+#: is 0 / 0), where evaluate() gives 0.
+_NAN_WHEN_EMPTY = ("iprec_at_recall", "11pt_avg")
+
+
+def _emptied(line: Line, relevant: float) -> float:
+    """What trec_eval 10.0 prints for an iprec_at_recall or 11pt_avg line of a list -J left without documents
+    (m_iprec_at_recall.c, m_11pt_avg.c): num_rel_ret / num_ret is 0 / 0, NaN, and every level whose cutoff (the
+    relevant documents to reach, lround(x * R)) is 0 or less takes it; a level with a positive cutoff keeps its 0.
+    11pt_avg adds its levels' values: NaN if any level took it."""
+    return math.nan if any(x * relevant < 0.5 for x in line.recalls) else 0.0
+
+
+def select(specs: list[str], collection_size: int = 0, major: str = "10", notes: list[str] | None = None) -> list[Line]:
     """The lines trec_eval prints for its ``-m`` arguments (``official`` when there are none), as trec_eval.c and
     meas_init.c decide: every family named (directly or by a nickname) is printed once, in measures.c's order,
-    with the parameters of the first ``-m family.params`` that names it (``-m P.5 -m P.10`` prints P_5 only)."""
+    with the parameters of the first ``-m family.params`` that names it (``-m P.5 -m P.10`` prints P_5 only).
+    A printed line's name (``-m ndcg_cut_10``, which trec_eval refuses) is read as its family and parameters
+    (``ndcg_cut.10``), with a note in ``notes``; sqlndcg's own names (``ndcg@10``) are refused with trec_eval's."""
     table = tables()
     marked: set[str] = set()
     params: dict[str, str] = {}
-    for spec in specs or ["official"]:
+    for spec in _respelled(specs or ["official"], notes):
         name, dot, given = spec.partition(".")
         if dot and not given:
             raise MetricError(f"trec_eval measure {spec!r}: give parameters after the '.', e.g. P.5,10")
@@ -322,12 +412,59 @@ def select(specs: list[str], collection_size: int = 0, major: str = "10") -> lis
             continue
         if name not in table.families:
             known = ", ".join(list(table.nicknames) + list(table.families))
+            theirs = trec_eval_spelling(spec)
+            if theirs:
+                how = f"-m {theirs}" if not theirs.endswith("PARAMETERS") else "its parameters after the '.'"
+                raise MetricError(f"trec_eval measure {spec!r} is not known: that is sqlndcg evaluate's name, not "
+                                  f"trec_eval's; trec_eval's is {theirs} ({how})")
+            if theirs == "":
+                raise MetricError(f"trec_eval measure {spec!r} is not known: that is sqlndcg evaluate's name "
+                                  f"(sqlndcg evaluate -m {spec}), and trec_eval has no such measure")
             raise MetricError(f"trec_eval measure {spec!r} is not known; choose one of {known}")
         marked.add(name)
         if dot:
             params.setdefault(name, given)
     return [line for family in table.families if family in marked
             for line in _family_lines(family, params.get(family), collection_size)]
+
+
+def check_flags(rel_format: str = "qrels", results_format: str = "trec_results", zscores: str | None = None,
+                debug_level: str | None = None, files: list[str] | None = None, measures: list[str] = ()) -> None:
+    """trec_eval's flags that sqlndcg takes only to refuse them clearly (-R, -T, -Z, -D: trec_eval.c takes each
+    with an argument, which a parser that did not know them would read as a file), and the words left after the
+    two files: a second measure after one -m (-m ndcg@10 p@5) is read as a file."""
+    if rel_format != "qrels":
+        other = rel_format in ("prefs", "qrels_prefs", "qrels_jg")
+        raise InputError(
+            f"-R {rel_format}: " + (f"trec_eval's {rel_format} judgments and their measures are not provided; "
+                                    if other else f"trec_eval: Illegal rel_format {rel_format!r} (its formats: "
+                                    "qrels, qrels_jg, prefs, qrels_prefs); ")
+            + "sqlndcg trec_eval reads qrels files (-R qrels, the default)")
+    if results_format != "trec_results":
+        raise InputError(f"-T {results_format}: sqlndcg trec_eval reads runs in trec_results format (-T trec_results, "
+                         "the default and trec_eval's only one)")
+    if zscores is not None:
+        raise InputError(f"-Z {zscores}: trec_eval's z-scores (values standardized by a file of per-query means and "
+                         "deviations) are not provided by sqlndcg trec_eval")
+    if debug_level is not None:
+        raise InputError(f"-D {debug_level}: trec_eval's debugging output is not provided by sqlndcg trec_eval")
+    files = list(files or [])
+    if len(files) > 2:
+        table = tables()
+        translated = [(word, word if word.partition(".")[0] in {**table.families, **table.nicknames}
+                       else trec_eval_spelling(word)) for word in files[:-2]]
+        named = [(word, theirs) for word, theirs in translated if theirs]
+        if named:
+            every = [(m, trec_eval_spelling(m) or m) for m in measures] + named
+            renamed = ", ".join(f"{word} is {theirs}" for word, theirs in every if theirs and theirs != word)
+            written = " ".join(f"-m {theirs}" for _, theirs in every if theirs)
+            raise InputError(
+                f"{len(files)} words where sqlndcg trec_eval takes two files (QRELS RUN): "
+                + ", ".join(repr(word) for word, _ in named) + (f" after -m {measures[-1]}" if measures else "")
+                + " is read as a file, since -m takes one measure: give each its own -m, in trec_eval's names"
+                + (f" (sqlndcg evaluate's {renamed} in trec_eval)" if renamed else "") + f": {written}")
+        raise InputError(f"{len(files)} words where sqlndcg trec_eval takes two files (QRELS RUN): "
+                         + ", ".join(repr(w) for w in files) + "; flags go before the files, one measure per -m")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -370,36 +507,88 @@ def _check_file(path: str, role: str, database: str | None = None) -> None:
 LINES = {"qrels": "te_qrels_lines", "run": "te_run_lines"}
 
 
-def _read_lines(con, literal: str, kind: str, path: str) -> None:
+def _read_lines(con, literal: str, kind: str, path: str) -> list[str]:
     """The file read once into its lines table; malformed lines refused by number (the file is read again only
     then, for their text); a file DuckDB cannot read at all is named, with the cause and the fix. A file mixing
     CRLF and LF line ends, which DuckDB refuses and trec_eval reads (a CR before the LF is a blank), is read from a
     copy with LF line ends (the same lines; removed at exit)."""
     try:
-        _read_lines_of(con, literal, kind, path)
+        return _read_lines_of(con, literal, kind, path)
     except InputError:
         if not mixed_line_ends(path):
             raise
-        _read_lines_of(con, file_literal(copy_with_lf_line_ends(path)), kind, path)
+        return _read_lines_of(con, file_literal(copy_with_lf_line_ends(path)), kind, path)
 
 
-def _read_lines_of(con, literal: str, kind: str, path: str) -> None:
+def _read_lines_of(con, literal: str, kind: str, path: str) -> list[str]:
+    """Read as trec_eval 10.0 reads (sql/local/readers.sql, sqlndcg_trec_eval_lines); returns the warnings: the
+    numbers read loosely (as C's atof/atol do), a qrels file ending in a comment."""
+    text = LINES[kind] + "_text"
     try:
         con.execute(render.call("sqlndcg_trec_eval_lines_table", LINES[kind], literal, kind))
         malformed = con.execute(render.call("sqlndcg_trec_misread_count", LINES[kind])).fetchone()[0]
-        found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", literal, kind, 5)).fetchall() \
+        found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", text, kind, 5)).fetchall() \
             if malformed else []
+        warnings = [] if found else _loose(con, kind, path) + (_last_comment(con, text, path) if kind == "qrels" else [])
     except duckdb.Error as exc:
         said = csv_problem(exc, {str(Path(path).absolute()): (_named(path, kind), "-" if path in _SHOWN else path)})
         raise InputError(said or f"{_named(path, kind)} cannot be read as a TREC file: "
                                  f"{str(exc).strip().splitlines()[0]}") from None
+    finally:
+        con.execute(render.call("sqlndcg_trec_eval_forget", [], [text]))
     if found:
-        layout = "query Q0 doc rank score tag" if kind == "run" else "query iteration doc label"
-        shown = "; ".join(f"line {n}: {brief(line)}" for n, line, _ in found)
-        raise DataError(
-            f"{_named(path, kind)}: {found[0][2]} malformed line(s), e.g. {shown}; each line must read "
-            f"'{layout}' (whitespace-separated{', more fields after the tag are ignored' if kind == 'run' else ''})"
-        )
+        raise DataError(_malformed(found, kind, path))
+    return warnings
+
+
+def _malformed(found: list[tuple], kind: str, path: str) -> str:
+    """The message for malformed lines ``found`` (line number, text, how many, trec_eval's count of the first):
+    trec_eval 10.0 stops at the first, with its words and exit status."""
+    n, line, count, counted = found[0]
+    where = "get_results" if kind == "run" else "get_qrels"
+    said = f'trec_eval 10.0 stops there too ("trec_eval.{where}: Malformed line {counted}", exit 2)'
+    if kind == "qrels" and not (line or "").strip():
+        return (f"{_named(path, kind)}: line {n} is blank; {said}: a qrels file has no blank lines (a run file "
+                "may), remove it")
+    layout = "query Q0 doc rank score tag" if kind == "run" else "query iteration doc label"
+    shown = "; ".join(f"line {m}: {brief(text)}" for m, text, _, _ in found)
+    fields = (line or "").split()
+    if kind == "run" and len(fields) >= 6:  # a nan, infinite or hexadecimal score: trec_eval reads it
+        return (f"{_named(path, kind)}: {count} line(s) with a score C's atof reads as nan, as infinite or as a "
+                f"hexadecimal number, e.g. {shown}; trec_eval reads them, sqlndcg ranks finite decimal scores only: "
+                "write them so")
+    hint = ""
+    if kind == "qrels" and line.lstrip().startswith("#"):
+        hint = (f" (trec_eval reads line {n} as a judgment: get_qrels.c skips a '#' line only with the '#' in its "
+                "first column, and not right after another skipped one)")
+    return (f"{_named(path, kind)}: {count} malformed line(s), e.g. {shown}{hint}; each line must read '{layout}' "
+            f"(whitespace-separated{', more fields after the tag are ignored' if kind == 'run' else ''}); {said}")
+
+
+def _loose(con, kind: str, path: str) -> list[str]:
+    """The warning for numbers not written plainly (3abc, 1e2, 1_0, abc), which trec_eval reads with C's atol (a
+    label: its leading integer, 0 if none) or atof (a score: its leading number, 0 if none): read the same way,
+    and named; evaluate() refuses them."""
+    rows = con.execute(render.call("sqlndcg_trec_eval_loose", LINES[kind], kind, 10)).fetchall()
+    if not rows:
+        return []
+    what, how = (("score", "C's atof: its leading number, 0 if none") if kind == "run"
+                 else ("label", "C's atol: its leading integer, 0 if none"))
+    shown = ", ".join(f"line {n} {brief(text)} -> {_number_text(value)}" for n, text, value, _ in rows)
+    more = ", ..." if rows[0][3] > len(rows) else ""
+    return [f"sqlndcg: warning: {_named(path, kind)}: {rows[0][3]} {what}(s) not written as a plain number, read as "
+            f"trec_eval reads them ({how}): {shown}{more}; sqlndcg evaluate refuses them"]
+
+
+def _last_comment(con, text: str, path: str) -> list[str]:
+    """The warning for a qrels file whose last line is a comment trec_eval skips: get_qrels.c then reads past the
+    end of its buffer (trec_eval 10.0 crashes there, a segmentation fault); sqlndcg skips it."""
+    last = con.execute(render.call("sqlndcg_trec_eval_last_lines", text, 1000)).fetchall()
+    trailing = next((i for i, (_, hashed) in enumerate(last) if not hashed), len(last))
+    if trailing % 2 == 0:  # of consecutive '#' lines, the odd ones are skipped (sqlndcg_trec_eval_lines)
+        return []
+    return [f"sqlndcg: warning: {_named(path, 'qrels')}: its last line (line {last[0][0]}) is a '#' comment, which "
+            "trec_eval 10.0 cannot end on (get_qrels.c reads past the end of the file and crashes); skipped"]
 
 
 def _duplicates(con, view: str, kind: str, path: str) -> None:
@@ -413,20 +602,19 @@ def _duplicates(con, view: str, kind: str, path: str) -> None:
                         f"e.g. {shown}; each document may appear once per query (trec_eval refuses duplicates too)")
 
 
-def read(con, qrels: str, run: str, database: str | None = None, complete: bool = False) -> str:
+def read(con, qrels: str, run: str, database: str | None = None, complete: bool = False) -> tuple[str, list[str]]:
     """Register the views te_qrels, te_run_file (the run file's lines) and te_run (the run trec_eval evaluates:
     with ``complete``, -c, a judged query the file lacks gets trec_eval's one unjudged document) in the DuckDB
-    connection ``con``; returns the run id. Refuses malformed lines by number, and documents listed twice for a
+    connection ``con``; returns the run id and the warnings about how the files were read. Refuses malformed lines by number, and documents listed twice for a
     query; a file that cannot be read is named (the first that fails)."""
     for path, role in ((qrels, "qrels"), (run, "run")):
         _check_file(path, role, database)
     announce("reading and checking the files")
     q_literal, r_literal = file_literal(qrels), file_literal(run)  # absolute: a leading ~ is not the home directory
-    _read_lines(con, q_literal, "qrels", qrels)
-    _read_lines(con, r_literal, "run", run)
+    warnings = _read_lines(con, q_literal, "qrels", qrels) + _read_lines(con, r_literal, "run", run)
     try:
-        for view, reader in (("te_qrels", render.call("sqlndcg_trec_table_rows", LINES["qrels"])),
-                             ("te_run_file", render.call("sqlndcg_trec_table_rows", LINES["run"])),
+        for view, reader in (("te_qrels", render.call("sqlndcg_trec_eval_table_rows", LINES["qrels"], "qrels")),
+                             ("te_run_file", render.call("sqlndcg_trec_eval_table_rows", LINES["run"], "run")),
                              ("te_run", render.call("sqlndcg_trec_eval_complete_run", "te_run_file", "te_qrels")
                               if complete else "te_run_file")):
             con.execute(render.call("sqlndcg_trec_eval_view", view, reader))
@@ -441,7 +629,7 @@ def read(con, qrels: str, run: str, database: str | None = None, complete: bool 
     _duplicates(con, "te_qrels", "qrels", qrels)
     _duplicates(con, "te_run_file", "run", run)
     # fetched to the end: a result left open would keep the connection from reading the rows again (_load)
-    return con.execute(render.call("sqlndcg_trec_eval_runid", "te_run_file")).fetchall()[0][0]
+    return con.execute(render.call("sqlndcg_trec_eval_runid", "te_run_file")).fetchall()[0][0], warnings
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -500,7 +688,8 @@ def compute(options: Options, con=None) -> Output:
     from ..run.session import Session
 
     major = version(options.version)
-    lines = select(options.measures, options.collection_size, major)
+    notes: list[str] = []
+    lines = select(options.measures, options.collection_size, major, notes)
     if options.complete:  # m_num_rel.c: with -c, the all line counts every judged label > 0, whatever -l says
         for line in lines:
             if line.family == "num_rel":
@@ -510,6 +699,8 @@ def compute(options: Options, con=None) -> Output:
     if options.depth is not None and options.depth < 1:
         raise InputError(f"-M {options.depth}: the number of documents per topic must be 1 or more")
 
+    # 10.0 only: pytrec_eval, the reference of --trec-eval-version 9, gives 0 there
+    emptiable = options.judged_only and major == "10" and any(line.recalls for line in lines)
     own = con is None
     if own:  # DuckDB's progress bar on long work only when stdout and stderr are terminals (open_database decides)
         con = open_database(options.database)
@@ -520,8 +711,13 @@ def compute(options: Options, con=None) -> Output:
         if reader is None:
             ses = Session(con)
             reader = open_database(None)
-        runid = read(reader, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch),
-                     options.database, options.complete)
+        runid, warnings = read(reader, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch),
+                               options.database, options.complete)
+        judged, answered = (
+            [q for (q,) in reader.execute(render.call("sqlndcg_trec_eval_queries", view)).fetchall()]
+            for view in ("te_qrels", "te_run_file"))
+        if not options.complete and not set(judged) & set(answered):
+            raise NoCommonQuery.of(judged, answered)
         if ses is not None:
             _load(ses, reader)
         run_table, qrels_table = (TABLES[kind][1 if ses is not None else 0] for kind in ("run", "qrels"))
@@ -533,6 +729,8 @@ def compute(options: Options, con=None) -> Output:
         for line in lines:
             for metric in ((line.metric,) if line.metric else line.levels) + ((line.summed,) if line.summed else ()):
                 groups.setdefault(line.gains, []).append(metric)
+        if emptiable:  # which lists -J empties, and R, for their nan (_emptied)
+            groups.setdefault((), []).extend(["num_ret", "num_rel"])
         values: dict[tuple, dict[str, float]] = {}
         for gains, metrics in groups.items():
             metrics = list(dict.fromkeys(metrics))
@@ -542,9 +740,6 @@ def compute(options: Options, con=None) -> Output:
             rows = res.per_query.to_dicts()
             for metric, column in zip(metrics, res.settings["metrics"]):
                 values[gains, metric] = {r["query_id"]: r[column] for r in rows}
-        judged, answered = (
-            [q for (q,) in reader.execute(render.call("sqlndcg_trec_eval_queries", view)).fetchall()]
-            for view in ("te_qrels", "te_run_file"))
         relstrings = {}
         for line in lines:
             if line.family == "relstring":  # a string made from the files' labels, not a measure: read by DuckDB
@@ -573,8 +768,6 @@ def compute(options: Options, con=None) -> Output:
     answered = set(answered)
     missing = [q for q in judged if q not in answered]
     evaluated = judged if options.complete else [q for q in judged if q in answered]
-    if not evaluated:
-        raise InputError("no queries with both results and relevance information (trec_eval exits 7 here)")
     # with -q -c, 10.0 prints the missing queries' lines too; 9.x printed only the queries the run answered
     printed = evaluated if major == "10" else [q for q in evaluated if q in answered]
 
@@ -583,6 +776,8 @@ def compute(options: Options, con=None) -> Output:
     def value(line: Line, q: str) -> float:
         if q in cleared and _cleared(line.name):
             return 0.0
+        if emptiable and line.recalls and values[(), "num_ret"][q] == 0:
+            return _emptied(line, values[(), "num_rel"][q])
         if not line.levels:
             return values[line.gains, line.metric][q]
         total = 0.0  # m_11pt_avg.c adds the levels from the last to the first, then divides by their number
@@ -607,7 +802,29 @@ def compute(options: Options, con=None) -> Output:
         elif line.family != "relstring":
             per = [values[line.gains, line.summed][q] if line.summed else value(line, q) for q in evaluated]
             summary.append((line.name, "all", _text(line, _summarize(line, per))))
-    return Output(runid, per_query, summary, missing)
+    return Output(runid, per_query, summary, missing, notes + warnings)
+
+
+class NoCommonQuery(InputError):
+    """The run answers none of the judged queries, without -c: trec_eval 10.0 stops at the first judged query
+    (in strcmp order) with "result qid '...' not found in qrels" (its words reversed: the qrels' query is not in
+    the results) and exit status 4 (trec_eval.c), which the command keeps."""
+
+    exit_status = 4
+
+    @classmethod
+    def of(cls, judged: list[str], answered: list[str]) -> "NoCommonQuery":
+        first = min(judged, key=lambda q: q.encode())
+
+        def some(ids: list[str]) -> str:
+            ids = sorted(ids, key=lambda q: q.encode())
+            return ", ".join(repr(q) for q in ids[:3]) + (", ..." if len(ids) > 3 else "")
+
+        return cls(
+            f"trec_eval: result qid {first!r} not found in qrels (trec_eval 10.0's words and exit status 4): the run "
+            f"and the qrels share no query: the qrels judge {some(judged)}, the run answers {some(answered)}; check "
+            "that they are the same collection's files and write their query ids alike (-c evaluates every judged "
+            "query, a missing one as 0)")
 
 
 def _cleared(name: str) -> bool:
@@ -630,7 +847,14 @@ def _summarize(line: Line, per: list[float]) -> float:
     return total / len(per)
 
 
+#: How C's printf("%6.4f") shows trec_eval's NaN (0.0 / 0.0): x86's division gives it the sign bit ("-nan"), most
+#: other processors' does not.
+_NAN = f"{'-nan' if platform.machine().lower() in ('x86_64', 'amd64', 'i386', 'i686', 'x86') else 'nan':>6}"
+
+
 def _text(line: Line, value: float) -> str:
+    if math.isnan(value):
+        return _NAN
     if tables().about[line.family]["integer"]:
         return str(int(round(value)))
     return f"{value:.4f}"
@@ -643,6 +867,8 @@ def format_lines(lines: list[tuple[str, str, str]]) -> str:
 def run(options: Options, out=None) -> int:
     out = out or sys.stdout
     result = compute(options)
+    for warning in result.warnings:
+        print(warning, file=sys.stderr)
     if options.per_query:
         out.write(format_lines(result.per_query))
     if not options.no_summary:
