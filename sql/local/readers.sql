@@ -305,28 +305,33 @@ CASE WHEN regexp_matches({{ x }}, '^[+-]?(?i:inf)') THEN CAST(CASE WHEN starts_w
      ELSE COALESCE(TRY_CAST(NULLIF(regexp_extract({{ x }}, '^{{ sqlndcg_plain_float() }}'), '') AS DOUBLE), 0) END
 {%- endmacro -%}
 
-{#- The command's columns of a kept line (sqlndcg_trec_eval_kept): the run's (query, doc, score by atof, tag) or the
-    qrels' (query, doc, label by atol), the line number; `loose`, the number's text where it is not a plain number. -#}
-{%- macro sqlndcg_trec_eval_columns(kind) -%}
-{%- if kind == 'run' -%}
-fields[1] AS query_id, fields[3] AS doc_id, {{ sqlndcg_c_atof('fields[5]') }} AS score, fields[6] AS tag, line_number,
-       CASE WHEN NOT regexp_full_match(fields[5], '{{ sqlndcg_plain_float() }}') THEN fields[5] END AS loose
-{%- else -%}
-fields[1] AS query_id, fields[3] AS doc_id, {{ sqlndcg_c_atol('fields[4]') }} AS rel, line_number,
-       CASE WHEN NOT regexp_full_match(fields[4], '{{ sqlndcg_plain_decimal() }}') THEN fields[4] END AS loose
-{%- endif -%}
-{%- endmacro -%}
-
-{#- A kept line trec_eval refuses (a run line with fewer than 6 fields, a qrels line without exactly 4: a blank one
-    has one, empty), or that sqlndcg refuses where trec_eval reads it: a score atof reads as nan, as infinite or in
-    hexadecimal (scores are finite decimal numbers in sqlndcg). -#}
-{%- macro sqlndcg_trec_eval_malformed(kind) -%}
-{%- if kind == 'run' -%}
-len(fields) < 6 OR regexp_matches(fields[5], '^[+-]?((?i:nan)|0[xX]([0-9a-fA-F]|[.][0-9a-fA-F]))')
-OR NOT isfinite({{ sqlndcg_c_atof('fields[5]') }})
-{%- else -%}
-len(fields) <> 4
-{%- endif -%}
+{#- The command's rows of a file's lines table `text`: the run's (query, doc, score by atof, tag) or the qrels'
+    (query, doc, label by atol), the line number and text, and `loose`, the number's text where it is not a plain
+    number, and `misread`: a kept line trec_eval refuses (a run line with fewer than 6 fields, a qrels line without
+    exactly 4: a blank one has one, empty), or that sqlndcg refuses where trec_eval reads it: a score atof reads as
+    nan, as infinite or in hexadecimal (scores are finite decimal numbers in sqlndcg). A plain number (one regular
+    expression) is cast; the others are read by C's rules. -#}
+{%- macro sqlndcg_trec_eval_marked(text, kind) -%}
+{%- set at = 'fields[5]' if kind == 'run' else 'fields[4]' -%}
+(SELECT *,
+        {%- if kind == 'run' %}
+        len(fields) < 6 OR NOT isfinite(score)
+        OR (loose IS NOT NULL AND regexp_matches(loose, '^[+-]?((?i:nan)|0[xX]([0-9a-fA-F]|[.][0-9a-fA-F]))')) AS misread
+        {%- else %}
+        len(fields) <> 4 AS misread
+        {%- endif %}
+ FROM (SELECT line_number, line, fields, fields[1] AS query_id, fields[3] AS doc_id,
+              {%- if kind == 'run' %}
+              CASE WHEN plain THEN CAST({{ at }} AS DOUBLE) ELSE {{ sqlndcg_c_atof(at) }} END AS score, fields[6] AS tag,
+              {%- else %}
+              CASE WHEN plain THEN GREATEST(LEAST(trunc(CAST({{ at }} AS DOUBLE)), CAST(9223372036854775807 AS DOUBLE)),
+                                            CAST(-9223372036854775808 AS DOUBLE))
+                   ELSE {{ sqlndcg_c_atol(at) }} END AS rel,
+              {%- endif %}
+              CASE WHEN NOT plain THEN {{ at }} END AS loose
+       FROM (SELECT line_number, line, fields,
+                    regexp_full_match({{ at }}, '{{ sqlndcg_plain_float() if kind == 'run' else sqlndcg_plain_decimal() }}') AS plain
+             FROM {{ sqlndcg_trec_eval_kept(text, kind) }} AS kept) AS checked) AS read_rows)
 {%- endmacro -%}
 
 {#- The first `limit` malformed lines of the command's file (its lines table `text`), by line number, with trec_eval's
@@ -334,11 +339,10 @@ len(fields) <> 4
     number of malformed lines. -#}
 {%- macro sqlndcg_trec_eval_bad_lines(text, kind, limit) -%}
 SELECT line_number, line, bad_lines, counted
-FROM (SELECT line_number, line, malformed, ROW_NUMBER() OVER (ORDER BY line_number) AS counted,
-             COUNT(*) FILTER (WHERE malformed) OVER () AS bad_lines
-      FROM (SELECT line_number, line, {{ sqlndcg_trec_eval_malformed(kind) }} AS malformed
-            FROM {{ sqlndcg_trec_eval_kept(text, kind) }} AS kept) AS marked) AS counted_lines
-WHERE malformed
+FROM (SELECT line_number, line, misread, ROW_NUMBER() OVER (ORDER BY line_number) AS counted,
+             COUNT(*) FILTER (WHERE misread) OVER () AS bad_lines
+      FROM {{ sqlndcg_trec_eval_marked(text, kind) }} AS marked) AS counted_lines
+WHERE misread
 ORDER BY line_number
 LIMIT {{ limit }}
 {%- endmacro -%}
@@ -349,7 +353,7 @@ LIMIT {{ limit }}
 SELECT line_number, starts_with(COALESCE(line, ''), '#') AS hashed FROM {{ text }} ORDER BY line_number DESC LIMIT {{ count }}
 {%- endmacro -%}
 
-{#- The fields read loosely (`loose`, sqlndcg_trec_eval_columns): how many, and the first `limit` with the value read. -#}
+{#- The fields read loosely (`loose`, sqlndcg_trec_eval_marked): how many, and the first `limit` with the value read. -#}
 {%- macro sqlndcg_trec_eval_loose(name, kind, limit) -%}
 SELECT line_number, loose, {{ 'score' if kind == 'run' else 'rel' }} AS value,
        COUNT(*) OVER () AS loose_count
@@ -360,15 +364,13 @@ LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- The trec_eval command's file read once: its numbered lines into `name`_text (kept while the command checks them,
-    then dropped), its rows (sqlndcg_trec_eval_columns, marked by sqlndcg_trec_eval_malformed) into `name`, on the
+    then dropped), its rows (sqlndcg_trec_eval_marked) into `name`, on the
     command's own DuckDB connection; the checks and the views below read the table, not the file. -#}
 {%- macro sqlndcg_trec_eval_lines_table(name, path, kind) -%}
 {%- set text = name ~ '_text' -%}
 CREATE OR REPLACE TEMPORARY TABLE {{ text }} AS SELECT * FROM {{ sqlndcg_read_lines(path) }} AS lines;
 CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS
-SELECT {{ sqlndcg_trec_eval_columns(kind) }},
-       {{ sqlndcg_trec_eval_malformed(kind) }} AS misread
-FROM {{ sqlndcg_trec_eval_kept(text, kind) }} AS kept
+SELECT * EXCLUDE (line, fields) FROM {{ sqlndcg_trec_eval_marked(text, kind) }} AS marked
 {%- endmacro -%}
 
 {#- The rows of a table made by sqlndcg_trec_eval_lines_table, once none is misread (the run's keep their line number,
