@@ -11,7 +11,9 @@
     baseline_mean    the baseline's mean over the pairs
     mean             the system's mean over the pairs
     difference       mean of (system - baseline) per query, = mean - baseline_mean
-    difference_std   standard deviation of the per-query differences
+    difference_std   standard deviation of the per-query differences; 0 when it is float rounding
+                     (_within_rounding: at most 1e-12 max(1, |baseline_mean| + |mean|)), and then the difference
+                     too when it is (every pair equal up to rounding: identical systems)
     t_low, t_high    95% Student's t interval of the mean difference:
                      difference +- t(0.975, effective_pairs - 1) * difference_std / sqrt(effective_pairs)
                      (NULL below 2)
@@ -240,6 +242,23 @@ SELECT * FROM (
 ORDER BY {% for g in parts.strata %}{{ g.output }}, {% endfor %}{{ parts.system.output }}, {{ sqlndcg._quote('metric_index') }}, {{ p.query_output }}
 {%- endmacro -%}
 
+{#- A few query ids of one system of the run (`value`): messages about a system none of whose queries is scored. -#}
+{%- macro _some_system_queries(relation, system, query_id, value, limit) -%}
+SELECT DISTINCT {{ sqlndcg._quote(query_id) }} AS shown_value
+FROM {{ relation }} AS runs
+WHERE CAST({{ sqlndcg._quote(system) }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg._compare_literal(value) }}
+ORDER BY shown_value
+LIMIT {{ limit }}
+{%- endmacro -%}
+
+{#- Whether `x` (a standard deviation or a mean difference) is 0 up to float rounding of the values compared:
+    |x| <= 1e-12 max(1, |baseline mean| + |system mean|), as the ties are (sqlndcg/stats/effect.py, ROUNDING, says
+    why 1e-12). A sd of float noise (1e-17) would give an effect size of 10^15 and a t test of rounding. -#}
+{%- macro _within_rounding(x, baseline_mean, mean) -%}
+{%- set scale = 'ABS(' ~ baseline_mean ~ ') + ABS(' ~ mean ~ ')' -%}
+{{ return('ABS(' ~ x ~ ') <= ' ~ sqlndcg._number('1e-12') ~ ' * CASE WHEN ' ~ scale ~ ' > 1 THEN ' ~ scale ~ ' ELSE 1 END') }}
+{%- endmacro -%}
+
 {#- One row per (stratum, system, metric): the paired statistics listed at the top of this file. The means, the
     difference's standard deviation and effective n are summary.sql's weighted_moments over the pairs (a value j of
     metric i: 3i the baseline's, 3i + 1 the system's, 3i + 2 the difference), so weighted and unweighted
@@ -297,10 +316,11 @@ compare_metric_rows AS (
     _neff{{ dd }} - 1 AS _df,
     _mean{{ b }} AS {{ sqlndcg._quote('baseline_mean') }},
     _mean{{ a }} AS {{ sqlndcg._quote('mean') }},
-    _mean{{ dd }} AS {{ sqlndcg._quote('difference') }},
-    _std{{ dd }} AS {{ sqlndcg._quote('difference_std') }},
+    {%- set noise = sqlndcg._within_rounding('_std' ~ dd, '_mean' ~ b, '_mean' ~ a) %}
+    CASE WHEN {{ noise }} AND {{ sqlndcg._within_rounding('_mean' ~ dd, '_mean' ~ b, '_mean' ~ a) }} THEN {{ sqlndcg._number(0) }} ELSE _mean{{ dd }} END AS {{ sqlndcg._quote('difference') }},
+    CASE WHEN {{ noise }} THEN {{ sqlndcg._number(0) }} ELSE _std{{ dd }} END AS {{ sqlndcg._quote('difference_std') }},
     CASE WHEN _mean{{ b }} <> 0 THEN (_mean{{ a }} - _mean{{ b }}) / _mean{{ b }} END AS {{ sqlndcg._quote('relative_change') }},
-    CASE WHEN _std{{ dd }} > 0 THEN _mean{{ dd }} / _std{{ dd }} END AS {{ sqlndcg._quote('effect_size') }},
+    CASE WHEN _std{{ dd }} > 0 AND NOT ({{ noise }}) THEN _mean{{ dd }} / _std{{ dd }} END AS {{ sqlndcg._quote('effect_size') }},
     _wins{{ i }} AS {{ sqlndcg._quote('wins') }},
     _ties{{ i }} AS {{ sqlndcg._quote('ties') }},
     _losses{{ i }} AS {{ sqlndcg._quote('losses') }},

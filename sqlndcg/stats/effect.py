@@ -8,6 +8,17 @@ import math
 
 from . import distributions
 
+#: A standard deviation (or mean difference) at most this share of its values' scale, max(1, |values|), is float
+#: rounding, not spread: a metric value carries ~1e-16 relative error per addition, so 1e-12 leaves room for 10^4
+#: additions, and no two systems really differ by a trillionth of the metric's scale. compare.sql's
+#: _within_rounding (the effect size d_z, the difference's sd) and its ties (|a - b| <= 1e-12 (|a| + |b|)) use it.
+ROUNDING = 1e-12
+
+
+def within_rounding(value: float, scale: float) -> bool:
+    """Whether ``value`` is 0 up to float rounding of numbers of magnitude ``scale`` (metric values: 1)."""
+    return abs(value) <= ROUNDING * max(1.0, abs(scale))
+
 
 def worse_p(mean: float | None, std: float | None, n, margin: float = 0.0) -> float | None:
     """One-sided p-value of the paired t test of H0: mean difference >= -margin against H1: < -margin,

@@ -402,8 +402,9 @@ def compare(
         # execute() refuses a scored query without a weight (every system's, so every compared one).
         name = ses.table_name("sqlndcg_per_query")
         result = engine.execute(ses, prepared, per_query_table=name)
-        systems = sorted({r[system] for r in result.per_query.to_dicts()}, key=_query_key)
-        _check_baseline(baseline, systems, system)
+        systems = _check_systems(result, baseline, system, strata, spec.columns.query_id, spec.queries,
+                                 lambda s: [v for (v,) in ses.fetch(ses.render(
+                                     "_some_system_queries", run.sql, system, spec.columns.query_id, str(s), 4))[1]])
         plan, weights = prepared.plan, prepared.weights_plan
         announce(f"pairing {len(systems)} systems' queries")
         table_columns, table_rows = ses.fetch(ses.render("_paired_sql", name, plan, system, str(baseline), weights))
@@ -428,6 +429,48 @@ def _standalone_sql(ses: Session, prepared, union_sql: str | None, system: str, 
     per_query = ses.render("_per_query_sql", plan, False, None, prepared.longest_list)
     return FormattedSQL(prepared.shown(ses.render("_paired_sql", f"({per_query})", prepared.plan, system,
                                                   str(baseline), prepared.weights_plan)), ses.dialect)
+
+
+def _few(ids, n: int = 3, counted: bool = True) -> str:
+    """A few ids (the first n in order) as messages show them, and how many there are (``counted``: ``ids`` are
+    all of them, not the first n + 1 only)."""
+    shown = sorted(ids, key=_query_key)
+    more = (f", ... ({len(shown):,} in all)" if counted else ", ...") if len(shown) > n else ""
+    return ", ".join(sources.brief(i) for i in shown[:n]) + more
+
+
+def _check_systems(result: Result, baseline, system: str, strata: list[str], query_id: str, queries: str,
+                   queries_of) -> list:
+    """The systems scored (sorted), once the baseline is one of the run's, every system has a scored query and
+    shares one with the baseline (within a stratum): else a comparison of no pairs, every number empty.
+    ``queries_of(system)``: a few of that system's query ids in the run."""
+    per_query = result.per_query
+    keys: dict = {}
+    for row in zip(*(per_query.column(c) for c in (system, *strata, query_id))):
+        keys.setdefault(row[0], set()).add(row[1:])
+    in_run = (result.account.column(system) if system in result.account.columns else list(keys))
+    _check_baseline(baseline, sorted(set(in_run) | set(keys), key=_query_key), system)
+    named = {str(s): s for s in in_run}
+    for s in [named.get(str(baseline), baseline)] + [s for s in named.values() if str(s) != str(baseline)]:
+        if s not in keys:
+            who = "the baseline" if str(s) == str(baseline) else "system"
+            others = "; ".join(f"system {o!r} has {len(k):,} scored ({_few({q[-1] for q in k})})"
+                               for o, k in keys.items())
+            raise InputError(f"{who} {s!r} has no query scored and so none to pair: none of its queries "
+                             f"({_few(queries_of(s), counted=False)}) has judgments, and queries={queries!r} scores only the "
+                             f"queries a run shares with the judgments; {others}. The runs answer different query "
+                             "sets, or write the ids differently from the judgments (1 and '001', 'Q1' and 'q1')")
+    base = keys[named.get(str(baseline), baseline)]
+    for s, mine in keys.items():
+        if str(s) != str(baseline) and not mine & base:
+            within = " within any stratum" if strata else ""
+            shown = (lambda k: k[-1]) if not strata else (lambda k: k)
+            raise InputError(
+                f"system {s!r} and the baseline {baseline!r} share no query{within}, so no query can be paired: "
+                f"{s!r} has {len(mine):,} ({_few({shown(k) for k in mine})}), {baseline!r} {len(base):,} "
+                f"({_few({shown(k) for k in base})}); the runs answer different query sets, or write the ids "
+                "differently (1 and '001', 'Q1' and 'q1')")
+    return sorted(keys, key=_query_key)
 
 
 def _check_baseline(baseline, systems: list, system: str) -> None:

@@ -13,6 +13,7 @@ from typing import Sequence
 from ..errors import InputError, SettingError
 from ..run.session import Session
 from ..stats import power as stats_power
+from ..stats.effect import within_rounding
 from .compare import Comparison
 
 
@@ -66,8 +67,10 @@ def _sd(diffs: Sequence[float], what: str) -> tuple[float, int]:
         raise InputError(f"{what}: {n} per-query difference(s); the spread needs at least 2")
     mean = math.fsum(values) / n
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
-    if not sd > 0:
-        raise InputError(f"{what}: every per-query difference is {mean:g}; with no spread there is no power to compute")
+    if within_rounding(sd, max(abs(v) for v in values)):  # float noise (sd 1e-17) would give d_z = 1e15
+        shown = f"{mean:g}" if sd == 0 else f"{mean:.4g} up to float rounding (sd {sd:.2g})"
+        raise InputError(f"{what}: every per-query difference is {shown}; with no spread there is no power to "
+                         "compute")
     return sd, n
 
 
@@ -186,13 +189,23 @@ def power(pilot=None, *, difference: float | None = None, queries: int | None = 
                            "deviation)")
     if sd is not None:
         spread, n_pilot, about = _number("sd", sd), None, ""
+        if within_rounding(spread, difference or 0.0):
+            raise SettingError(f"sd={sd!r} is 0 up to float rounding: with no spread there is no power to compute")
     else:
         spread, n_pilot, about = pilot_sd(pilot, metric=metric, system=system, candidate=candidate,
                                           query_id=query_id, con=con, dialect=dialect, pilot_format=pilot_format)
     if queries is not None:
         if isinstance(queries, bool) or not isinstance(queries, int) or queries < 2:
             raise SettingError(f"queries= must be a whole number >= 2, got {queries!r}")
-        effect = stats_power.detectable_effect(queries, alpha, target, alternative)
+        try:
+            effect = stats_power.detectable_effect(queries, alpha, target, alternative)
+        except stats_power.BeyondComputed as big:
+            sign = -1.0 if alternative == "smaller" else 1.0
+            raise SettingError(
+                f"queries={queries:,} is more than the {stats_power.MAX_QUERIES:,} queries whose power sqlndcg computes "
+                f"exactly; at that size the t test is a z test and detects about d_z = {sign * big.estimate:.3g} (a "
+                f"difference of {sign * big.estimate * spread:.3g}, sd {spread:.4g}): ((z(1 - alpha/2) + "
+                "z(power)) / sqrt(queries))") from None
         return Power(spread, n_pilot, alpha, target, alternative, effect * spread, effect, queries, None,
                      effect * spread, about)
     if isinstance(difference, bool) or not isinstance(difference, Real) or difference == 0 or \
@@ -201,6 +214,14 @@ def power(pilot=None, *, difference: float | None = None, queries: int | None = 
     if (alternative == "larger" and difference < 0) or (alternative == "smaller" and difference > 0):
         raise SettingError(f"difference={difference!r} has the other sign than alternative={alternative!r}")
     effect = difference / spread
-    exact = stats_power.queries_needed(effect, alpha, target, alternative)
+    try:
+        exact = stats_power.queries_needed(effect, alpha, target, alternative)
+    except stats_power.BeyondComputed as big:
+        raise SettingError(
+            f"difference={difference:g} is {effect:.3g} standard deviations of the per-query differences (d_z; sd "
+            f"{spread:.4g}): the paired t test would need about {big.estimate:.2g} queries to detect it (the normal "
+            f"approximation ((z(1 - alpha/2) + z(power)) / d_z)^2), more than the {stats_power.MAX_QUERIES:,} whose "
+            "power sqlndcg computes exactly; ask about a larger difference, or pass queries= to see what a test set "
+            "of your size detects") from None
     return Power(spread, n_pilot, alpha, target, alternative, float(difference), effect, math.ceil(exact - 1e-9),
                  exact, None, about)
