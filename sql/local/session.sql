@@ -55,6 +55,21 @@ SET {{ setting }} = $value
 RESET {{ setting }}
 {%- endmacro -%}
 
+{#- DuckDB: "table" or "view" for the relation a name of one to three parts names, found as a statement finds it
+    (bound: $name the last part, $schema the one before it or NULL, $database the first of three or NULL): two
+    parts are a schema and its relation, or a database and its main schema's. -#}
+{%- macro sqlndcg_duckdb_relation_named() -%}
+SELECT kind FROM (
+  SELECT 'table' AS kind, database_name, schema_name, table_name AS name FROM duckdb_tables()
+  UNION ALL
+  SELECT 'view' AS kind, database_name, schema_name, view_name AS name FROM duckdb_views()
+) AS relations
+WHERE name = $name
+  AND ($schema IS NULL OR schema_name = $schema OR ($database IS NULL AND database_name = $schema AND schema_name = 'main'))
+  AND ($database IS NULL OR database_name = $database)
+LIMIT 1
+{%- endmacro -%}
+
 {#- DuckDB: one setting's value in force (`name` a text literal): read before sqlndcg changes it on a caller's
     connection, to put it back afterwards. -#}
 {%- macro sqlndcg_duckdb_setting(name) -%}

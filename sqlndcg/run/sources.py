@@ -85,6 +85,7 @@ class Source:
     # use instead of holding a copy (dialect.sql, reread).
     rereadable: bool = False
     table: str | None = None  # the engine's table of that exact name, which may carry unique constraints
+    relation: tuple | None = None  # the parts of the table or view name this input reads, to tell broken from missing
 
     def register(self, eng: Engine) -> None:
         """A frame made readable as ``frame_name`` (run.session.Session registers it once and unregisters it)."""
@@ -209,7 +210,13 @@ class Source:
         try:
             columns = eng.columns(self.sql)
             has_rows = eng.has_rows(self.sql)
-        except MissingRelation:
+        except MissingRelation as missing:
+            kind = eng.named_relation(list(self.relation)) if self.relation else None
+            if kind:  # there, but what it reads is not: a view whose table was dropped or renamed
+                raise InputError(
+                    f"{self.label}: the {kind} exists in the {eng.name} connection but cannot be read: "
+                    f"{_first_line(missing)}" + ("; a view reads the tables it was made from: recreate them, or "
+                                                 "the view" if kind == "view" else "")) from None
             where = (
                 "sqlndcg opened a new, empty in-memory DuckDB because no con= was given"
                 if own_connection
@@ -352,7 +359,15 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None, reading:
     kind = eng.relation_kind(obj) if isinstance(obj, str) and not fmt and eng is not None else None
     if kind:
         return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect), rereadable=kind == "table",
-                      table=obj if kind == "table" else None)
+                      table=obj if kind == "table" else None, relation=(obj,))
+    parts = _qualified(obj) if not fmt and eng is not None else None
+    if parts:  # trec.run: a schema's table wins over a file of that name (and the .run suffix)
+        kind = eng.named_relation(parts)  # None: none, or an engine that cannot tell
+        if kind or (not eng.reads_files and not os.path.isfile(obj)):
+            return Source(role, f"{role} table {obj!r}", table_sql(parts, eng), rereadable=kind == "table",
+                          relation=tuple(parts))
+        if not os.path.exists(obj):
+            raise InputError(_neither(role, obj, parts, eng))
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and (fmt or _looks_like_path(obj))):
         path = Path(obj)
         if not path.is_file():
@@ -378,7 +393,8 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None, reading:
             return Source(role, label, render.call("sqlndcg_read_parquet", file_literal(path)), rereadable=True)
         return file_source(role, label, kind, path, read, reading or Reading(), sniffed)
     if isinstance(obj, (str, tuple, list)):
-        return Source(role, f"{role} table {obj!r}", table_sql(obj, eng))
+        return Source(role, f"{role} table {obj!r}", table_sql(obj, eng),
+                      relation=tuple(obj) if isinstance(obj, (tuple, list)) else (obj,))
     raise InputError(
         f"{role}: cannot use a {type(obj).__name__}; pass a table name, a file path, or a pandas/polars/pyarrow table"
     )
@@ -403,6 +419,25 @@ def file_source(role: str, label: str, kind: str, path: Path, read: str, reading
 def is_table_name(obj) -> bool:
     """True for what :func:`resolve` would take as a table name (no file is looked at)."""
     return isinstance(obj, (tuple, list)) or (isinstance(obj, str) and not _looks_like_path(obj))
+
+
+def _neither(role: str, name: str, parts: list[str], eng: Engine) -> str:
+    """The message for a name that is no file and no table: both readings, and how to give either."""
+    where = ("the new, empty in-memory DuckDB sqlndcg opened because no con= was given" if eng.owned
+             else f"the {eng.name} connection given as con=")
+    named = ", ".join(f"{what} {part!r}" for what, part in zip(("database", "schema", "table")[-len(parts):], parts))
+    return (f"{role} {name!r} is neither a file (the path does not exist) nor a table or view in {where} "
+            f"({named}): pass the path of an existing file, or the name of a table"
+            + (" with con= the connection that has it" if eng.owned else " that connection has"))
+
+
+def _qualified(obj) -> list[str] | None:
+    """The parts of a name that may be schema-qualified (``trec.run``, ``db.trec.run``): a string of two or three
+    non-empty parts with no path separator, else None."""
+    if not isinstance(obj, str) or os.sep in obj or "/" in obj or not 1 <= obj.count(".") <= 2:
+        return None
+    parts = obj.split(".")
+    return parts if all(p.strip() for p in parts) else None
 
 
 def _looks_like_path(text: str) -> bool:

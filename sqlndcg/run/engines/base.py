@@ -69,6 +69,10 @@ class Engine:
         """"table" (stored, cheap to read twice) or "view" for a relation of that exact name, else None."""
         return None
 
+    def named_relation(self, parts: list[str]) -> str | None:
+        """"table" or "view" for the relation a name of parts (``["trec", "run"]``) names, else None (unknown)."""
+        return self.relation_kind(parts[0]) if len(parts) == 1 else None
+
     def unique_keys(self, name: str) -> list[tuple[str, list[str]]]:
         """The (kind, columns) of the constraints that make rows of the table ``name`` unique and that the engine
         enforces ("PRIMARY KEY", "UNIQUE"): an input they cover skips the check for repeated keys. None known: []."""

@@ -272,6 +272,9 @@ CSV_CAUSES = (
     ("maximum line size of",
      "{label} has a line of {actual} bytes, starting {start}, more than DuckDB reads as one line ({limit} bytes): no "
      "id or score is that long, so a quote left open or line ends DuckDB did not see have joined lines; fix the file"),
+    ("control byte 0x01",
+     "{label}, line {line}: holds the control byte 0x01 ({start}), which no id, score or label holds and which "
+     "sqlndcg reads lines by (DuckDB split the line there): remove it, e.g. tr -d '\\001' < {file} > {clean}"),
     ("could not convert string",
      "{label}, line {line}: column {column!r} holds {value!r}, not a number, though DuckDB took the column for "
      "{type} from the file's first rows: fix that value, or if the column holds text ids, convert the file with the "
@@ -366,6 +369,8 @@ def csv_problem(exc: BaseException, files: dict[str, tuple[str, str]] | None = N
     lowered = text.lower()
     if any(f in lowered for f in _LAYOUT_FAILURES) and mixed_line_ends(path):
         lowered += "\nmixed line ends"
+    if "delimiter = \x01 (set by user)" in lowered and "expected number of columns: 1 found" in lowered:
+        lowered += "\ncontrol byte 0x01"  # the line reader (sqlndcg_read_lines) splits lines on it
     for phrase, advice in CSV_CAUSES:
         if phrase in lowered:
             label, given = (files or {}).get(path, (f"file {path!r}", path))
@@ -374,6 +379,7 @@ def csv_problem(exc: BaseException, files: dict[str, tuple[str, str]] | None = N
             fields = {k: "?" for k in _CSV_FIELDS} | found | dict(
                 label=label, file=_shell_word(given),
                 utf8=_shell_word(str(name.with_name(f"{name.stem}.utf8{name.suffix}"))),
+                clean=_shell_word(str(name.with_name(f"{name.stem}.clean{name.suffix}"))),
                 parquet=str(name.with_suffix(".parquet")).replace("'", "''"),
                 start=repr(original[:24] + ("..." if len(original) > 24 else "")))
             return advice.format(**fields)
@@ -535,6 +541,13 @@ class DuckDBEngine(Engine):
 
     def relation_kind(self, name):
         found = self.fetch(render.call("sqlndcg_duckdb_relation_kind", render.string_literal(name)))[1]
+        return found[0][0] if found else None
+
+    def named_relation(self, parts):
+        name, schema, database = parts[-1], *(list(reversed(parts[:-1])) + [None, None])[:2]
+        with self._calling():
+            found = self.con.execute(render.call("sqlndcg_duckdb_relation_named"),
+                                     {"name": name, "schema": schema, "database": database}).fetchall()
         return found[0][0] if found else None
 
     def unique_keys(self, name):
