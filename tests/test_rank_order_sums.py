@@ -66,6 +66,7 @@ def lists_of_20(queries: int, seed: int) -> tuple[list[tuple], list[tuple]]:
     return run, qrels
 
 
+@pytest.mark.slow  # 400,000 rows evaluated twice: about 10 s on 2 cores
 def test_the_same_bits_with_one_thread_or_two_and_alone_or_among_many():
     """Each query's values are the same bits among 20,000 queries (two threads) as among a seventh of them (one
     thread), and as alone; with running window sums, about 5% of the queries' AP and NDCG differed."""
@@ -118,6 +119,7 @@ def test_the_sql_shown_gives_the_same_bits():
     assert con.sql(shown).to_arrow_table().equals(checked.per_query.to_arrow())
 
 
+@pytest.mark.slow  # all_trec on 60,000 lines twice: about 5 s
 def test_the_trec_eval_command_prints_the_same_with_one_thread_or_two(tmp_path):
     from sqlndcg.verbs import trec_eval
 
