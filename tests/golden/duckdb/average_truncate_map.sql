@@ -133,13 +133,6 @@ WITH run_rows AS (
     _judged,
     _pool,
     _rel_t0,
-    SUM(_gain_at * (
-      LN(CAST(2 AS DOUBLE)) / LN(CAST(_pos AS DOUBLE) + 1)
-    )) OVER (
-      PARTITION BY _q
-      ORDER BY _pos NULLS FIRST
-      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS _dcg_run,
     SUM(_judged_at) OVER (
       PARTITION BY _q
       ORDER BY _pos NULLS FIRST
@@ -151,29 +144,31 @@ WITH run_rows AS (
       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS _hits_run_t0,
     _ideal_pos,
-    SUM(_gain * (
-      LN(CAST(2 AS DOUBLE)) / LN(CAST(_ideal_pos AS DOUBLE) + 1)
-    )) OVER (
-      PARTITION BY _q
-      ORDER BY _ideal_pos NULLS FIRST
-      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS _idcg_run,
+    _gain_at / system.main.log2(CAST(CAST(_pos AS DOUBLE) + 1 AS DOUBLE)) AS _dcg_term,
+    _gain / system.main.log2(CAST(CAST(_ideal_pos AS DOUBLE) + 1 AS DOUBLE)) AS _idcg_term,
     _gain
   FROM positioned
-), run_metrics AS (
+), run_lists AS (
   SELECT
     _q,
     MAX(_pos) AS _n,
-    MAX(CASE WHEN _pos <= 5 THEN _dcg_run ELSE 0 END) AS _dcg_5,
-    MAX(CASE WHEN _ideal_pos <= 5 THEN _idcg_run ELSE 0 END) AS _idcg_5,
     MAX(CASE WHEN _pos <= 5 THEN _judged_run ELSE 0 END) AS _judged_5,
-    MAX(CASE WHEN 1 = 1 THEN _dcg_run ELSE 0 END) AS _dcg_all,
-    MAX(CASE WHEN 1 = 1 THEN _idcg_run ELSE 0 END) AS _idcg_all,
     MAX(CASE WHEN _pos <= 3 THEN _hits_run_t0 ELSE 0 END) AS _hits_3_t0,
+    ARRAY_AGG(_dcg_term ORDER BY _pos) AS _dcg_list,
+    ARRAY_AGG(_idcg_term ORDER BY _ideal_pos) AS _idcg_list,
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
   FROM accumulated
   GROUP BY
     _q
+), run_metrics AS (
+  SELECT
+    COALESCE(LIST_SUM(LIST_SLICE(_dcg_list, 1, 5)), 0) AS _dcg_5,
+    COALESCE(LIST_SUM(LIST_SLICE(_idcg_list, 1, 5)), 0) AS _idcg_5,
+    COALESCE(LIST_SUM(_dcg_list), 0) AS _dcg_all,
+    COALESCE(LIST_SUM(_idcg_list), 0) AS _idcg_all,
+    *
+    EXCLUDE (_dcg_list, _idcg_list)
+  FROM run_lists
 ), scored_queries AS (
   SELECT
     jq._q AS _q

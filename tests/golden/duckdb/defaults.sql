@@ -99,14 +99,7 @@ WITH run_rows AS (
   SELECT
     _q,
     _ideal_pos,
-    _gain,
-    SUM(_gain * (
-      LN(CAST(2 AS DOUBLE)) / LN(CAST(_ideal_pos AS DOUBLE) + 1)
-    )) OVER (
-      PARTITION BY _q
-      ORDER BY _ideal_pos NULLS FIRST
-      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS _idcg_run
+    _gain
   FROM ideal_order
 ), scored AS (
   SELECT
@@ -145,41 +138,46 @@ WITH run_rows AS (
     _judged,
     _pool,
     _rel_t0,
-    SUM(_gain_at * (
-      LN(CAST(2 AS DOUBLE)) / LN(CAST(_pos AS DOUBLE) + 1)
-    )) OVER (
-      PARTITION BY _g0, _q
-      ORDER BY _pos NULLS FIRST
-      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS _dcg_run,
-    SUM(CASE WHEN _rel_t0 = 1 THEN CAST(_seen_t0 AS DOUBLE) / _pos ELSE 0 END) OVER (
-      PARTITION BY _g0, _q
-      ORDER BY _pos NULLS FIRST
-      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS _ap_run_t0,
+    _gain_at / system.main.log2(CAST(CAST(_pos AS DOUBLE) + 1 AS DOUBLE)) AS _dcg_term,
+    CASE WHEN _rel_t0 = 1 THEN CAST(_seen_t0 AS DOUBLE) / _pos ELSE 0 END AS _ap_t0_term,
     _gain
   FROM positioned
-), run_metrics AS (
+), run_lists AS (
   SELECT
     _g0,
     _q,
     MAX(_pos) AS _n,
-    MAX(CASE WHEN _pos <= 10 THEN _dcg_run ELSE 0 END) AS _dcg_10,
     SUM(CASE WHEN _pos <= 5 THEN _rel_t0 ELSE 0 END) AS _hits_5_t0,
-    MAX(CASE WHEN 1 = 1 THEN _ap_run_t0 ELSE 0 END) AS _ap_all_t0,
     MIN(CASE WHEN _rel_t0 = 1 THEN _pos ELSE NULL END) AS _first_t0,
+    ARRAY_AGG(_dcg_term ORDER BY _pos) AS _dcg_list,
+    ARRAY_AGG(_ap_t0_term ORDER BY _pos) AS _ap_t0_list,
     MAX(CASE WHEN _gain > 0 THEN 1 ELSE 0 END) AS _has_gain
   FROM accumulated
   GROUP BY
     _g0,
     _q
+), run_metrics AS (
+  SELECT
+    COALESCE(LIST_SUM(LIST_SLICE(_dcg_list, 1, 10)), 0) AS _dcg_10,
+    COALESCE(LIST_SUM(_ap_t0_list), 0) AS _ap_all_t0,
+    *
+    EXCLUDE (_dcg_list, _ap_t0_list)
+  FROM run_lists
 ), ideal_dcg AS (
   SELECT
-    _q,
-    MAX(CASE WHEN _ideal_pos <= 10 THEN _idcg_run ELSE 0 END) AS _idcg_10
-  FROM ideal_ranking
-  GROUP BY
-    _q
+    il._q AS _q,
+    COALESCE(LIST_SUM(LIST_SLICE(il._idcg_list, 1, 10)), 0) AS _idcg_10
+  FROM (
+    SELECT
+      _q,
+      ARRAY_AGG(
+        _gain / system.main.log2(CAST(CAST(_ideal_pos AS DOUBLE) + 1 AS DOUBLE)) ORDER BY _ideal_pos
+      ) AS _idcg_list,
+      ARRAY_AGG(_gain ORDER BY _ideal_pos) AS _icg_list
+    FROM ideal_ranking
+    GROUP BY
+      _q
+  ) AS il
 ), scored_queries AS (
   SELECT
     rg._g0 AS _g0,

@@ -229,7 +229,7 @@ SELECT
     WHEN COALESCE(jq._r_t0, 0) = 0
     THEN 0
     ELSE COALESCE(rm._ap_10_t0, 0) / COALESCE(jq._r_t0, 0)
-  END AS DOUBLE PRECISION) AS "ap@10",
+  END AS DOUBLE PRECISION) AS "map@10",
   CAST(CASE
     WHEN COALESCE(rm._first_t0, 0) > 0 AND COALESCE(rm._first_t0, 0) <= 10
     THEN 1 / CAST(rm._first_t0 AS DOUBLE PRECISION)

@@ -185,12 +185,12 @@ SELECT
     WHEN COALESCE(jq._r_t0, 0) = 0
     THEN 0
     ELSE COALESCE(rm._ap_all_t0, 0) / COALESCE(jq._r_t0, 0)
-  END AS FLOAT) AS [ap],
+  END AS FLOAT) AS [map],
   CAST(CASE
     WHEN COALESCE(rm._first_t0, 0) > 0
     THEN 1 / CAST(rm._first_t0 AS FLOAT)
     ELSE 0
-  END AS FLOAT) AS [rr]
+  END AS FLOAT) AS [recip_rank]
 FROM scored_queries AS sq
 LEFT JOIN run_metrics AS rm
   ON rm._q = sq._q
