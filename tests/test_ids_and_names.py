@@ -36,17 +36,23 @@ def _write(kind, path, table):
     return str(path)
 
 
+def _as_input(kind, run, qrels, tmp_path):
+    """The two tables as `kind` of input: frames, Parquet or CSV files, or tables of a DuckDB connection (returned)."""
+    if kind in ("parquet", "csv"):
+        return _write(kind, tmp_path / f"run.{kind}", run), _write(kind, tmp_path / f"qrels.{kind}", qrels), None
+    if kind == "table":
+        con = duckdb.connect()
+        con.register("run_frame", run)
+        con.register("qrels_frame", qrels)
+        con.execute("CREATE TABLE runs AS SELECT * FROM run_frame")
+        con.execute("CREATE TABLE qrels AS SELECT * FROM qrels_frame")
+        return "runs", "qrels", con
+    return run, qrels, None
+
+
 @pytest.mark.parametrize("kind", ["frame", "parquet", "csv", "table"])
 def test_trec_eval_preset_breaks_ties_by_ids_as_text_whatever_their_type(kind, tmp_path):
-    run, qrels = pa.table(TIED_RUN), pa.table(TIED_QRELS)
-    con = None
-    if kind in ("parquet", "csv"):
-        run, qrels = _write(kind, tmp_path / f"run.{kind}", run), _write(kind, tmp_path / f"qrels.{kind}", qrels)
-    elif kind == "table":
-        con = duckdb.connect()
-        con.execute("CREATE TABLE runs AS SELECT * FROM run")
-        con.execute("CREATE TABLE qrels AS SELECT * FROM qrels")
-        run, qrels = "runs", "qrels"
+    run, qrels, con = _as_input(kind, pa.table(TIED_RUN), pa.table(TIED_QRELS), tmp_path)
     for preset in ("trec_eval", "trec_eval-9"):
         assert _values(sqlndcg.evaluate(run, qrels, ["rr", "ndcg@1"], preset=preset, con=con)) == TEXT_ORDER
     # Numeric order is the default outside the preset, and inside it only when asked for by name.
@@ -62,14 +68,7 @@ def test_integer_document_ids_tie_numerically_under_text_query_ids(kind, tmp_pat
     order follows its own type."""
     run = pa.table({"query_id": ["q1", "q1"], "doc_id": [9, 10], "score": [1.0, 1.0]})
     qrels = pa.table({"query_id": ["q1"], "doc_id": [10], "rel": [1]})
-    con = None
-    if kind in ("parquet", "csv"):
-        run, qrels = _write(kind, tmp_path / f"run.{kind}", run), _write(kind, tmp_path / f"qrels.{kind}", qrels)
-    elif kind == "table":
-        con = duckdb.connect()
-        con.execute("CREATE TABLE runs AS SELECT * FROM run")
-        con.execute("CREATE TABLE qrels AS SELECT * FROM qrels")
-        run, qrels = "runs", "qrels"
+    run, qrels, con = _as_input(kind, run, qrels, tmp_path)
     assert _values(sqlndcg.evaluate(run, qrels, ["rr", "ndcg@1"], con=con)) == NUMERIC_ORDER
     assert _values(sqlndcg.evaluate(run, qrels, ["rr", "ndcg@1"], preset="trec_eval", con=con)) == TEXT_ORDER
 
