@@ -68,12 +68,12 @@ def _fail(message: str):
 
 def pytest_collection_modifyitems(config, items):
     """Mark every test that uses an engine fixture as ``engine`` (so ``-m "not engine"`` skips starting them): by
-    its fixtures, or by a parameter naming one (``engine="postgres"``: such tests fetch the server with
-    ``request.getfixturevalue``, which pytest cannot see when it collects)."""
+    its fixtures, or by an ``engine`` parameter naming one (``engine="postgres"``: such tests fetch the server
+    with ``request.getfixturevalue``, which pytest cannot see when it collects)."""
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if (any(name in getattr(item, "fixturenames", ()) for name in ENGINE_FIXTURES)
-                or any(isinstance(v, str) and v in ENGINE_FIXTURES for v in params.values())):
+                or params.get("engine") in ENGINE_FIXTURES):
             item.add_marker(pytest.mark.engine)
 
 

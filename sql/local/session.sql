@@ -103,7 +103,7 @@ WHERE c.conrelid = to_regclass({{ param }}) AND c.contype IN ('p', 'u') AND NOT 
 ORDER BY c.contype, c.conname
 {%- endmacro -%}
 
-{#- DuckDB: every table and (user) view of the bare name `name` (a text literal) in any attached database or schema,
+{#- DuckDB: every table and (user) view of the bare name `name` (a text literal or a bound parameter) in any attached database or schema,
     the temporary ones included, numbered in the order a statement's FROM resolves that name: the temporary
     catalog, then the current schema of the current database, then the rest. -#}
 {%- macro _duckdb_relations_named(name) -%}
@@ -122,7 +122,7 @@ FROM (SELECT database_name, schema_name, 'table' AS kind FROM duckdb_tables() WH
 SELECT kind FROM ({{ sqlndcg._duckdb_relations_named(name) }}) AS named WHERE resolution = 1
 {%- endmacro -%}
 
-{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the table named `name` (a text literal): DuckDB
+{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the table named `name` (a text literal or a bound parameter): DuckDB
     enforces them, so an input they cover needs no check for repeated keys. Only the constraints of the very
     relation a statement reads count: no rows unless the name is exactly one relation in every attached database
     and schema (a view or a temporary table of the name, or a table of it elsewhere, rules the constraint out), and

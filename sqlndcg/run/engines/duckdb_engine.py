@@ -540,8 +540,14 @@ class DuckDBEngine(Engine):
         return column_class(type_name)
 
     def relation_kind(self, name):
-        found = self.fetch(render.call("sqlndcg_duckdb_relation_kind", render.string_literal(name)))[1]
+        found = self._catalog("sqlndcg_duckdb_relation_kind", name)
         return found[0][0] if found else None
+
+    def _catalog(self, macro, name):
+        """A catalog query about the bare name ``name``, bound as $name (never in the statement's text: a file's
+        path tried as a name stays out of the query log)."""
+        with self._calling():
+            return self.con.execute(render.call(macro, "$name"), {"name": name}).fetchall()
 
     def named_relation(self, parts):
         name, schema, database = parts[-1], *(list(reversed(parts[:-1])) + [None, None])[:2]
@@ -551,8 +557,7 @@ class DuckDBEngine(Engine):
         return found[0][0] if found else None
 
     def unique_keys(self, name):
-        return [(kind, list(columns)) for kind, columns in
-                self.fetch(render.call("sqlndcg_unique_keys", render.string_literal(name)))[1]]
+        return [(kind, list(columns)) for kind, columns in self._catalog("sqlndcg_unique_keys", name)]
 
     def register(self, name, frame):
         with self._lock:
