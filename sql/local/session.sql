@@ -122,8 +122,8 @@ FROM (SELECT database_name, schema_name, 'table' AS kind FROM duckdb_tables() WH
 SELECT kind FROM ({{ sqlndcg._duckdb_relations_named(name) }}) AS named WHERE resolution = 1
 {%- endmacro -%}
 
-{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the table named `name` (a text literal or a bound parameter): DuckDB
-    enforces them, so an input they cover needs no check for repeated keys. Only the constraints of the very
+{#- The column lists of the PRIMARY KEY and UNIQUE constraints of the table named `name` (a text literal or a bound
+    parameter): DuckDB enforces them, so an input they cover needs no check for repeated keys. Only those of the very
     relation a statement reads count: no rows unless the name is exactly one relation in every attached database
     and schema (a view or a temporary table of the name, or a table of it elsewhere, rules the constraint out), and
     that relation is a table of the temporary catalog or of the current schema. -#}
