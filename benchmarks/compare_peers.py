@@ -20,12 +20,15 @@ Tools (and the sqlndcg configuration each one is checked against):
                                                                                      -> checked against sqlndcg_trec
   ranx           pandas DataFrames (ids as str objects, as ranx requires), Qrels/Run.from_df, ranx.evaluate
                  (make_comparable=True), per-query scores                              -> checked against sqlndcg_trec
-  polars_topk    as a polars user writes it: per query, doc ids sorted by (score, doc_id) desc, head(max k),
-                 explode, positions, left join the judgments; DCG; IDCG from each query's top gains the same way
+  polars         as a strong polars user writes it, lazily: scan_parquet; per query, group_by().agg() of the doc
+                 ids sort_by((score, doc_id) desc).head(max k) (whole lists for ap, rr); int_ranges positions;
+                 explode; left join the judgments on those rows; DCG; IDCG from each query's top gains the same way
                                                                                        -> checked against sqlndcg
-  polars         the full sort: sort by query, score desc, doc_id desc; position within query; cut at max k; then
-                 as polars_topk (the weaker peer, kept as a second row)                -> checked against sqlndcg
-  pandas         the same in pandas                                                    -> checked against sqlndcg
+  duckdb         NDCG@k and P@k written by hand in DuckDB SQL: each query's top k by the top-N aggregate
+                 max_by(doc_id, (score, doc_id), k), labels joined on the k rows, the ideal by max(rel, k) summed
+                 as a list                                                             -> checked against sqlndcg
+  pandas         as a pandas user writes it: sort every row by (query, score desc, doc_id desc), cumcount
+                 positions, cut at max k, merge the judgments, DCG, IDCG from sorted gains -> checked against sqlndcg
   floor          DuckDB reads every run column, GROUP BY query (fetched), and reads the judgments: the least any
                  per-query evaluation over these files must do (no check)
   spark          (only when named in --tools) a local SparkSession (--spark-master, default local[2]); timed:
@@ -66,13 +69,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 
-ALL_TOOLS = ["sqlndcg", "sqlndcg_trec", "sql", "pytrec_eval", "ranx", "polars_topk", "polars", "pandas", "floor",
+ALL_TOOLS = ["sqlndcg", "sqlndcg_trec", "sql", "pytrec_eval", "ranx", "polars", "duckdb", "pandas", "floor",
              "spark", "spark_sql", "spark_df"]
 DEFAULT_TOOLS = [t for t in ALL_TOOLS if not t.startswith("spark")]  # Spark (a JVM) only when asked for
-REFERENCE = {"sql": "sqlndcg", "polars": "sqlndcg", "polars_topk": "sqlndcg", "pandas": "sqlndcg",
+REFERENCE = {"sql": "sqlndcg", "polars": "sqlndcg", "duckdb": "sqlndcg", "pandas": "sqlndcg",
              "spark": "sqlndcg", "spark_sql": "sqlndcg", "spark_df": "sqlndcg",
              "pytrec_eval": "sqlndcg_trec", "ranx": "sqlndcg_trec"}
 CUTOFFS = (1, 3, 5, 10, 20, 100)
+CUTOFF_ONLY = {"duckdb": ("ndcg", "p"), "spark_df": ("ndcg",)}  # peers written for these kinds, each with a cutoff
 METRIC_SET_14 = [f"ndcg@{k}" for k in CUTOFFS] + [f"p@{k}" for k in CUTOFFS] + ["ap", "rr"]
 
 
@@ -89,6 +93,19 @@ def parse_metric(name: str) -> tuple[str, int | None]:
     if kind == "p" and k is None:
         raise SystemExit("p needs a cutoff (p@k)")
     return kind, int(k) if k else None
+
+
+def computes(tool: str, metrics: list[str], asked: bool) -> bool:
+    """Whether ``tool`` computes every metric; a tool the default list holds is left out (said), a named one
+    stops the run."""
+    kinds = CUTOFF_ONLY.get(tool)
+    if kinds is None or all(kind in kinds and k for kind, k in map(parse_metric, metrics)):
+        return True
+    what = " and ".join(f"{kind}@k" for kind in kinds)
+    if asked:
+        raise SystemExit(f"--tools {tool}: it computes {what} only, not {','.join(metrics)}")
+    print(f"({tool} left out: it computes {what} only)")
+    return False
 
 
 def pytrec_measure(name: str) -> tuple[str, str]:
@@ -132,10 +149,11 @@ def _duck_con(args):
     return con
 
 
-def _arrow(cursor):
-    """The result as an Arrow table (DuckDB 2 calls it to_arrow_table, DuckDB 1 fetch_arrow_table)."""
-    fetch = getattr(cursor, "to_arrow_table", None) or getattr(cursor, "fetch_arrow_table")
-    return fetch()
+def _arrow(con, sql: str):
+    """The result of ``sql`` as an Arrow table, fetched from a relation (DuckDB 2's to_arrow_table, DuckDB 1's
+    arrow): Arrow from a DB-API cursor makes an extra copy of the rows."""
+    relation = con.sql(sql)
+    return (getattr(relation, "to_arrow_table", None) or relation.arrow)()
 
 
 def _values_from_arrow(table, metrics):
@@ -166,7 +184,7 @@ def tool_sql(args, metrics):
     con = _duck_con(args)
     sql = sqlndcg.to_sql(args.run, args.judgments, metrics, con=con)  # the statement reads the Parquet files
     start = time.perf_counter()
-    table = _arrow(con.execute(sql))
+    table = _arrow(con, sql)
     elapsed = time.perf_counter() - start
     return elapsed, (lambda: _values_from_arrow(table, metrics))
 
@@ -174,10 +192,10 @@ def tool_sql(args, metrics):
 def tool_floor(args, metrics):
     con = _duck_con(args)
     start = time.perf_counter()
-    _arrow(con.execute(f"""SELECT query_id, count(*) AS n, max(doc_id) AS d, max(score) AS s
-                           FROM read_parquet('{args.run}') GROUP BY query_id"""))
+    _arrow(con, f"""SELECT query_id, count(*) AS n, max(doc_id) AS d, max(score) AS s
+                    FROM read_parquet({_sql_text(args.run)}) GROUP BY query_id""")
     con.execute(f"""SELECT count(*), max(query_id), max(doc_id), sum(rel)
-                    FROM read_parquet('{args.judgments}')""").fetchall()
+                    FROM read_parquet({_sql_text(args.judgments)})""").fetchall()
     return time.perf_counter() - start, None
 
 
@@ -256,96 +274,156 @@ def tool_ranx(args, metrics):
 
 
 def _plan(metrics):
+    """The parsed metrics and the depth every one of them reads (None when one reads whole lists: ap, rr)."""
     parsed = [parse_metric(m) for m in metrics]
     ks = [k for _, k in parsed]
-    prune = max(ks) if all(k is not None for k in ks) else None
-    return parsed, prune
+    depth = max(ks) if all(k is not None for k in ks) else None
+    return parsed, depth
+
+
+def _sql_text(value) -> str:
+    """A SQL string literal (a file path), quotes doubled."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def polars_frame(run, judgments, metrics, exponential: bool = True):
+    """Per-query values as a strong polars user writes them, lazily: each query's best documents by
+    group_by().agg(sort_by().head(depth)) (no window over every row, no sort of every row), positions by
+    int_ranges, explode, the labels joined on those rows only and gains computed there; the ideal the same way
+    over the judgments. A metric without a cutoff (ap, rr) ranks whole lists. One row per judged query (0 for one
+    the run lacks)."""
+    import polars as pl
+
+    parsed, depth = _plan(metrics)
+    judg = pl.scan_parquet(judgments).select("query_id", "doc_id", "rel")
+    ranked_docs = pl.col("doc_id").sort_by(["score", "doc_id"], descending=[True, True])
+    ranked = (pl.scan_parquet(run).group_by("query_id").agg(ranked_docs.head(depth) if depth else ranked_docs)
+              .with_columns(pos=pl.int_ranges(1, pl.col("doc_id").list.len() + 1))
+              .explode(["doc_id", "pos"])
+              .join(judg, on=["query_id", "doc_id"], how="left"))
+    per_run = ranked.group_by("query_id").agg(_polars_run_aggs(parsed, exponential))
+    if any(kind == "ap" for kind, _ in parsed):
+        per_judged = judg.group_by("query_id").agg(_R=(pl.col("rel") >= 1).sum())
+    else:
+        per_judged = judg.select("query_id").unique()
+    ndcg_ks = sorted({k for kind, k in parsed if kind == "ndcg"}, key=lambda k: k or 0)
+    if ndcg_ks:
+        deepest = None if None in ndcg_ks else max(ndcg_ks)
+        best = pl.col("rel").sort(descending=True)
+        ideal = (judg.filter(pl.col("rel") > 0).group_by("query_id").agg(best.head(deepest) if deepest else best)
+                 .with_columns(pos=pl.int_ranges(1, pl.col("rel").list.len() + 1)).explode(["rel", "pos"])
+                 .group_by("query_id")
+                 .agg([(_polars_gain(exponential) / _polars_log_pos()).filter(pl.col("pos") <= k if k else pl.lit(True))
+                       .sum().alias(f"_idcg{k}") for k in ndcg_ks]))
+        per_judged = per_judged.join(ideal, on="query_id", how="left")
+    out = per_judged.join(per_run, on="query_id", how="left")
+    return out.select("query_id", *[_polars_value(kind, k).alias(m) for (kind, k), m in zip(parsed, metrics)])
+
+
+def _polars_gain(exponential: bool):
+    """The gain of a positive label (every other label and an unjudged document gain 0)."""
+    import polars as pl
+
+    rel = pl.col("rel").cast(pl.Float64)
+    return 2.0 ** rel - 1.0 if exponential else rel
+
+
+def _polars_log_pos():
+    import polars as pl
+
+    return (pl.col("pos") + 1).cast(pl.Float64).log(2)
+
+
+def _polars_run_aggs(parsed, exponential: bool):
+    """The sums over each ranked list (labels joined, NULL when unjudged) that the metrics need."""
+    import polars as pl
+
+    aggs = {}
+    for kind, k in parsed:
+        within = pl.col("pos") <= k if k else pl.lit(True)
+        hit_pos = pl.col("pos").filter((pl.col("rel") >= 1) & within)
+        if kind == "ndcg":
+            gains = _polars_gain(exponential) / _polars_log_pos()
+            aggs[f"_dcg{k}"] = gains.filter((pl.col("rel") > 0) & within).sum()
+        elif kind == "p":
+            aggs[f"_hits{k}"] = hit_pos.len()
+        elif kind == "rr":
+            aggs[f"_first{k}"] = hit_pos.min()
+        elif kind == "ap":  # the n-th relevant document in rank order has seen n relevant ones
+            ranked_hits = hit_pos.sort()
+            aggs[f"_apsum{k}"] = (ranked_hits.cum_count() / ranked_hits).sum()
+    return [agg.alias(name) for name, agg in aggs.items()]
+
+
+def _polars_value(kind, k):
+    import polars as pl
+
+    if kind == "ndcg":
+        idcg = pl.col(f"_idcg{k}").fill_null(0.0)
+        return pl.when(idcg > 0).then(pl.col(f"_dcg{k}").fill_null(0.0) / idcg).otherwise(0.0)
+    if kind == "p":
+        return pl.col(f"_hits{k}").fill_null(0) / k
+    if kind == "rr":
+        return (1.0 / pl.col(f"_first{k}")).fill_null(0.0)
+    return pl.when(pl.col("_R") > 0).then(pl.col(f"_apsum{k}").fill_null(0.0) / pl.col("_R")).otherwise(0.0)
+
+
+def duckdb_sql(run, judgments, metrics, exponential: bool = True) -> str:
+    """Per-query NDCG@k and P@k as a strong DuckDB user writes them by hand: each query's k best documents by the
+    top-N aggregate max_by(doc_id, (score, doc_id), k) (computed once, positions by range), the labels joined on
+    those k rows only, and every judged query's k best grades by max(rel, k) in the same pass that lists the
+    judged queries, summed as a list (no second unnest). One row per judged query (0 for one the run lacks)."""
+    parsed, depth = _plan(metrics)
+    if depth is None or any(kind not in ("ndcg", "p") for kind, _ in parsed):
+        raise SystemExit("the duckdb peer computes ndcg@k and p@k only")
+    run_sql, judgments_sql = f"read_parquet({_sql_text(run)})", f"read_parquet({_sql_text(judgments)})"
+    gain = "pow(2.0, {0}) - 1" if exponential else "{0}"
+    ks = sorted({k for _, k in parsed})
+    run_sums = ",\n         ".join(
+        [f"sum(({gain.format('j.rel')}) / log2(pos + 1)) FILTER (WHERE j.rel > 0 AND pos <= {k}) AS dcg{k}"
+         for k in ks if ("ndcg", k) in parsed]
+        + [f"count(*) FILTER (WHERE j.rel >= 1 AND pos <= {k}) AS hits{k}" for k in ks if ("p", k) in parsed])
+    ideal = ",\n         ".join(
+        f"list_sum(list_transform(grades[1:{k}], lambda g, i: ({gain.format('g')}) / log2(i + 1))) AS idcg{k}"
+        for k in ks if ("ndcg", k) in parsed) or "0 AS _none"
+    values = ",\n       ".join(
+        (f"CASE WHEN idcg{k} > 0 THEN coalesce(dcg{k}, 0) / idcg{k} ELSE 0.0 END" if kind == "ndcg"
+         else f"coalesce(hits{k}, 0) / {k}.0") + f' AS "{m}"' for (kind, k), m in zip(parsed, metrics))
+    return f"""WITH top AS (
+  SELECT query_id, max_by(doc_id, (score, doc_id), {depth}) AS docs FROM {run_sql} GROUP BY query_id
+), ranked AS (
+  SELECT query_id, unnest(docs) AS doc_id, unnest(range(1, len(docs) + 1)) AS pos FROM top
+), per_run AS (
+  SELECT r.query_id,
+         {run_sums}
+  FROM ranked r LEFT JOIN {judgments_sql} j ON j.query_id = r.query_id AND j.doc_id = r.doc_id
+  GROUP BY r.query_id
+), judged AS (
+  SELECT query_id, max(rel, {depth}) FILTER (WHERE rel > 0) AS grades FROM {judgments_sql} GROUP BY query_id
+), ideal AS (
+  SELECT query_id,
+         {ideal}
+  FROM judged
+)
+SELECT query_id,
+       {values}
+FROM ideal LEFT JOIN per_run USING (query_id)"""
 
 
 def tool_polars(args, metrics):
-    return _polars(args, metrics, topk=False)
-
-
-def tool_polars_topk(args, metrics):
-    return _polars(args, metrics, topk=True)
-
-
-def _polars(args, metrics, topk: bool):
-    """polars_topk keeps each query's top k as a polars user would (group_by, sort_by(...).head(k), explode), for
-    the list and for the ideal; polars sorts every row and cuts after. With a metric without cutoff (ap, rr) both
-    rank whole lists."""
-    import polars as pl
-
-    parsed, prune = _plan(metrics)
-    kinds = {kind for kind, _ in parsed}
-    exponential = not args.linear
     start = time.perf_counter()
-    run = pl.read_parquet(args.run, columns=["query_id", "doc_id", "score"])
-    judg = pl.read_parquet(args.judgments, columns=["query_id", "doc_id", "rel"])
-    gain = (pl.when(pl.col("rel") > 0).then((2.0 ** pl.col("rel").cast(pl.Float64)) - 1.0 if exponential
-                                               else pl.col("rel").cast(pl.Float64)).otherwise(0.0))
-    if topk and prune:
-        ranked = (run.group_by("query_id")
-                     .agg(pl.col("doc_id").sort_by(["score", "doc_id"], descending=[True, True]).head(prune))
-                     .explode("doc_id")
-                     .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
-    else:
-        ranked = (run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
-                     .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
-        if prune:
-            ranked = ranked.filter(pl.col("pos") <= prune)
-    labels = judg.with_columns(gain=gain, relevant=(pl.col("rel") >= 1).cast(pl.Int64))
-    scored = (ranked.join(labels.select("query_id", "doc_id", "gain", "relevant"), on=["query_id", "doc_id"],
-                          how="left")
-                    .with_columns(pl.col("gain").fill_null(0.0), pl.col("relevant").fill_null(0))
-                    .sort(["query_id", "pos"]))
-    disc = 1.0 / (pl.col("pos").cast(pl.Float64) + 1.0).log(2)
-    aggs = []
-    for kind, k in parsed:
-        within = pl.col("pos") <= k if k else pl.lit(True)
-        if kind == "ndcg":
-            aggs.append((pl.col("gain") * disc).filter(within).sum().alias(f"_dcg{k}"))
-        elif kind == "p":
-            aggs.append(pl.col("relevant").filter(within).sum().alias(f"_hits{k}"))
-        elif kind == "rr":
-            aggs.append(pl.col("pos").filter(within & (pl.col("relevant") == 1)).min().alias(f"_first{k}"))
-        elif kind == "ap":
-            aggs.append((pl.col("_seen").cast(pl.Float64) / pl.col("pos")).filter(within & (pl.col("relevant") == 1))
-                        .sum().alias(f"_apsum{k}"))
-    if "ap" in kinds:
-        scored = scored.with_columns(_seen=pl.col("relevant").cum_sum().over("query_id"))
-    per_run = scored.group_by("query_id").agg(aggs)
-    if topk and prune:
-        ideal = (labels.filter(pl.col("gain") > 0).group_by("query_id")
-                       .agg(pl.col("gain").sort(descending=True).head(prune))
-                       .explode("gain").with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
-    else:
-        ideal = (labels.filter(pl.col("gain") > 0).sort(["query_id", "gain"], descending=[False, True])
-                       .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id")))
-    iaggs = [pl.col("relevant").sum().alias("_R")]
-    for kind, k in parsed:
-        if kind == "ndcg":
-            within = pl.col("pos") <= k if k else pl.lit(True)
-            iaggs.append((pl.col("gain") * disc).filter(within).sum().alias(f"_idcg{k}"))
-    per_ideal = labels.group_by("query_id").agg(pl.col("relevant").sum().alias("_R")).join(
-        ideal.group_by("query_id").agg(iaggs[1:]) if len(iaggs) > 1 else ideal.select("query_id").unique(),
-        on="query_id", how="left")
-    out = per_ideal.join(per_run, on="query_id", how="left")
-    cols = []
-    for (kind, k), m in zip(parsed, metrics):
-        if kind == "ndcg":
-            idcg = pl.col(f"_idcg{k}").fill_null(0.0)
-            cols.append(pl.when(idcg > 0).then(pl.col(f"_dcg{k}").fill_null(0.0) / idcg).otherwise(0.0).alias(m))
-        elif kind == "p":
-            cols.append((pl.col(f"_hits{k}").fill_null(0) / k).alias(m))
-        elif kind == "rr":
-            cols.append((1.0 / pl.col(f"_first{k}")).fill_null(0.0).alias(m))
-        elif kind == "ap":
-            cols.append(pl.when(pl.col("_R") > 0).then(pl.col(f"_apsum{k}").fill_null(0.0) / pl.col("_R"))
-                        .otherwise(0.0).alias(m))
-    result = out.select(pl.col("query_id"), *cols)
+    table = polars_frame(args.run, args.judgments, metrics, exponential=not args.linear).collect().to_arrow()
     elapsed = time.perf_counter() - start
-    return elapsed, (lambda: _values_from_arrow(result.to_arrow(), metrics))
+    return elapsed, (lambda: _values_from_arrow(table, metrics))
+
+
+def tool_duckdb(args, metrics):
+    con = _duck_con(args)
+    sql = duckdb_sql(args.run, args.judgments, metrics, exponential=not args.linear)
+    start = time.perf_counter()
+    table = _arrow(con, sql)
+    elapsed = time.perf_counter() - start
+    return elapsed, (lambda: _values_from_arrow(table, metrics))
 
 
 def tool_pandas(args, metrics):
@@ -489,37 +567,46 @@ def tool_spark_sql(args, metrics):
     return elapsed, (lambda: _values_from_arrow(table, metrics)), info
 
 
-def tool_spark_df(args, metrics):
-    """NDCG@k written by hand with PySpark DataFrames, as a Spark user would: the peer for sqlndcg on Spark."""
+def spark_df_frame(run, judg, metrics, exponential: bool = True):
+    """NDCG@k written by hand with PySpark DataFrames, as a Spark user would (ROW_NUMBER over each query's
+    (score, doc_id) desc cut at k, which Spark plans as a WindowGroupLimit; labels joined on the top k and gains
+    computed there; the ideal by the same window over the positive judgments): the peer for sqlndcg on Spark.
+    ``run``, ``judg``: DataFrames. One row per judged query."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    parsed, prune = _plan(metrics)
+    parsed, depth = _plan(metrics)
     if any(kind != "ndcg" or k is None for kind, k in parsed):
         raise SystemExit("spark_df computes ndcg@k only")
+    judg = judg.select("query_id", "doc_id", "rel")
+
+    def dcg_at(k):  # of positive labels at positions <= k (rows past depth are already cut)
+        rel = F.col("rel").cast("double")
+        gain = F.pow(F.lit(2.0), rel) - 1.0 if exponential else rel
+        keep = F.col("rel") > 0 if k == depth else (F.col("rel") > 0) & (F.col("pos") <= k)
+        return F.sum(F.when(keep, gain / F.log2(F.col("pos") + 1.0)))
+
+    by_score = Window.partitionBy("query_id").orderBy(F.col("score").desc(), F.col("doc_id").desc())
+    top = (run.select("query_id", "doc_id", "score").withColumn("pos", F.row_number().over(by_score))
+           .where(F.col("pos") <= depth))
+    ks = sorted({k for _, k in parsed})
+    dcg = (top.join(judg, ["query_id", "doc_id"], "left").groupBy("query_id")
+           .agg(*[dcg_at(k).alias(f"dcg{k}") for k in ks]))
+    by_rel = Window.partitionBy("query_id").orderBy(F.col("rel").desc())
+    idcg = (judg.where(F.col("rel") > 0).withColumn("pos", F.row_number().over(by_rel)).where(F.col("pos") <= depth)
+            .groupBy("query_id").agg(*[dcg_at(k).alias(f"idcg{k}") for k in ks]))
+    judged = judg.select("query_id").distinct()
+    return judged.join(idcg, "query_id", "left").join(dcg, "query_id", "left").select(
+        "query_id", *[F.when(F.col(f"idcg{k}") > 0, F.coalesce(F.col(f"dcg{k}"), F.lit(0.0)) / F.col(f"idcg{k}"))
+                      .otherwise(0.0).alias(m) for (_, k), m in zip(parsed, metrics)])
+
+
+def tool_spark_df(args, metrics):
+    """spark_df_frame on a fresh local session (its start-up not timed), reading the Parquet files included."""
     spark, info = _spark_session(args)
     start = time.perf_counter()
-    run = spark.read.parquet(str(args.run)).select("query_id", "doc_id", "score")
-    judg = spark.read.parquet(str(args.judgments)).select("query_id", "doc_id", "rel")
-    rel = F.col("rel").cast("double")
-    gain = F.when(F.col("rel") > 0, F.pow(F.lit(2.0), rel) - 1.0 if not args.linear else rel).otherwise(0.0)
-    labels = judg.withColumn("gain", gain).select("query_id", "doc_id", "gain")
-    by_score = Window.partitionBy("query_id").orderBy(F.col("score").desc(), F.col("doc_id").desc())
-    top = run.withColumn("pos", F.row_number().over(by_score)).filter(F.col("pos") <= prune)
-    disc = F.lit(1.0) / F.log2(F.col("pos").cast("double") + 1.0)
-    scored = top.join(labels, ["query_id", "doc_id"], "left").withColumn("g", F.coalesce(F.col("gain"), F.lit(0.0)))
-    dcg = scored.groupBy("query_id").agg(*[F.sum(F.when(F.col("pos") <= k, F.col("g") * disc).otherwise(0.0))
-                                           .alias(f"dcg{k}") for _, k in parsed])
-    by_gain = Window.partitionBy("query_id").orderBy(F.col("gain").desc())
-    ideal = (labels.filter(F.col("gain") > 0).withColumn("pos", F.row_number().over(by_gain))
-                   .filter(F.col("pos") <= prune))
-    idcg = ideal.groupBy("query_id").agg(*[F.sum(F.when(F.col("pos") <= k, F.col("gain") * disc).otherwise(0.0))
-                                           .alias(f"idcg{k}") for _, k in parsed])
-    judged = judg.select("query_id").distinct()
-    out = judged.join(idcg, "query_id", "left").join(dcg, "query_id", "left").select(
-        "query_id", *[F.when(F.coalesce(F.col(f"idcg{k}"), F.lit(0.0)) > 0,
-                             F.coalesce(F.col(f"dcg{k}"), F.lit(0.0)) / F.col(f"idcg{k}")).otherwise(0.0).alias(m)
-                      for (_, k), m in zip(parsed, metrics)])
+    out = spark_df_frame(spark.read.parquet(str(args.run)), spark.read.parquet(str(args.judgments)), metrics,
+                         exponential=not args.linear)
     table = out.toArrow()
     elapsed = time.perf_counter() - start
     return elapsed, (lambda: _values_from_arrow(table, metrics)), info
@@ -884,6 +971,7 @@ def main() -> None:
     unknown = [t for t in tools if t not in ALL_TOOLS]
     if unknown:
         raise SystemExit(f"unknown tools {unknown}; choose from {ALL_TOOLS}")
+    tools = [t for t in tools if computes(t, metrics, asked=args.tools != parser.get_default("tools"))]
 
     if args.data is None:
         params = generate.params_from_args(args)
