@@ -129,6 +129,9 @@ def datasets(draw, grouped=None, fractional=None, int_ids=None, max_queries=4, m
         run.append((groups[0], queries[0], pool[0], 1.0))
     if not judgments:
         judgments.append((queries[-1], pool[1], 2))
+    if not {r[1] for r in run} & {j[0] for j in judgments}:
+        # a run and judgments without a query in common are refused (tests/test_groups_missing.py): one is judged
+        judgments.append((run[0][1], run[0][2], 1))
     int_rel = not fractional and draw(st.booleans())
     return Data(run, judgments, grouped, int_ids, fractional, int_rel)
 
