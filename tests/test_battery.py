@@ -73,6 +73,7 @@ def test_sqlite_tables():
     check("sqlite", battery(con, load_dbapi("TEXT", "INTEGER", "REAL", "?")))
 
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_datafusion_frames():
     import datafusion
 
@@ -81,6 +82,7 @@ def test_datafusion_frames():
     check("datafusion", battery(ctx, lambda con, ids, run_df, qrels_df: (run_df, qrels_df)))
 
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_clickhouse_tables():
     from chdb import dbapi
 

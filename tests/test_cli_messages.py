@@ -56,6 +56,7 @@ def test_every_verb_knows_its_version(verb):
     assert (done.returncode, done.stdout.strip()) == (0, f"sqlndcg {sqlndcg.__version__}")
 
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_ctrl_c_is_one_line_and_status_130():
     """Interrupted while reading the run from standard input (a pipe that never ends): exit 130, as shells expect."""
     proc = subprocess.Popen([CLI, "trec_eval", QRELS, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -110,6 +110,7 @@ def load_clickhouse(con, ids, run_df, qrels_df):
     return names[0], names[1]
 
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_clickhouse_equals_duckdb():
     from chdb import dbapi
 
@@ -136,6 +137,7 @@ def test_spark_equals_duckdb_with_tables_and_frames(spark):
     assert_same(got, want, "Spark frames")
 
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_datafusion_equals_duckdb_with_frames():
     import datafusion
 
@@ -239,6 +241,7 @@ def check_frames(con, label: str, leftover) -> None:
                 assert leftover(con) == 0, f"{label} {kind}: temporary tables left behind"
 
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_frames_on_sqlite_equal_duckdb_and_leave_no_table():
     con = sqlite3.connect(":memory:")
     check_frames(con, "SQLite", sqlite_temporary_tables)

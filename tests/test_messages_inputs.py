@@ -61,6 +61,7 @@ def test_latin1_csv_says_not_utf8_and_how_to_reencode(files):
         evaluate_py("latin1.csv", files)
 
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_a_20mb_line_is_said_to_be_too_long(files):
     with open(files / "long.csv", "w") as f:
         f.write("query_id,doc_id,score\nq0,d0,1.0\nq1," + "x" * 20_000_000 + ",0.5\n")
@@ -151,6 +152,7 @@ def test_trec_eval_empty_file_suggests_no_flag_it_lacks(trec):
 
 # -- one DuckDB connection shared by threads --------------------------------------------------------------------------
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_threads_sharing_a_connection_get_the_right_numbers_or_a_clear_error():
     con = duckdb.connect()
     con.execute("CREATE TABLE run AS SELECT * FROM (VALUES ('q0', 'd0', 1.0), ('q0', 'd1', 0.5), ('q1', 'd0', 0.3)) "

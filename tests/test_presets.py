@@ -159,6 +159,7 @@ def ranx_per_query():
     return want, order
 
 
+@pytest.mark.slow  # among the slowest of the quick subset; the full suite runs it
 def test_ranx_preset_equals_ranx_on_its_own_order_of_ties():
     want, ranx_order = ranx_per_query()
     assert set(want) == {q for q, _, _ in RANX_JUDGMENTS}  # make_comparable: every judged query, 0 if not run
