@@ -236,12 +236,17 @@ class Result:
         return Table(tuple(groups) + header + ("queries",), tuple(rows)).to_text(max_rows=1000)
 
     def __str__(self) -> str:
-        shown = {k: v for k, v in self.settings.items() if k not in ("metrics", "columns", "canonical_metrics")}
-        renamed = {m: c for m, c in self.settings.get("canonical_metrics", {}).items() if m != c}
-        if renamed:  # the columns named as asked ('map'), with their canonical names ('ap')
-            shown["canonical_metrics"] = renamed
-        described = ", ".join(f"{k}={v}" for k, v in shown.items())
-        return f"{self.summary_text()}\n({described})\n{self.account_text()}"
+        return f"{self.summary_text()}\n({settings_text(self.settings)})\n{self.account_text()}"
+
+
+def settings_text(settings: dict) -> str:
+    """Settings as people read them (printed results, the report): the metric list left out (the table shows it),
+    canonical names only for the columns named otherwise ('map': 'ap')."""
+    shown = {k: v for k, v in settings.items() if k not in ("metrics", "columns", "canonical_metrics")}
+    renamed = {m: c for m, c in settings.get("canonical_metrics", {}).items() if m != c}
+    if renamed:
+        shown["canonical_metrics"] = renamed
+    return ", ".join(f"{k}={v}" for k, v in shown.items())
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -17,7 +17,7 @@ from ..run.progress import announce
 from ..present import plots
 from .compare import Comparison, compare, evaluate_systems
 from ..stats.intervals import bootstrap_summary
-from ..present.results import Table
+from ..present.results import Table, settings_text
 
 _CSS = """
 body { font-family: system-ui, -apple-system, Segoe UI, Roboto, sans-serif; margin: 2em auto; max-width: 120em;
@@ -121,9 +121,7 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
     title = title or f"sqlndcg: systems compared with {s['baseline']}"
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>",
              f"<style>{_CSS}</style></head><body>", f"<h1>{html.escape(title)}</h1>"]
-    evaluation = {k: v for k, v in s.items() if k not in ("metrics", "columns")}
-    parts.append('<p class="note">Settings: ' + html.escape(", ".join(f"{k}={v}" for k, v in evaluation.items()))
-                 + "</p>")
+    parts.append('<p class="note">Settings: ' + html.escape(settings_text(s)) + "</p>")
 
     summary = bootstrap_summary(comparison.result, method=s["bootstrap"], resamples=s["resamples"], seed=s["seed"])
     parts.append("<h2>Summary</h2>")
