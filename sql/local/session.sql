@@ -59,14 +59,10 @@ RESET {{ setting }}
     (bound: $name the last part, $schema the one before it or NULL, $database the first of three or NULL): two
     parts are a schema and its relation, or a database and its main schema's. -#}
 {%- macro sqlndcg_duckdb_relation_named() -%}
-SELECT kind FROM (
-  SELECT 'table' AS kind, database_name, schema_name, table_name AS name FROM duckdb_tables()
-  UNION ALL
-  SELECT 'view' AS kind, database_name, schema_name, view_name AS name FROM duckdb_views()
-) AS relations
-WHERE name = $name
-  AND ($schema IS NULL OR schema_name = $schema OR ($database IS NULL AND database_name = $schema AND schema_name = 'main'))
+SELECT kind FROM ({{ sqlndcg._duckdb_relations_named('$name') }}) AS relations
+WHERE ($schema IS NULL OR schema_name = $schema OR ($database IS NULL AND database_name = $schema AND schema_name = 'main'))
   AND ($database IS NULL OR database_name = $database)
+ORDER BY resolution
 LIMIT 1
 {%- endmacro -%}
 
