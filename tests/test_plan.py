@@ -54,8 +54,9 @@ def test_per_call_values_are_arguments():
     whole = render.call("_per_query_sql", plan, False)
     bucket = render.call("_per_query_sql", plan, False, {"index": 1, "count": 4})
     assert whole != bucket and "= 1" in bucket
-    short = render.call("_per_query_sql", plan, True, None, 3)  # no list longer than k: no top-k cut
-    assert "list_cut" in render.call("_per_query_sql", plan) and "list_cut" not in short
+    short = render.call("_per_query_sql", plan, True, None, 3, dialect="postgres")  # no list longer than k: no cut
+    assert "list_cut" in render.call("_per_query_sql", plan, dialect="postgres") and "list_cut" not in short
+    assert "top_lists" in render.call("_per_query_sql", plan) and "list_cut" not in render.call("_per_query_sql", plan)
     assert render.call("_account_sql", plan, False, {"index": 0, "count": 2}) != render.call("_account_sql", plan)
 
 

@@ -243,7 +243,7 @@ def test_distances_keep_each_lists_top_k_from_the_lowest(engine):
     con = None if engine == "duckdb" else sqlite3.connect(":memory:")
     got = sqlndcg.evaluate(DISTANCES, LABELS, metrics, group_by="system", lower_is_better=True, con=con)
     want = sqlndcg.evaluate(DISTANCES.assign(score=-DISTANCES.score), LABELS, metrics, group_by="system")
-    assert "list_cut" in got.sql
+    assert ("top_lists" if engine == "duckdb" else "list_cut") in got.sql
     assert flat(keyed(got, metrics)) == pytest.approx(flat(keyed(want, metrics)), abs=1e-15)
     # x, q1: a (0.1), e (0.2, label 3) in the top 2: P@2 = 1/2, RR@2 = 1/2; y, q1: a and b move down (+0.25), so
     # e (0.2) ranks first: RR@2 = 1

@@ -89,6 +89,9 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {#- The ranking stages, from the labels to each list's ranked top (labelled, cut, ranked, refiltered,
     top_ranked): one chain, which explain.sql reads too, so its positions are the statement's. -#}
 {%- macro _per_query_ranking(p, f) -%}
+{%- if f.top_n == 'aggregate' %}
+{{ sqlndcg._per_query_top_listed(p, f) }}
+{%- else %}
 {%- if f.join_first %}
 {{ sqlndcg._per_query_labelled(p, f) }},
 {%- endif %}
@@ -100,6 +103,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {{ sqlndcg._per_query_refiltered(p, f) }},
 {%- endif %}
 {{ sqlndcg._per_query_top_ranked(p, f) }}
+{%- endif %}
 {%- endmacro -%}
 
 
@@ -118,9 +122,13 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- set needs_rows = 'r_rows' in needs or 'nonrel_run' in needs -%}
 {%- set needs_ideal_rows = 'ideal_rows' in needs -%}
 {%- set needs_ideal_totals = 'ideal_totals' in needs or needs_ideal_rows -%}
-{%- set needs_ideal = (needs_idcg and p.ideal == 'judgments') or needs_ideal_rows or needs_ideal_totals -%}
 {%- set needs_max_rel = 'max_rel_rows' in needs -%}
 {%- set needs_tail = 'ideal_tail' in needs -%}
+{#- Where sums come from lists and only the ideal's top k is read (its DCG at cutoffs), each query's k best gains
+    are one top-N aggregate over its judgments (ideal_listed), in the order the ideal ranking would number them. -#}
+{%- set ideal_listed = sqlndcg.list_sums() and p.prune_k and needs_idcg and p.ideal == 'judgments'
+    and not needs_ideal_rows and not needs_ideal_totals and not needs_tail -%}
+{%- set needs_ideal = ((needs_idcg and p.ideal == 'judgments') or needs_ideal_rows or needs_ideal_totals) and not ideal_listed -%}
 {%- set cascade_tops = sqlndcg._cascade_tops(p) -%}
 {%- set average = p.ties == 'average' -%}
 {#- Relevant and judged counts within a cutoff are sums of 0/1 values, exact in any order, so they are plain sums in
@@ -135,7 +143,11 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- set join_first = not p.prune_k and not refilter -%}
 {#- The cut is skipped when the input checks found no list longer than k (longest_list, from the account's
     pass): every row is a candidate then, and ranking them directly is faster and holds less. -#}
-{%- set cut = p.prune_k and not refilter and not (longest_list and longest_list <= p.prune_k) -%}
+{#- How each list's top k is found where every metric has a cutoff (top_n, dialect.sql): a top-N aggregate, a
+    ROW_NUMBER the engine plans as a per-group limit, or the cut below. Tie-averaged and refiltered lists rank
+    every candidate (the cut). -#}
+{%- set top_n = sqlndcg.top_n() if p.prune_k and not refilter and not average else 'cut' -%}
+{%- set cut = p.prune_k and not refilter and top_n == 'cut' and not (longest_list and longest_list <= p.prune_k) -%}
 {#- The label columns (joined to the run before or after the ranking), the running relevant counts AP reads, and
     which of them the ranking carries when the labels are joined first. -#}
 {%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel or cascade_tops else []) -%}
@@ -191,7 +203,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops,
   'needs_top_grade': 0 in cascade_tops or (p.get('upper', false) and p.get('unjudged_grade') is none),
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), descending), 'descending': descending,
-  'listed': listed, 'listed_names': listed_names, 'list_sums': sqlndcg.list_sums(),
+  'listed': listed, 'listed_names': listed_names, 'list_sums': sqlndcg.list_sums(), 'top_n': top_n, 'ideal_listed': ideal_listed,
 }) }}
 {%- endmacro -%}
 
@@ -300,6 +312,23 @@ ranked AS (
     RANK() OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _key {{ f.direction }}) AS _tie_start
     {%- endif %}
   FROM {{ 'labelled' if f.join_first else ('candidates' if f.cut else 'run_rows') }}
+)
+{%- endmacro -%}
+
+{#- Each list's top k by a top-N aggregate (top_n = 'aggregate'): the k best documents by one order-preserving
+    key (key, then document, as rank_order orders them), held k at a time per list instead of sorting the list,
+    then numbered in that order. -#}
+{%- macro _per_query_top_listed(p, f) -%}
+{%- set key_order = 'DESC NULLS LAST' if f.descending else 'ASC NULLS FIRST' -%}
+top_lists AS (
+  SELECT {{ f.g_cols }}_q,
+    min_by(_d, create_sort_key(_key, '{{ key_order }}', {{ sqlndcg._tie_doc(p) }}, 'DESC NULLS LAST'), {{ p.prune_k }}) AS _docs
+  FROM run_rows
+  GROUP BY {{ f.g_cols }}_q
+),
+top_ranked AS (
+  SELECT {{ f.g_cols }}_q, unnest(_docs) AS _d, unnest(range(1, len(_docs) + 1)) AS _pos
+  FROM top_lists
 )
 {%- endmacro -%}
 
@@ -441,7 +470,7 @@ scored AS (
     {%- for top in f.cascade_tops %}
     {{ sqlndcg._cascade_stop('r._rel' if f.join_first else 'COALESCE(l._rel, 0)', 'tg._top' if top == 0 else sqlndcg._number(top)) }} AS _stop_c{{ loop.index0 }},
     {%- endfor %}
-    r._q AS _q, r._d AS _d, r._key AS _key, r._pos AS _pos
+    r._q AS _q, r._d AS _d,{% if f.top_n != 'aggregate' %} r._key AS _key,{% endif %} r._pos AS _pos
   FROM top_ranked AS r
   {%- if not f.join_first %}
   LEFT JOIN labels AS l
@@ -761,11 +790,22 @@ ideal_dcg AS (
     {%- endif %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM (
+    {%- if f.ideal_listed %}
+    SELECT {{ f.s_cols }}_q,
+      list_transform(_top, lambda _g, _i: {{ sqlndcg._discounted('_g', '_i') }}) AS _idcg_list,
+      _top AS _icg_list
+    FROM (
+      SELECT {{ f.s_cols }}_q, max(_gain, {{ p.prune_k }}) FILTER (WHERE _gain > 0) AS _top
+      FROM labels
+      GROUP BY {{ f.s_cols }}_q
+    ) AS tops
+    {%- else %}
     SELECT {{ f.s_cols }}_q,
       list({{ sqlndcg._discounted('_gain', '_ideal_pos') }} ORDER BY _ideal_pos) AS _idcg_list,
       list(_gain ORDER BY _ideal_pos) AS _icg_list
     FROM ideal_ranking
     GROUP BY {{ f.s_cols }}_q
+    {%- endif %}
   ) AS il
   {%- if not pad %}
   JOIN run_metrics AS rm

@@ -41,69 +41,22 @@ WITH run_rows AS (
     _q,
     1 AS _in_run
   FROM run_rows
-), list_cut AS (
+), top_lists AS (
   SELECT
     _g0,
     _q,
-    MIN(_key) AS _cut
-  FROM (
-    SELECT
-      _g0,
-      _q,
-      _key,
-      ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC) AS _n
-    FROM run_rows
-  ) AS by_key
-  WHERE
-    _n <= 10
+    ARG_MIN(_d, CREATE_SORT_KEY(_key, 'DESC NULLS LAST', _d, 'DESC NULLS LAST'), 10) AS _docs
+  FROM run_rows
   GROUP BY
     _g0,
     _q
-), candidates AS (
-  SELECT
-    r._g0 AS _g0,
-    r._q AS _q,
-    r._d AS _d,
-    r._key AS _key
-  FROM run_rows AS r
-  JOIN list_cut AS c
-    ON c._q = r._q AND c._g0 = r._g0
-  WHERE
-    r._key >= c._cut OR r._key IS NULL
-), ranked AS (
-  SELECT
-    _g0,
-    _q,
-    _d,
-    _key,
-    ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC, _d DESC) AS _pos
-  FROM candidates
 ), top_ranked AS (
   SELECT
     _g0,
     _q,
-    _d,
-    _key,
-    _pos
-  FROM ranked
-  WHERE
-    _pos <= 10
-), ideal_order AS (
-  SELECT
-    _q,
-    _gain,
-    ROW_NUMBER() OVER (PARTITION BY _q ORDER BY _gain DESC) AS _ideal_pos
-  FROM labels
-  WHERE
-    _gain > 0
-), ideal_ranking AS (
-  SELECT
-    _q,
-    _ideal_pos,
-    _gain
-  FROM ideal_order
-  WHERE
-    _ideal_pos <= 10
+    UNNEST(_docs) AS _d,
+    UNNEST(RANGE(1, LENGTH(_docs) + 1)) AS _pos
+  FROM top_lists
 ), scored AS (
   SELECT
     r._g0 AS _g0,
@@ -114,7 +67,6 @@ WITH run_rows AS (
     COALESCE(l._judged, 0) AS _judged,
     r._q AS _q,
     r._d AS _d,
-    r._key AS _key,
     r._pos AS _pos
   FROM top_ranked AS r
   LEFT JOIN labels AS l
@@ -178,13 +130,20 @@ WITH run_rows AS (
   FROM (
     SELECT
       _q,
-      ARRAY_AGG(
-        _gain / system.main.log2(CAST(CAST(_ideal_pos AS DOUBLE) + 1 AS DOUBLE)) ORDER BY _ideal_pos
+      LIST_TRANSFORM(
+        _top,
+        LAMBDA _g, _i : _g / system.main.log2(CAST(CAST(_i AS DOUBLE) + 1 AS DOUBLE))
       ) AS _idcg_list,
-      ARRAY_AGG(_gain ORDER BY _ideal_pos) AS _icg_list
-    FROM ideal_ranking
-    GROUP BY
-      _q
+      _top AS _icg_list
+    FROM (
+      SELECT
+        _q,
+        MAX(_gain, 10) FILTER(WHERE
+          _gain > 0) AS _top
+      FROM labels
+      GROUP BY
+        _q
+    ) AS tops
   ) AS il
 ), scored_queries AS (
   SELECT

@@ -41,35 +41,6 @@ WITH run_rows AS (
     _q,
     1 AS _in_run
   FROM run_rows
-), list_cut AS (
-  SELECT
-    _g0,
-    _q,
-    MIN(_key) AS _cut
-  FROM (
-    SELECT
-      _g0,
-      _q,
-      _key,
-      ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC) AS _n
-    FROM run_rows
-  ) AS by_key
-  WHERE
-    _n <= 10
-  GROUP BY
-    _g0,
-    _q
-), candidates AS (
-  SELECT
-    r._g0 AS _g0,
-    r._q AS _q,
-    r._d AS _d,
-    r._key AS _key
-  FROM run_rows AS r
-  JOIN list_cut AS c
-    ON c._q = r._q AND c._g0 = r._g0
-  WHERE
-    r._key >= c._cut OR r._key IS NULL
 ), ranked AS (
   SELECT
     _g0,
@@ -77,7 +48,7 @@ WITH run_rows AS (
     _d,
     _key,
     ROW_NUMBER() OVER (PARTITION BY _g0, _q ORDER BY _key DESC, CAST(_d AS BINARY) DESC) AS _pos
-  FROM candidates
+  FROM run_rows
 ), top_ranked AS (
   SELECT
     _g0,
