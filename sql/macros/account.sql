@@ -6,10 +6,13 @@
     judgments, judged_queries        judgment rows and distinct judged queries (for this group, when the
                                      judgments are partitioned by a group column)
     judged_queries_missing_from_run  judged queries the run did not answer: scored 0 under queries="judged"
-    retrieved_unjudged               retrieved documents without a judgment (rel >= 0): gain 0
+    retrieved_unjudged               retrieved documents without a judgment (rel >= 0): gain 0; in the input
+                                     checks' pass, within each list's top p.checked_within when the plan sets it
     scored_queries                   the queries the summary averages over
   With duplicates=true, three more: run_duplicate_keys and judgment_duplicate_keys, the (query, document) pairs
-  that occur more than once (summed over every group, on every row), and run_longest_list, the most rows any
+  that occur more than once (summed over every group, on every row; the run's within each list's top
+  p.checked_within, ranked as per_query.sql ranks it, when the plan sets it: below it they change no number), and
+  run_longest_list, the most rows any
   query of any group has. Python's input checks read them, so the account and the duplicate check share one
   pass over each input; the longest list tells the per-query statement whether cutting lists to their top k can
   drop anything (per_query.sql).
@@ -32,17 +35,34 @@
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set int = sqlndcg.integer_type() -%}
 {%- set first = sqlndcg.nulls('FIRST') -%}
+{%- set within = p.get('checked_within') -%}
 WITH run_rows AS{{ sqlndcg._input_cte(p, 'run', bucket) }} (
   {{ sqlndcg._run_rows(p, bucket) }}
 ),
 judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   {{ sqlndcg._judgment_rows(p, bucket) }}
 ),
+{%- if within %}
+run_top AS (
+  {#- Each list's top `within` rows, ranked as the per-query statement ranks them: the rows the checks count. #}
+  {%- if sqlndcg.top_n() == 'aggregate' %}
+  SELECT {{ g_cols }}_q, unnest(_docs) AS _d
+  FROM (SELECT {{ g_cols }}_q, {{ sqlndcg._top_documents(p, within) }} AS _docs FROM run_rows GROUP BY {{ g_cols }}_q) AS tops
+  {%- else %}
+  SELECT {{ g_cols }}_q, _d
+  FROM (
+    SELECT {{ g_cols }}_q, _d, ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), sqlndcg._descending(p)) }}) AS _pos
+    FROM run_rows
+  ) AS ranked
+  WHERE _pos <= {{ within }}
+  {%- endif %}
+),
+{%- endif %}
 {%- if duplicates %}
 {#- The second copy of a repeated pair is marked: its document equals the one before it and not the one two before. #}
 run_marked AS (
   SELECT {{ g_cols }}_q, {{ '0' if 'run' in unique else sqlndcg._second_copy('_d', 'PARTITION BY ' ~ g_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
-  FROM run_rows
+  FROM {{ 'run_top' if within else 'run_rows' }}
 ),
 judgment_marked AS (
   SELECT {{ s_cols }}_q, {{ '0' if 'judgments' in unique else sqlndcg._second_copy('_d', 'PARTITION BY ' ~ s_cols ~ '_q ORDER BY _d' ~ first) }} AS _repeated
@@ -50,8 +70,8 @@ judgment_marked AS (
 ),
 {%- endif %}
 run_queries AS (
-  SELECT {{ g_cols }}_q, COUNT(*) AS _rows{% if duplicates %}, SUM(_repeated) AS _repeated{% endif %}
-  FROM {{ 'run_marked' if duplicates else 'run_rows' }}
+  SELECT {{ g_cols }}_q, COUNT(*) AS _rows{% if duplicates and not within %}, SUM(_repeated) AS _repeated{% endif %}
+  FROM {{ 'run_marked' if duplicates and not within else 'run_rows' }}
   GROUP BY {{ g_cols }}_q
 ),
 judged_queries AS (
@@ -63,7 +83,7 @@ pair_totals AS (
   {#- Retrieved documents no judgment with rel >= 0 covers; every copy of a repeated run pair counts. #}
   {%- set same_pair %}j._q = r._q AND j._d = r._d{% for g in shared %} AND j.{{ g.alias }} = r.{{ g.alias }}{% endfor %}{% endset %}
   SELECT {% for g in groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}COUNT(*) AS _unjudged
-  FROM {{ sqlndcg.unmatched_rows('run_rows', 'r', '(SELECT * FROM judgment_rows WHERE _rel >= 0)', 'j', same_pair) }}
+  FROM {{ sqlndcg.unmatched_rows('run_top' if within else 'run_rows', 'r', '(SELECT * FROM judgment_rows WHERE _rel >= 0)', 'j', same_pair) }}
   {%- if groups %}
   GROUP BY {% for g in groups %}r.{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   {%- endif %}
@@ -122,7 +142,7 @@ every_group AS (
 {%- if duplicates %}
 duplicate_totals AS (
   SELECT
-    (SELECT SUM(_repeated) FROM run_queries) AS _run_dupes_all,
+    (SELECT SUM(_repeated) FROM {{ 'run_marked' if within else 'run_queries' }}) AS _run_dupes_all,
     (SELECT SUM(_repeated) FROM judged_queries) AS _judgment_dupes_all,
     (SELECT MAX(_rows) FROM run_queries) AS _longest
 ),

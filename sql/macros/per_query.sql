@@ -319,10 +319,8 @@ ranked AS (
     key (key, then document, as rank_order orders them), held k at a time per list instead of sorting the list,
     then numbered in that order. -#}
 {%- macro _per_query_top_listed(p, f) -%}
-{%- set key_order = 'DESC NULLS LAST' if f.descending else 'ASC NULLS FIRST' -%}
 top_lists AS (
-  SELECT {{ f.g_cols }}_q,
-    min_by(_d, create_sort_key(_key, '{{ key_order }}', {{ sqlndcg._tie_doc(p) }}, 'DESC NULLS LAST'), {{ p.prune_k }}) AS _docs
+  SELECT {{ f.g_cols }}_q, {{ sqlndcg._top_documents(p, p.prune_k) }} AS _docs
   FROM run_rows
   GROUP BY {{ f.g_cols }}_q
 ),
@@ -330,6 +328,13 @@ top_ranked AS (
   SELECT {{ f.g_cols }}_q, unnest(_docs) AS _d, unnest(range(1, len(_docs) + 1)) AS _pos
   FROM top_lists
 )
+{%- endmacro -%}
+
+{#- The list (DuckDB) of a group's k best documents in rank order, by one sort key: the key, then the document
+    as rank_order orders them (an aggregate over run_rows grouped by list). -#}
+{%- macro _top_documents(p, k) -%}
+{%- set key_order = 'DESC NULLS LAST' if sqlndcg._descending(p) else 'ASC NULLS FIRST' -%}
+{{ return("min_by(_d, create_sort_key(_key, '" ~ key_order ~ "', " ~ sqlndcg._tie_doc(p) ~ ", 'DESC NULLS LAST'), " ~ k ~ ")") }}
 {%- endmacro -%}
 
 {#- trec_eval -M/-J: the kept rows ranked again (kept, reranked). -#}

@@ -194,6 +194,11 @@
                               'needs_ideal': 'ideal_at' in needs_k}) -%}
 {%- endfor -%}
 {%- set positive_k = [] -%}{%- for k in cutoffs if k is not none -%}{%- do positive_k.append(k) -%}{%- endfor -%}
+{#- Where the input checks count the run's repeated pairs and unjudged documents: within each list's top
+    `checked_within` (the deepest position any measure reads, where only they can change a number), or on every
+    row (none: checks='full', a measure reading whole lists, or settings that read past the cutoff: tied groups
+    averaged whole, an ideal from the retrieved documents, trec_eval's -M and -J). -#}
+{%- set checked_within = (positive_k | max) if prune and spec.get('checks', 'depth') == 'depth' and spec.ties != 'average' and spec.ideal == 'judgments' and spec.get('depth') is none and not spec.get('judged_only', false) else none -%}
 {{ return({
   'spec': spec,
   'settings': sqlndcg._recorded_settings(spec),
@@ -230,6 +235,7 @@
   'unjudged_grade': spec.get('unjudged_grade'),
   'iprec_reach': spec.get('iprec_reach', 'round'),
   'prune_k': (positive_k | max) if prune else none,
+  'checked_within': checked_within,
   'metrics': metrics,
   'query_output': outputs.query_output,
   'queries_output': outputs.queries_output,

@@ -43,6 +43,8 @@
                'help': 'how ties=doc_id compares ids: integers numerically and text in byte order, or every id as text in byte order (trec_eval)'},
   'iprec_reach': {'values': ['round', 'floor_plus_0.9'], 'default': 'round', 'recorded': 'when_changed',
                   'help': 'relevant documents to reach at recall level x (iprec_at_recall, 11pt_avg): round(x * R) as trec_eval 10, or floor(x * R + 0.9) as trec_eval 9.x and pytrec_eval'},
+  'checks': {'values': ['depth', 'full'], 'default': 'depth', 'recorded': 'when_changed',
+             'help': "where the input checks count repeated (query, document) pairs and unjudged documents of the run: within the deepest position a measure reads, where they can change a number (depth), or on every row (full)"},
   'group_by': {'columns': true, 'default': [],
                'help': 'columns that split the run into rankings evaluated separately (system, day, segment)'},
   'query_id': {'column': true, 'default': 'query_id', 'help': 'query id column'},

@@ -114,6 +114,7 @@ class Plan(Outputs):
     unjudged_grade: int | None
     iprec_reach: str
     prune_k: Optional[int]
+    checked_within: Optional[int]
 
 
 def keys_of(mirror: type) -> set[str]:

@@ -185,6 +185,7 @@ class Result:
         groups = list(self.settings.get("group_by", []))
         queries = self.settings.get("queries", "judged")
         rule = "scored 0" if queries == "judged" else "not scored"
+        within = self.settings.get("checked_within")
         lines, absent = [], []
         for a in self.account.to_dicts():
             who = ", ".join(f"{g}={a[g]}" for g in groups)
@@ -205,7 +206,8 @@ class Result:
                 f"{a['run_queries_without_judgments']} of them without judgments (not scored); "
                 f"{_count(a['judged_queries'], 'judged query', 'judged queries')}, "
                 f"{a['judged_queries_missing_from_run']} missing from the run ({rule} under queries={queries!r}); "
-                f"{_count(a['retrieved_unjudged'], 'retrieved document', 'retrieved documents')} unjudged (gain 0)"
+                f"{_count(a['retrieved_unjudged'], 'retrieved document', 'retrieved documents')} unjudged"
+                + (f" within the top {within}" if within else "") + " (gain 0)"
             )
         for role, constraint in self.unique_by_constraint.items():
             lines.append(f"{role}: (query, document) pairs unique by constraint, {constraint}: not checked for repeats")

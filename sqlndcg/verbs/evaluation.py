@@ -67,6 +67,9 @@ class Prepared:
 
     def settings(self) -> dict:
         out = self.spec.settings()
+        if self.plan.get("checked_within"):
+            # the account counts the run's repeated pairs and unjudged documents within each list's top k
+            out["checked_within"] = self.plan["checked_within"]
         if self.weights_plan:
             out["query_weights"] = {"input": self.weights.label, "weight": self.weights_plan["weight_name"]}
         return out

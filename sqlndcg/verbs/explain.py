@@ -172,6 +172,7 @@ def explain(
     unjudged_bounds: bool | None = None,
     unjudged_grade: int | None = None,
     iprec_reach: str | None = None,
+    checks: str | None = None,
     group_by: Sequence[str] | str = (),
     query_id: str = "query_id",
     doc_id: str = "doc_id",
