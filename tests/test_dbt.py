@@ -108,6 +108,11 @@ def test_example_models_equal_evaluate(example_build):
                      "per_query_incremental")
     assert_same_rows(duckdb_rows(database, "daily_summary"), res.summary.to_dicts(), ["system", "ds"], "daily_summary")
     with duckdb.connect(str(database), read_only=True) as con:
+        sampled = sqlndcg.evaluate("rankings", "judgments", con=con, sample=0.5, seed=3, **settings)
+    assert sampled.summary.to_dicts() != res.summary.to_dicts()
+    assert_same_rows(duckdb_rows(database, "daily_summary_sampled"), sampled.summary.to_dicts(), ["system", "ds"],
+                     "daily_summary_sampled")
+    with duckdb.connect(str(database), read_only=True) as con:
         weighted = sqlndcg.evaluate("rankings", "judgments", con=con, query_weights="query_traffic", **settings)
     assert_same_rows(duckdb_rows(database, "daily_summary_by_traffic"), weighted.summary.to_dicts(), ["system", "ds"],
                      "daily_summary_by_traffic")

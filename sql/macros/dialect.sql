@@ -198,6 +198,22 @@
 {{ return('COALESCE(list_sum(' ~ (terms if k is none else 'list_slice(' ~ terms ~ ', 1, ' ~ k ~ ')') ~ '), 0)') }}
 {%- endmacro -%}
 
+{#- The MD5 digest of a text as 32 lowercase hex digits, the same on every engine: the hash that chooses a sample of
+    queries (sample=), so the same queries are chosen wherever the statement runs. SQLite has none built in: its
+    engine registers sqlndcg_md5 (Python's hashlib) on the connection. -#}
+{%- macro md5_hex(text) -%}{{ return(adapter.dispatch('md5_hex', 'sqlndcg')(text)) }}{%- endmacro -%}
+{%- macro default__md5_hex(text) -%}{{ return('LOWER(MD5(' ~ text ~ '))') }}{%- endmacro -%}
+{%- macro bigquery__md5_hex(text) -%}{{ return('TO_HEX(MD5(' ~ text ~ '))') }}{%- endmacro -%}
+{%- macro clickhouse__md5_hex(text) -%}{{ return('lower(hex(MD5(' ~ text ~ ')))') }}{%- endmacro -%}
+{%- macro sqlserver__md5_hex(text) -%}{{ return("LOWER(CONVERT(VARCHAR(32), HASHBYTES('MD5', " ~ text ~ '), 2))') }}{%- endmacro -%}
+{%- macro trino__md5_hex(text) -%}{{ return('lower(to_hex(md5(to_utf8(' ~ text ~ '))))') }}{%- endmacro -%}
+{%- macro sqlite__md5_hex(text) -%}{{ return('sqlndcg_md5(' ~ text ~ ')') }}{%- endmacro -%}
+
+{#- Two texts joined (|| is OR in MySQL; CONCAT is missing from SQLite before 3.44). -#}
+{%- macro concat_text(a, b) -%}{{ return(adapter.dispatch('concat_text', 'sqlndcg')(a, b)) }}{%- endmacro -%}
+{%- macro default__concat_text(a, b) -%}{{ return('CONCAT(' ~ a ~ ', ' ~ b ~ ')') }}{%- endmacro -%}
+{%- macro sqlite__concat_text(a, b) -%}{{ return('(' ~ a ~ ' || ' ~ b ~ ')') }}{%- endmacro -%}
+
 {#- Which of `count` buckets a query id falls in: evaluate(partitions=n) splits one machine's work into n passes
     over disjoint sets of queries. The same id lands in the same bucket in the run and the judgments (DuckDB's
     hash() of an integer does not depend on its width). Partitions are a DuckDB setting; a warehouse or Spark

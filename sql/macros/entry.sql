@@ -177,24 +177,42 @@
 {{ return('SELECT 1 AS sqlndcg_parse_placeholder') }}
 {%- endmacro -%}
 
-{%- macro per_query(run=none, judgments=none, metrics=none, run_where=none, judgments_where=none, check_inputs=true) -%}
+{#- sample= (or the variable sqlndcg_sample) and seed= (sqlndcg_seed): a share of the queries chosen by a hash of
+    their id, the same as evaluate(sample=, seed=) chooses (per_query.sql, _in_sample); the summary's interval then
+    carries the finite-population correction and the account counts the sampled queries. -#}
+{%- macro _sampled(plan, sample, seed) -%}
+{%- set fraction = sample if sample is not none else (var('sqlndcg_sample', none) if var is defined else none) -%}
+{%- set seed = seed if seed is not none else (var('sqlndcg_seed', 0) if var is defined else 0) -%}
+{%- if fraction is none -%}{{ return(plan) }}{%- endif -%}
+{%- if fraction is not number or fraction is boolean or fraction <= 0 or fraction > 1 -%}
+  {{ sqlndcg._fail('setting', 'sample=' ~ sqlndcg._show(fraction) ~ ': give the share of queries to evaluate, a number with 0 < sample <= 1 (0.01: one query in a hundred)') }}
+{%- endif -%}
+{%- if seed is not integer or seed is boolean or seed < 0 -%}
+  {{ sqlndcg._fail('setting', 'seed=' ~ sqlndcg._show(seed) ~ ": the sample's seed is a whole number from 0") }}
+{%- endif -%}
+{%- set sampled = dict(plan) -%}{%- do sampled.update({'sample': {'fraction': fraction | float, 'seed': seed}}) -%}
+{{ return(sampled) }}
+{%- endmacro -%}
+
+{%- macro per_query(run=none, judgments=none, metrics=none, run_where=none, judgments_where=none, check_inputs=true,
+                    sample=none, seed=none) -%}
 {%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
 {%- if metrics is none -%}{{ sqlndcg._fail('metric', "per_query needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
-{%- set plan = sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
+{%- set plan = sqlndcg._sampled(sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs), sample, seed) -%}
 {{ return(sqlndcg._per_query_sql(plan)) }}
 {%- endmacro -%}
 
 {%- macro summary(run=none, judgments=none, metrics=none, per_query=none, run_where=none, judgments_where=none,
-                  query_weights=none, weight_column='weight', check_inputs=true) -%}
+                  query_weights=none, weight_column='weight', check_inputs=true, sample=none, seed=none) -%}
 {%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
 {%- if metrics is none -%}{{ sqlndcg._fail('metric', "summary needs metrics=, e.g. metrics=['ndcg@10', 'p@5', 'map']") }}{%- endif -%}
 {%- if per_query is not none -%}
   {#- Summarize a per-query model built by sqlndcg.per_query with the same metrics and group_by. -#}
-  {%- set plan = sqlndcg._output_columns(sqlndcg._spec(metrics, kwargs)) -%}
+  {%- set plan = sqlndcg._sampled(sqlndcg._output_columns(sqlndcg._spec(metrics, kwargs)), sample, seed) -%}
   {{ sqlndcg._refuse_missing_metrics(per_query, plan) }}
   {%- set source = per_query -%}
 {%- else -%}
-  {%- set plan = sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
+  {%- set plan = sqlndcg._sampled(sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs), sample, seed) -%}
   {%- set source = '(' ~ sqlndcg._per_query_sql(plan, false) ~ ')' -%}
 {%- endif -%}
 {%- set weights = none -%}
@@ -205,8 +223,9 @@
 {{ return(sqlndcg._summary_sql(source, plan, weights)) }}
 {%- endmacro -%}
 
-{%- macro account(run=none, judgments=none, metrics=['ndcg'], run_where=none, judgments_where=none, check_inputs=true) -%}
+{%- macro account(run=none, judgments=none, metrics=['ndcg'], run_where=none, judgments_where=none, check_inputs=true,
+                  sample=none, seed=none) -%}
 {%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
-{%- set plan = sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs) -%}
+{%- set plan = sqlndcg._sampled(sqlndcg._relation_plan(run, judgments, metrics, kwargs, run_where, judgments_where, check_inputs), sample, seed) -%}
 {{ return(sqlndcg._account_sql(plan)) }}
 {%- endmacro -%}

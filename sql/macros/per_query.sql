@@ -909,9 +909,22 @@ SELECT
 
 {#- Partitions: only the rows whose query id falls in this pass's bucket (nothing without partitions). -#}
 {%- macro _in_bucket(p, query_id, bucket=none) -%}
+{%- set sample = p.get('sample') -%}
 {%- if bucket %}
   WHERE {{ sqlndcg._bucket_of(sqlndcg._id(query_id, p.query_ids_as_text), bucket.count) }} = {{ bucket.index }}
 {%- endif %}
+{%- if sample %}
+  {{ 'AND' if bucket else 'WHERE' }} {{ sqlndcg._in_sample(query_id, sample) }}
+{%- endif %}
+{%- endmacro -%}
+
+{#- Whether a query is in the plan's sample ({fraction, seed}, sample=): the MD5 of "<seed>:<query id as text>"
+    read as a number in [0, 1) below the fraction, i.e. its hex digits below those of floor(fraction * 16^8), so
+    every engine, every day, chooses the same queries in the run and in the judgments. -#}
+{%- macro _in_sample(query_id, sample) -%}
+{%- set below = '%08x' | format([(sample.fraction * 4294967296) | round(0, 'floor') | int, 4294967295] | min) -%}
+{%- set text = sqlndcg.concat_text("'" ~ (sample.seed | int) ~ ":'", 'CAST(' ~ query_id ~ ' AS ' ~ sqlndcg.text_type() ~ ')') -%}
+{{ return('1 = 1' if sample.fraction >= 1 else sqlndcg.md5_hex(text) ~ " < '" ~ below ~ "'") }}
 {%- endmacro -%}
 
 

@@ -118,6 +118,14 @@
 {{ return('(' ~ sqlndcg._t975(df if df else neff ~ ' - 1') ~ ' * ' ~ std ~ ' / SQRT(' ~ neff ~ '))') }}
 {%- endmacro -%}
 
+{#- A sample of the queries (the plan's sample, sample=): the interval is of the whole input's mean, the half-width
+    times the finite-population correction sqrt(1 - f) (Cochran, Sampling Techniques, 2.15), f the sampled share:
+    the hash chooses each query with probability f, so given how many it chose, they are a simple random sample. -#}
+{%- macro _sampled_share(p) -%}
+{%- set sample = p.get('sample') -%}
+{{ return(' * ' ~ sqlndcg._number((1 - sample.fraction) ** 0.5) if sample else '') }}
+{%- endmacro -%}
+
 {%- macro _summary_sql(per_query, p, weights=none, rereadable=false) -%}
 {%- set keys = [] -%}{%- for g in p.groups -%}{%- do keys.append('_g' ~ loop.index0) -%}{%- endfor -%}
 {%- set values = [] -%}{%- for m in p.metrics -%}{%- do values.append('_x' ~ loop.index0) -%}{%- endfor -%}
@@ -177,7 +185,7 @@ interval_halves AS (
     {%- endfor %}
     _i AS _i,
     CASE WHEN _ineff >= 2 AND _istd IS NOT NULL
-         THEN {{ sqlndcg._weighted_half_width('_istd', '_ineff', '_idf') }} END AS _ihalf
+         THEN {{ sqlndcg._weighted_half_width('_istd', '_ineff', '_idf') }}{{ sqlndcg._sampled_share(p) }} END AS _ihalf
   FROM interval_rows
 ),
 intervals AS (

@@ -68,7 +68,10 @@ def _build_evaluate(p, name: str) -> None:
         p.add_argument("--output", "-o", help="write to this file instead of standard output")
         p.add_argument("--bootstrap", choices=("percentile", "bca"),
                        help="add a seeded bootstrap interval beside the t interval")
-        p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+        p.add_argument("--seed", type=int, default=0, help="the seed of the bootstrap and of --sample (default 0)")
+        p.add_argument("--sample", type=float, metavar="FRACTION",
+                       help="score only this share of the queries (0 < FRACTION <= 1), chosen by a hash of the query id "
+                       "and --seed (the same queries on every engine); intervals with the finite-population correction")
         p.add_argument("--query-weights", help="query id, weight (and group columns): a weighted summary")
         p.add_argument("--weight-column", help="the weight column of --query-weights (default: weight)")
         p.add_argument("--partitions", type=int, help="evaluate the queries in N disjoint buckets, one pass "
@@ -160,7 +163,7 @@ def _parser() -> argparse.ArgumentParser:
 def _settings(args) -> dict:
     out = {"metrics": [m for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
            **file_options_from(args), **settings_from(args)}
-    for name in ("bootstrap", "seed", "query_weights", "weight_column", "partitions"):
+    for name in ("bootstrap", "seed", "sample", "query_weights", "weight_column", "partitions"):
         if getattr(args, name, None) is not None:
             out[name] = getattr(args, name)
     return out

@@ -9,6 +9,7 @@ from ..errors import SettingError
 from ..present.results import Result
 from ..run.sources import Reading
 from ..core.spec import RANK, SCORE, make_spec, settings_given
+from ..stats.sample import sample_of
 
 MetricNames = Sequence[str] | str
 
@@ -59,6 +60,7 @@ def evaluate(
     bootstrap: str | None = None,
     resamples: int = 10000,
     seed: int = 0,
+    sample: float | None = None,
 ) -> Result:
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
 
@@ -72,7 +74,10 @@ def evaluate(
     ``partitions`` (DuckDB) evaluates the queries in that many disjoint buckets, one after another, so each pass
     holds a fraction of the inputs: the same numbers, for inputs whose sorts and hash tables outgrow memory.
     ``bootstrap`` ("percentile" or "bca") adds a seeded bootstrap interval beside the t interval (docs/compare.md
-    says when each fits). Settings are
+    says when each fits). ``sample`` (0 < sample <= 1) scores only the queries a hash of their id and ``seed``
+    chooses (the same on every engine and every day): the summary's intervals are those of the whole input's
+    mean, with the finite-population correction, and the settings say how many queries of how many it scored; the
+    account still counts every row. Settings are
     those of docs/SEMANTICS.md, one keyword per declared setting (``_settings_declared()`` in sql/macros/settings.sql;
     written out here for editors' help, checked against the declaration by tests/test_settings_declared.py);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
@@ -84,6 +89,11 @@ def evaluate(
     [('bm25', 0.1916), ('rerank', 0.4913)]
     """
     spec = make_spec(metrics, **settings_given(locals()))
+    chosen_sample = sample_of(sample, seed)
+    if chosen_sample and (bootstrap is not None or query_weights is not None):
+        raise SettingError("sample= gives the t interval with the finite-population correction of a sample of "
+                           "queries; it is not available with " + ("bootstrap=" if bootstrap is not None else
+                           "query_weights= (a weighted mean's correction differs)"))
     if bootstrap is not None and query_weights is not None:
         # The summary's means are weighted; a bootstrap of unweighted means beside them would disagree with them.
         raise SettingError("bootstrap= with query_weights= is not available in evaluate(): the weighted summary "
@@ -93,7 +103,8 @@ def evaluate(
                            judgments_format=judgments_format, reading=Reading.of(delimiter, decimal),
                            query_weights=query_weights,
                            weight_column=weight_column, memory_limit=memory_limit, temp_directory=temp_directory,
-                           max_temp_size=max_temp_size, max_result_rows=max_result_rows, partitions=partitions)
+                           max_temp_size=max_temp_size, max_result_rows=max_result_rows, partitions=partitions,
+                           sample=chosen_sample)
     if bootstrap is None:
         return result
     from ..stats.intervals import with_bootstrap

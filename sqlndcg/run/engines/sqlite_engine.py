@@ -4,6 +4,7 @@ Data frames are copied into temporary tables (executemany, a batch at a time).""
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sqlite3
 
@@ -30,6 +31,10 @@ class _StddevSamp:
         return math.sqrt(math.fsum((v - mean) ** 2 for v in self.values) / (n - 1))
 
 
+def _md5_hex(text):
+    return None if text is None else hashlib.md5(str(text).encode("utf-8")).hexdigest()
+
+
 class SQLiteEngine(DBAPIEngine):
     name = "SQLite"
     dialect = "sqlite"
@@ -40,6 +45,7 @@ class SQLiteEngine(DBAPIEngine):
     def __init__(self, con, **kwargs):
         super().__init__(con, **kwargs)
         con.create_aggregate("STDDEV_SAMP", 1, _StddevSamp)
+        con.create_function("sqlndcg_md5", 1, _md5_hex, deterministic=True)  # sample= (dialect.sql, md5_hex)
         try:
             con.execute("SELECT LN(2), POWER(2, 3), SQRT(4), FLOOR(1.5)").fetchall()
         except sqlite3.OperationalError:  # built without SQLITE_ENABLE_MATH_FUNCTIONS

@@ -1,0 +1,40 @@
+"""A sample of queries (``evaluate(sample=0.01, seed=...)``): the article's approximate computation, with a bound.
+
+Each query is in the sample when the MD5 of "<seed>:<query id>" falls below the fraction (per_query.sql,
+_in_sample), so the same queries are chosen on every engine and every day, in the run and in the judgments. Given
+how many queries it holds (n of the population's N scored queries), such a sample is a simple random sample
+without replacement, n / N close to the fraction f, so the summary's t interval of the whole input's mean narrows
+by the finite-population correction (summary.sql, _sampled_share). The checks and the account read the sampled queries only (what goes into the numbers), so a
+sample reads a fraction of every input's rows past the hash.
+"""
+
+from __future__ import annotations
+
+from ..errors import DataError, SettingError
+from ..present.results import Table
+
+
+def sample_of(fraction, seed) -> dict | None:
+    """The sample as the statement reads it ({fraction, seed}), or None for no sample; refuses a bad fraction."""
+    if fraction is None:
+        return None
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+        raise SettingError(f"sample={fraction!r}: give the share of queries to evaluate, a number with "
+                           "0 < sample <= 1 (0.01: one query in a hundred)")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise SettingError(f"seed={seed!r}: the sample's seed is a whole number from 0 to 2**63 - 1")
+    return {"fraction": float(fraction), "seed": seed}
+
+
+def refuse_empty(sample: dict, account) -> None:
+    """A sample that chose no scored query is refused, by name, not taken for a run and judgments that disagree."""
+    if not sum(r["scored_queries"] or 0 for r in account.to_pylist()):
+        raise DataError(f"sample={sample['fraction']!r} with seed={sample['seed']} chose no scored query (the "
+                        "account of the sample counts none); raise the fraction or evaluate every query")
+
+
+def recorded(sample: dict, summary: Table) -> dict:
+    """What the result says about its sample: the fraction and seed, the queries it scored, the interval."""
+    scored = sum(r["queries"] for r in summary.to_dicts()) if "queries" in summary.columns else None
+    return {"fraction": sample["fraction"], "seed": sample["seed"], "queries": scored,
+            "interval": "t, with the finite-population correction sqrt(1 - fraction)"}
