@@ -15,7 +15,8 @@ The parts:
             all in this one process, warm, interleaved (every contender once per round, each round in its own
             seeded shuffle; the medians are kept): the per-query statement (to_sql executed in DuckDB, fetched
             as Arrow), evaluate() with its checks, summary and account, both for NDCG@10 and for 14 metrics
-            (NDCG and P at 1,3,5,10,20,100, AP, RR); the reference peers of ../shared/peers/ndcg_peers.py (found
+            (NDCG and P at 1,3,5,10,20,100, AP, RR), evaluate(sample=0.01) (its mean is a sample's, not
+            checked); the reference peers of ../shared/peers/ndcg_peers.py (found
             beside the repository: lazy polars, hand-written DuckDB SQL, the read-and-group floor) when that file
             exists; and the benchmarks' own peers (compare_peers.py's `polars` and `duckdb`), which must be at
             least as fast as the shared ones.
@@ -176,10 +177,14 @@ def large_contenders(args, run: str, judgments: str, shared) -> dict:
         sql = sqlndcg.to_sql(run, judgments, metrics, con=_duckdb(args))  # rendered once, not timed
         return lambda: _mean(compare_peers._arrow(_duckdb(args), sql))
 
+    def sampled():  # a 1% sample: its mean is not the whole input's (nothing to check)
+        sqlndcg.evaluate(run, judgments, NDCG10, memory_limit=args.memory_limit, sample=0.01, seed=1)
+
     own_duckdb_sql = f"SELECT avg(\"ndcg@10\") FROM ({compare_peers.duckdb_sql(run, judgments, NDCG10)})"
     found = {
         "the statement": statement(NDCG10),
         "evaluate()": evaluate(NDCG10),
+        "evaluate(), sample=0.01": sampled,
         "the statement, 14 metrics": statement(METRIC_SET_14),
         "evaluate(), 14 metrics": evaluate(METRIC_SET_14),
         "benchmarks' polars": lambda: compare_peers.polars_frame(run, judgments, NDCG10)
@@ -252,6 +257,7 @@ def large(args) -> list[tuple]:
         (f"{rows}: the statement / {duck}", med["the statement"] / med[duck], "x", 1.0),
         (f"{rows}: the statement / {lazy}", med["the statement"] / med[lazy], "x", 0.6),
         (f"{rows}: evaluate() / {lazy}", med["evaluate()"] / med[lazy], "x", 1.0),
+        (f"{rows}: evaluate(), sample=0.01 / evaluate()", med["evaluate(), sample=0.01"] / med["evaluate()"], "x", 0.1),
         (f"{rows}: 14 metrics / NDCG@10, evaluate()", med["evaluate(), 14 metrics"] / med["evaluate()"], "x", 2.0),
         (f"{rows}: 14 metrics / NDCG@10, the statement",
          med["the statement, 14 metrics"] / med["the statement"], "x", None),
