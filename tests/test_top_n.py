@@ -126,3 +126,37 @@ def test_spark_ranks_with_a_filtered_row_number_and_other_engines_cut():
     assert "ROW_NUMBER()" in plan_sql["spark"] and "list_cut" not in plan_sql["spark"]
     assert "list_cut" in plan_sql["postgres"]
     assert "top_lists" in plan_sql["duckdb"] and "ROW_NUMBER" not in plan_sql["duckdb"].split("top_lists", 1)[1].split("ideal_dcg")[0]
+
+
+@pytest.mark.parametrize("text_ids", [False, True])
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()) or "defaults")
+def test_many_lists_rank_with_the_window_and_give_the_same_bits(text_ids, settings, monkeypatch):
+    """A run of many lists (sqlndcg_duckdb_many_lists) is ranked by the window, whose sort spills, instead of the
+    top-N aggregate, whose state does not; the checks too. The same bits either way."""
+    from sqlndcg.core import render
+
+    run, qrels = rows(5, text_ids, queries=200)
+    run_table, qrels_table = tables(run, qrels, 4)
+    few = _evaluate(run_table, qrels_table, settings, duckdb.connect())
+    assert "top_lists" in few.sql
+    call = render.call
+    monkeypatch.setattr(render, "call", lambda name, *a, **k: "SELECT true AS many"
+                        if name == "sqlndcg_duckdb_many_lists" else call(name, *a, **k))
+    many = _evaluate(run_table, qrels_table, settings, duckdb.connect())
+    assert "top_lists" not in many.sql and "min_by" not in many.sql.lower() and "ROW_NUMBER" in many.sql
+    assert _keyed(many) == _keyed(few)
+    assert many.account.to_dicts() == few.account.to_dicts()
+
+
+def test_the_many_lists_estimate_counts_lists_of_every_group():
+    from sqlndcg.core import render
+
+    sql = render.call("sqlndcg_duckdb_many_lists", {"run": "t", "query_ids_as_text": False, "doc_ids_as_text": False,
+                                                   "run_query_id": "q", "run_doc_id": "d", "order_by": "score",
+                                                   "score": "s", "rank": None,
+                                                   "groups": [{"alias": "_g0", "run_column": "g"}]})
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS g, i // 2 AS q, 0 AS d, 1.0 AS s FROM range(1200000) r(i)")
+    assert con.execute(sql).fetchone()[0] is True  # 1.2M (system, query) lists, 600k queries
+    con.execute("CREATE OR REPLACE TABLE t AS SELECT i % 2 AS g, i // 4 AS q, 0 AS d, 1.0 AS s FROM range(800000) r(i)")
+    assert con.execute(sql).fetchone()[0] is False  # 400k lists

@@ -45,7 +45,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {%- if within %}
 run_top AS (
   {#- Each list's top `within` rows, ranked as the per-query statement ranks them: the rows the checks count. #}
-  {%- if sqlndcg.top_n() == 'aggregate' %}
+  {%- if sqlndcg.top_n(p) == 'aggregate' %}
   SELECT {{ g_cols }}_q, unnest(_docs) AS _d
   FROM (SELECT {{ g_cols }}_q, {{ sqlndcg._top_documents(p, within) }} AS _docs FROM run_rows GROUP BY {{ g_cols }}_q) AS tops
   {%- else %}

@@ -170,11 +170,13 @@
 {#- How the statement finds each list's top k when every metric has a cutoff: 'aggregate', DuckDB's top-N
     aggregate over one sort key (min_by(doc, create_sort_key(...), k)), which holds k documents per list; 'window',
     a ROW_NUMBER filtered to k, which Spark plans as a per-group limit (WindowGroupLimit); 'cut' elsewhere: the k-th
-    best key of each list by a one-key ROW_NUMBER first, then only the rows that can reach the top k ranked. -#}
-{%- macro top_n() -%}{{ return(adapter.dispatch('top_n', 'sqlndcg')()) }}{%- endmacro -%}
-{%- macro default__top_n() -%}{{ return('cut') }}{%- endmacro -%}
-{%- macro duckdb__top_n() -%}{{ return('aggregate') }}{%- endmacro -%}
-{%- macro spark__top_n() -%}{{ return('window') }}{%- endmacro -%}
+    best key of each list by a one-key ROW_NUMBER first, then only the rows that can reach the top k ranked.
+    DuckDB's aggregate state does not spill and takes a few KiB per list, so for many lists (the plan's many_lists,
+    sqlndcg_duckdb_many_lists in sql/local/session.sql) DuckDB ranks with the window, which sorts and spills. -#}
+{%- macro top_n(p) -%}{{ return(adapter.dispatch('top_n', 'sqlndcg')(p)) }}{%- endmacro -%}
+{%- macro default__top_n(p) -%}{{ return('cut') }}{%- endmacro -%}
+{%- macro duckdb__top_n(p) -%}{{ return('window' if p.get('many_lists') else 'aggregate') }}{%- endmacro -%}
+{%- macro spark__top_n(p) -%}{{ return('window') }}{%- endmacro -%}
 
 {#- An aggregate over rows summed in a fixed order, so the result is the same bits whatever the thread count.
     DuckDB orders the aggregate's input; elsewhere the plain aggregate is the portable choice. -#}

@@ -127,7 +127,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {#- Where sums come from lists and only the ideal's top k is read (its DCG at cutoffs), each query's k best gains
     are one top-N aggregate over its judgments (ideal_listed), in the order the ideal ranking would number them. -#}
 {%- set ideal_listed = sqlndcg.list_sums() and p.prune_k and needs_idcg and p.ideal == 'judgments'
-    and not needs_ideal_rows and not needs_ideal_totals and not needs_tail -%}
+    and not needs_ideal_rows and not needs_ideal_totals and not needs_tail and not p.get('many_lists') -%}
 {%- set needs_ideal = ((needs_idcg and p.ideal == 'judgments') or needs_ideal_rows or needs_ideal_totals) and not ideal_listed -%}
 {%- set cascade_tops = sqlndcg._cascade_tops(p) -%}
 {%- set average = p.ties == 'average' -%}
@@ -146,7 +146,7 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {#- How each list's top k is found where every metric has a cutoff (top_n, dialect.sql): a top-N aggregate, a
     ROW_NUMBER the engine plans as a per-group limit, or the cut below. Tie-averaged and refiltered lists rank
     every candidate (the cut). -#}
-{%- set top_n = sqlndcg.top_n() if p.prune_k and not refilter and not average else 'cut' -%}
+{%- set top_n = sqlndcg.top_n(p) if p.prune_k and not refilter and not average else 'cut' -%}
 {%- set cut = p.prune_k and not refilter and top_n == 'cut' and not (longest_list and longest_list <= p.prune_k) -%}
 {#- The label columns (joined to the run before or after the ranking), the running relevant counts AP reads, and
     which of them the ranking carries when the labels are joined first. -#}

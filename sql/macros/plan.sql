@@ -198,6 +198,8 @@
     `checked_within` (the deepest position any measure reads, where only they can change a number), or on every
     row (none: checks='full', a measure reading whole lists, or settings that read past the cutoff: tied groups
     averaged whole, an ideal from the retrieved documents, trec_eval's -M and -J). -#}
+{#- many_lists (in the plan below): DuckDB, whether the run holds many lists, which evaluate() counts and sets
+    (top_n, dialect.sql); false wherever nobody counted. -#}
 {%- set checked_within = (positive_k | max) if prune and spec.get('checks', 'depth') == 'depth' and spec.ties != 'average' and spec.ideal == 'judgments' and spec.get('depth') is none and not spec.get('judged_only', false) else none -%}
 {{ return({
   'spec': spec,
@@ -236,6 +238,7 @@
   'iprec_reach': spec.get('iprec_reach', 'round'),
   'prune_k': (positive_k | max) if prune else none,
   'checked_within': checked_within,
+  'many_lists': false,
   'metrics': metrics,
   'query_output': outputs.query_output,
   'queries_output': outputs.queries_output,

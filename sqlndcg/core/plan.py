@@ -115,6 +115,7 @@ class Plan(Outputs):
     iprec_reach: str
     prune_k: Optional[int]
     checked_within: Optional[int]
+    many_lists: bool  # DuckDB: the run holds many lists (evaluate() counts them; top_n in dialect.sql)
 
 
 def keys_of(mirror: type) -> set[str]:

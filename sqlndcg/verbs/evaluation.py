@@ -197,6 +197,8 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     # what the session made to read (a table, a copy of a file) -> what the statement shown reads instead
     shown = {src.sql: src.shown_sql for src in (run_src, judgment_src) if src.shown_sql}
     plan = checked(render.call("_plan", facts, dialect=eng.dialect))
+    if eng.dialect == "duckdb" and plan["prune_k"]:
+        plan = dict(plan, many_lists=bool(eng.fetch(render.call("sqlndcg_duckdb_many_lists", plan))[1][0][0]))
     prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect,
                         shown_inputs=shown)
     if check:
