@@ -231,6 +231,12 @@
 {%- macro default__reread(rereadable) -%}{{ return('') }}{%- endmacro -%}
 {%- macro duckdb__reread(rereadable) -%}{{ return(' NOT MATERIALIZED' if rereadable else '') }}{%- endmacro -%}
 
+{#- A CTE held once, whatever the engine would choose: a sample's rows, each hashed once (per_query.sql, _input_cte);
+    elsewhere the engine decides. -#}
+{%- macro held() -%}{{ return(adapter.dispatch('held', 'sqlndcg')()) }}{%- endmacro -%}
+{%- macro default__held() -%}{{ return('') }}{%- endmacro -%}
+{%- macro duckdb__held() -%}{{ return(' MATERIALIZED') }}{%- endmacro -%}
+
 
 {#- FROM-clause text for the rows of `left` (alias `l`) that no row of `right` (alias `r`) matches on `condition`:
     NOT EXISTS, which engines run as an anti-join. DuckDB's own ANTI JOIN on plain equalities runs faster than its

@@ -900,10 +900,11 @@ SELECT
 
 
 {#- How a statement holds the CTE over an input (`role`: 'run' or 'judgments'): read again per use where that is
-    cheap (dialect.sql, reread), except in a pass over one bucket of queries (partitions): that pass keeps only its
-    bucket's rows, and holding them costs less than reading the whole input again for each use. -#}
+    cheap (dialect.sql, reread), except in a pass over one bucket of queries (partitions) or over a sample: that
+    pass keeps only its bucket's or sample's rows, and holding them costs less than reading (and hashing) the whole
+    input again for each use. -#}
 {%- macro _input_cte(p, role, bucket=none) -%}
-{{- sqlndcg.reread(p[role ~ '_rereadable'] and not bucket) -}}
+{{- sqlndcg.held() if p.get('sample') else sqlndcg.reread(p[role ~ '_rereadable'] and not bucket) -}}
 {%- endmacro -%}
 
 
