@@ -600,12 +600,20 @@ def test_same_inputs_give_bit_identical_results(draw):
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def expected_account(data: Data, queries: str) -> dict:
+def expected_account(data: Data, queries: str, within: int | None = None) -> dict:
+    """The account, counted by hand; `within`: the run's unjudged documents counted in each list's top `within`
+    (score descending, ties by doc_id descending), as the checks count them when every metric has a cutoff."""
     judged_queries = {q for q, _, _ in data.judgments}
     judged_docs = {(q, d) for q, d, rel in data.judgments if rel >= 0}
     out = {}
     for g in dict.fromkeys(r[0] for r in data.run):
         rows = [r for r in data.run if r[0] == g]
+        counted = rows
+        if within is not None:
+            counted = []
+            for q in dict.fromkeys(r[1] for r in rows):
+                ranked = sorted((r for r in rows if r[1] == q), key=lambda r: (r[3], r[2]), reverse=True)
+                counted += ranked[:within]
         run_queries = {q for _, q, _, _ in rows}
         answered = run_queries & judged_queries
         out[data.group_key(g)] = {
@@ -615,7 +623,7 @@ def expected_account(data: Data, queries: str) -> dict:
             "judgments": len(data.judgments),
             "judged_queries": len(judged_queries),
             "judged_queries_missing_from_run": len(judged_queries - run_queries),
-            "retrieved_unjudged": sum(1 for _, q, d, _ in rows if (q, d) not in judged_docs),
+            "retrieved_unjudged": sum(1 for _, q, d, _ in counted if (q, d) not in judged_docs),
             "scored_queries": len(judged_queries) if queries == "judged" else len(answered),
         }
     return out
@@ -626,9 +634,10 @@ def expected_account(data: Data, queries: str) -> dict:
 def test_account_counts_every_row(draw):
     data = draw.draw(datasets())
     queries = draw.draw(st.sampled_from(["judged", "both"]))
-    res = run_evaluate(data, ["ndcg@5"], {"queries": queries})
+    checks = draw.draw(st.sampled_from(["full", "depth"]))
+    res = run_evaluate(data, ["ndcg@5"], {"queries": queries, "checks": checks})
     got = {data.group_key(r.get("sys")): {k: v for k, v in r.items() if k != "sys"} for r in res.account.to_dicts()}
-    assert got == expected_account(data, queries)
+    assert got == expected_account(data, queries, 5 if checks == "depth" else None)
     # the account agrees with what was scored
     for group, row in got.items():
         scored = [r for r in res.per_query.to_dicts() if data.group_key(r.get("sys")) == group]
