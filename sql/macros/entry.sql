@@ -179,7 +179,8 @@
 
 {#- sample= (or the variable sqlndcg_sample) and seed= (sqlndcg_seed): a share of the queries chosen by a hash of
     their id, the same as evaluate(sample=, seed=) chooses (per_query.sql, _in_sample); the summary's interval then
-    carries the finite-population correction and the account counts the sampled queries. -#}
+    carries the finite-population correction and the account counts the sampled queries. The one check of both
+    values, for dbt and for Python (sqlndcg/stats/sample.py). -#}
 {%- macro _sampled(plan, sample, seed) -%}
 {%- set fraction = sample if sample is not none else (var('sqlndcg_sample', none) if var is defined else none) -%}
 {%- set seed = seed if seed is not none else (var('sqlndcg_seed', 0) if var is defined else 0) -%}
@@ -187,8 +188,8 @@
 {%- if fraction is not number or fraction is boolean or fraction <= 0 or fraction > 1 -%}
   {{ sqlndcg._fail('setting', 'sample=' ~ sqlndcg._show(fraction) ~ ': give the share of queries to evaluate, a number with 0 < sample <= 1 (0.01: one query in a hundred)') }}
 {%- endif -%}
-{%- if seed is not integer or seed is boolean or seed < 0 -%}
-  {{ sqlndcg._fail('setting', 'seed=' ~ sqlndcg._show(seed) ~ ": the sample's seed is a whole number from 0") }}
+{%- if seed is not integer or seed is boolean or seed < 0 or seed >= 9223372036854775808 -%}
+  {{ sqlndcg._fail('setting', 'seed=' ~ sqlndcg._show(seed) ~ ": the sample's seed is a whole number from 0 to 2**63 - 1") }}
 {%- endif -%}
 {%- set sampled = dict(plan) -%}{%- do sampled.update({'sample': {'fraction': fraction | float, 'seed': seed}}) -%}
 {{ return(sampled) }}

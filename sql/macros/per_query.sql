@@ -923,7 +923,7 @@ SELECT
     read as a number in [0, 1) below the fraction, i.e. its hex digits below those of floor(fraction * 16^8), so
     every engine, every day, chooses the same queries in the run and in the judgments. -#}
 {%- macro _in_sample(query_id, sample) -%}
-{%- set below = '%08x' | format([(sample.fraction * 4294967296) | round(0, 'floor') | int, 4294967295] | min) -%}
+{%- set below = '%08x' | format((sample.fraction * 4294967296) | round(0, 'floor') | int) -%}
 {%- set text = sqlndcg.concat_text("'" ~ (sample.seed | int) ~ ":'", 'CAST(' ~ query_id ~ ' AS ' ~ sqlndcg.text_type() ~ ')') -%}
 {{ return('1 = 1' if sample.fraction >= 1 else sqlndcg.md5_hex(text) ~ " < '" ~ below ~ "'") }}
 {%- endmacro -%}

@@ -116,6 +116,7 @@ class Plan(Outputs):
     prune_k: Optional[int]
     checked_within: Optional[int]
     many_lists: bool  # DuckDB: the run holds many lists (evaluate() counts them; top_n in dialect.sql)
+    sample: Optional[dict]  # {fraction, seed}: every statement reads only the sampled queries (per_query.sql)
 
 
 def keys_of(mirror: type) -> set[str]:

@@ -4,26 +4,21 @@ Each query is in the sample when the MD5 of "<seed>:<query id>" falls below the 
 _in_sample), so the same queries are chosen on every engine and every day, in the run and in the judgments. Given
 how many queries it holds (n of the population's N scored queries), such a sample is a simple random sample
 without replacement, n / N close to the fraction f, so the summary's t interval of the whole input's mean narrows
-by the finite-population correction (summary.sql, _sampled_share). The checks and the account read the sampled queries only (what goes into the numbers), so a
-sample reads a fraction of every input's rows past the hash.
+by the finite-population correction (summary.sql, _sampled_share). The checks and the account read the sampled
+queries only (what goes into the numbers), so a sample holds a fraction of every input's rows past the hash.
 """
 
 from __future__ import annotations
 
-from ..errors import DataError, SettingError
+from ..core import render
+from ..errors import DataError
 from ..present.results import Table
 
 
 def sample_of(fraction, seed) -> dict | None:
-    """The sample as the statement reads it ({fraction, seed}), or None for no sample; refuses a bad fraction."""
-    if fraction is None:
-        return None
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        raise SettingError(f"sample={fraction!r}: give the share of queries to evaluate, a number with "
-                           "0 < sample <= 1 (0.01: one query in a hundred)")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise SettingError(f"seed={seed!r}: the sample's seed is a whole number from 0 to 2**63 - 1")
-    return {"fraction": float(fraction), "seed": seed}
+    """The sample as the statements read it ({fraction, seed}), or None for no sample; a bad fraction or seed is
+    refused by the macro dbt uses too (_sampled in sql/macros/entry.sql)."""
+    return render.call("_sampled", {}, fraction, seed).get("sample")
 
 
 def refuse_empty(sample: dict, account) -> None:

@@ -76,8 +76,8 @@ def evaluate(
     ``bootstrap`` ("percentile" or "bca") adds a seeded bootstrap interval beside the t interval (docs/compare.md
     says when each fits). ``sample`` (0 < sample <= 1) scores only the queries a hash of their id and ``seed``
     chooses (the same on every engine and every day): the summary's intervals are those of the whole input's
-    mean, with the finite-population correction, and the settings say how many queries of how many it scored; the
-    account still counts every row. Settings are
+    mean, with the finite-population correction; the settings say it is a sample, of how many queries, and the
+    checks and the account read the sampled queries (what went in). Settings are
     those of docs/SEMANTICS.md, one keyword per declared setting (``_settings_declared()`` in sql/macros/settings.sql;
     written out here for editors' help, checked against the declaration by tests/test_settings_declared.py);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.

@@ -39,7 +39,6 @@ class Prepared:
     # BY: the table the passes fill is read back in order.
     pass_sqls: list[str] | None = None
     longest_list: int | None = None  # the run's longest list, when the checks counted it (per_query.sql reads it)
-    sample: dict | None = None  # {fraction, seed}: the per-query statement scores a hashed sample of queries
     dialect: str = "duckdb"  # the engine's, which the statements are rendered for
     # Inputs whose keys a constraint the engine enforces makes unique (role -> 'PRIMARY KEY (query_id, doc_id)'):
     # their repeated keys are not counted (issue 19's decision), and the account says so.
@@ -53,15 +52,9 @@ class Prepared:
         """The per-query statement as shown to people and by to_sql (with its final ORDER BY); the passes run
         ``pass_sqls``, so it is rendered only when asked for."""
         if self.statement is None:
-            self.statement = self.shown(render.call("_per_query_sql", self.scored_plan, True, None,
-                                                    self.longest_list, dialect=self.dialect))
+            self.statement = self.shown(render.call("_per_query_sql", self.plan, True, None, self.longest_list,
+                                                    dialect=self.dialect))
         return self.statement
-
-    @property
-    def scored_plan(self) -> dict:
-        """The plan the per-query statement reads: with the sample, when there is one (the account reads every
-        row, so it is computed from the plan alone)."""
-        return dict(self.plan, sample=self.sample) if self.sample else self.plan
 
     def shown(self, sql: str) -> str:
         """``sql`` as shown to people: reading the input files, not the session's tables they were read into."""
@@ -199,20 +192,20 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     plan = checked(render.call("_plan", facts, dialect=eng.dialect))
     if eng.dialect == "duckdb" and plan["prune_k"]:
         plan = dict(plan, many_lists=bool(eng.fetch(render.call("sqlndcg_duckdb_many_lists", plan))[1][0][0]))
+    if sample:  # the checks, the account and the statements all read the sampled queries: what goes in
+        plan = dict(plan, sample=sample)
     prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect,
                         shown_inputs=shown)
     if check:
         prepared.unique = {src.role: found for src, said in zip((run_src, judgment_src), declared)
                            if (found := checks.unique_by_constraint(eng, src, said["identity"]))}
-        prepared.sample = sample  # the checks and the account read the sampled queries: what goes in
-        prepared.account, prepared.longest_list = _checked_account(eng, prepared.scored_plan, run_src, judgment_src,
-                                                                   declared, partitions, prepared.unique)
+        prepared.account, prepared.longest_list = _checked_account(eng, plan, run_src, judgment_src, declared,
+                                                                   partitions, prepared.unique)
         if sample:
             sampling.refuse_empty(sample, prepared.account)
         checks.refuse_disjoint_queries(eng, prepared.account, run_src, judgment_src,
                                        (spec.columns.query_id, spec.columns.judgments_query_id))
-    prepared.sample = sample
-    prepared.pass_sqls = [render.call("_per_query_sql", prepared.scored_plan, False, bucket, prepared.longest_list,
+    prepared.pass_sqls = [render.call("_per_query_sql", plan, False, bucket, prepared.longest_list,
                                       dialect=eng.dialect) for bucket in _buckets(partitions)]
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(ses, plan, query_weights, weight_column, check)
@@ -338,7 +331,7 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
             ses.append(name, sql)
     settings = prepared.settings()
     account = Table.from_arrow(prepared.account if prepared.account is not None
-                               else _account(eng, prepared.scored_plan, prepared.partitions), settings)
+                               else _account(eng, plan, prepared.partitions), settings)
     _refuse_bad_numbers(eng, name, plan, spec)
     if prepared.weights_plan:
         _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
@@ -346,10 +339,10 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
     # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
     if summary:
         announce("summarising")
-    summary = (_fetch(ses, ses.render("_summary_sql", name, prepared.scored_plan, prepared.weights_plan, True), settings, small=True)
+    summary = (_fetch(ses, ses.render("_summary_sql", name, plan, prepared.weights_plan, True), settings, small=True)
                if summary else Table([], (), settings))
-    if prepared.sample and summary:
-        settings["sample"] = sampling.recorded(prepared.sample, summary)
+    if plan["sample"] and summary:
+        settings["sample"] = sampling.recorded(plan["sample"], summary)
     if per_query_table is None:
         ses.drop(name)
     return Result(per_query, summary, settings, FormattedSQL(lambda: prepared.sql, eng.dialect), account,
