@@ -243,8 +243,8 @@ def test_a_spill_directory_duckdb_cannot_leave_is_warned_about_and_the_rest_put_
 
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        try:  # it spills, and may still run out of memory (frames do not spill): either way it used the directory
-            sqlndcg.evaluate(run, qrels, ["ndcg@3"], con=con, memory_limit="60MB", temp_directory=str(spill))
+        try:  # AP ranks whole lists by a sort, which spills (frames do not): either way it used the directory
+            sqlndcg.evaluate(run, qrels, ["ap"], con=con, memory_limit="60MB", temp_directory=str(spill))
         except sqlndcg.ResourceError:
             pass
     said = [str(w.message) for w in seen if issubclass(w.category, RuntimeWarning)]

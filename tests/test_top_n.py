@@ -160,3 +160,34 @@ def test_the_many_lists_estimate_counts_lists_of_every_group():
     assert con.execute(sql).fetchone()[0] is True  # 1.2M (system, query) lists, 600k queries
     con.execute("CREATE OR REPLACE TABLE t AS SELECT i % 2 AS g, i // 4 AS q, 0 AS d, 1.0 AS s FROM range(800000) r(i)")
     assert con.execute(sql).fetchone()[0] is False  # 400k lists
+
+
+@pytest.mark.parametrize("text_ids", [False, True])
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()) or "defaults")
+def test_a_checked_evaluation_ranks_the_run_once_for_account_and_statement(text_ids, settings, monkeypatch):
+    """The checks within the cutoff and the per-query statement read one ranked top (run_top.sql), made once: the
+    same per-query values and account as when each ranks the run itself, and the statement shown reads the
+    inputs, not the call's table."""
+    from sqlndcg.core import render
+    from sqlndcg.run.engines.duckdb_engine import DuckDBEngine
+
+    run, qrels = rows(9, text_ids, queries=150)
+    run_table, qrels_table = tables(run, qrels, 6)
+    sent = []
+    for method in ("execute", "fetch", "fetch_arrow"):
+        original = getattr(DuckDBEngine, method)
+        monkeypatch.setattr(DuckDBEngine, method, lambda self, sql, *a, _o=original, **k: sent.append(sql)
+                            or _o(self, sql, *a, **k))
+    shared = _evaluate(run_table, qrels_table, settings, duckdb.connect())
+    ranked = [s for s in sent if "min_by(" in s]
+    assert len(ranked) == 1 and "sqlndcg_run_top_" in ranked[0].split(" AS ")[0]
+    assert sum("sqlndcg_run_top_" in s for s in sent) >= 3  # made, counted by the account, read by the statement
+    assert "sqlndcg_run_top" not in shared.sql and "top_lists" in shared.sql
+    call = render.call
+    monkeypatch.setattr(render, "call", lambda name, *a, **k: False if name == "_shares_top" else call(name, *a, **k))
+    sent.clear()
+    apart = _evaluate(run_table, qrels_table, settings, duckdb.connect())
+    assert len([s for s in sent if "min_by(" in s]) == 2 and not any("sqlndcg_run_top_" in s for s in sent)
+    assert _keyed(shared) == _keyed(apart)
+    assert shared.account.to_dicts() == apart.account.to_dicts()
+    assert sum(r["retrieved_unjudged"] for r in shared.account.to_dicts()) > 0

@@ -21,8 +21,8 @@
   is an anti-join of the run against the judged pairs (a hash table of the judgments, probed by every run row). The
   repeated pairs (duplicates=true) are the one per-pair pass over each input: a window over each query's rows
   sorted by document puts the copies of a pair side by side (cheaper than hashing every pair: the sort is within
-  each query, and its rows are counted on the way). Measured at 10M run rows with 3.5M judgments (DuckDB,
-  2 cores): 0.9 s, where a GROUP BY over every (query, document) pair of both inputs (the form before) took 1.5 s.
+  each query, and its rows are counted on the way). Where the plan carries top_table (run_top.sql), the run side
+  reads that table, the ranked top the per-query statement reads too, instead of ranking the run again.
 -#}
 
 {#- `bucket` ({index, count}): one pass of partitions, only its queries' rows (per_query.sql). `unique`: the inputs
@@ -36,16 +36,21 @@
 {%- set int = sqlndcg.integer_type() -%}
 {%- set first = sqlndcg.nulls('FIRST') -%}
 {%- set within = p.get('checked_within') -%}
-WITH run_rows AS{{ sqlndcg._input_cte(p, 'run', bucket) }} (
+{%- set top = p.get('top_table') %}
+WITH
+{%- if not top %} run_rows AS{{ sqlndcg._input_cte(p, 'run', bucket) }} (
   {{ sqlndcg._run_rows(p, bucket) }}
 ),
+{%- endif %}
 judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
   {{ sqlndcg._judgment_rows(p, bucket) }}
 ),
 {%- if within %}
 run_top AS (
   {#- Each list's top `within` rows, ranked as the per-query statement ranks them: the rows the checks count. #}
-  {%- if sqlndcg.top_n(p) == 'aggregate' %}
+  {%- if top %}
+  SELECT {{ g_cols }}_q, _d FROM {{ top }}
+  {%- elif sqlndcg.top_n(p) == 'aggregate' %}
   SELECT {{ g_cols }}_q, unnest(_docs) AS _d
   FROM (SELECT {{ g_cols }}_q, {{ sqlndcg._top_documents(p, within) }} AS _docs FROM run_rows GROUP BY {{ g_cols }}_q) AS tops
   {%- else %}
@@ -70,9 +75,13 @@ judgment_marked AS (
 ),
 {%- endif %}
 run_queries AS (
+  {%- if top %}
+  SELECT {{ g_cols }}_q, _rows FROM {{ top }} WHERE _pos = 1
+  {%- else %}
   SELECT {{ g_cols }}_q, COUNT(*) AS _rows{% if duplicates and not within %}, SUM(_repeated) AS _repeated{% endif %}
   FROM {{ 'run_marked' if duplicates and not within else 'run_rows' }}
   GROUP BY {{ g_cols }}_q
+  {%- endif %}
 ),
 judged_queries AS (
   SELECT {{ s_cols }}_q, COUNT(*) AS _judgments{% if duplicates %}, SUM(_repeated) AS _repeated{% endif %}

@@ -89,7 +89,13 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {#- The ranking stages, from the labels to each list's ranked top (labelled, cut, ranked, refiltered,
     top_ranked): one chain, which explain.sql reads too, so its positions are the statement's. -#}
 {%- macro _per_query_ranking(p, f) -%}
-{%- if f.top_n == 'aggregate' %}
+{%- if f.top_n == 'shared' %}
+top_ranked AS (
+  {#- The ranked top the checks made (run_top.sql). #}
+  SELECT {{ f.g_cols }}_q, _d, _pos
+  FROM {{ p.top_table }}
+)
+{%- elif f.top_n == 'aggregate' %}
 {{ sqlndcg._per_query_top_listed(p, f) }}
 {%- else %}
 {%- if f.join_first %}
@@ -146,7 +152,8 @@ judgment_rows AS{{ sqlndcg._input_cte(p, 'judgments', bucket) }} (
 {#- How each list's top k is found where every metric has a cutoff (top_n, dialect.sql): a top-N aggregate, a
     ROW_NUMBER the engine plans as a per-group limit, or the cut below. Tie-averaged and refiltered lists rank
     every candidate (the cut). -#}
-{%- set top_n = sqlndcg.top_n(p) if p.prune_k and not refilter and not average else 'cut' -%}
+{#- 'shared': the checks made the ranked top once, for the account and this statement (run_top.sql). -#}
+{%- set top_n = 'shared' if p.get('top_table') else (sqlndcg.top_n(p) if p.prune_k and not refilter and not average else 'cut') -%}
 {%- set cut = p.prune_k and not refilter and top_n == 'cut' and not (longest_list and longest_list <= p.prune_k) -%}
 {#- The label columns (joined to the run before or after the ranking), the running relevant counts AP reads, and
     which of them the ranking carries when the labels are joined first. -#}
@@ -247,8 +254,14 @@ judged_queries AS (
 {%- macro _per_query_run_queries(p, f) -%}
 run_queries AS (
   {#- Every (group, query) the run answered, before any document is cut by depth or judged_only. #}
+  {%- if f.top_n == 'shared' %}
+  SELECT {{ f.g_cols }}_q, 1 AS _in_run
+  FROM {{ p.top_table }}
+  WHERE _pos = 1
+  {%- else %}
   SELECT DISTINCT {{ f.g_cols }}_q, 1 AS _in_run
   FROM run_rows
+  {%- endif %}
 )
 {%- endmacro -%}
 
@@ -475,7 +488,7 @@ scored AS (
     {%- for top in f.cascade_tops %}
     {{ sqlndcg._cascade_stop('r._rel' if f.join_first else 'COALESCE(l._rel, 0)', 'tg._top' if top == 0 else sqlndcg._number(top)) }} AS _stop_c{{ loop.index0 }},
     {%- endfor %}
-    r._q AS _q, r._d AS _d,{% if f.top_n != 'aggregate' %} r._key AS _key,{% endif %} r._pos AS _pos
+    r._q AS _q, r._d AS _d,{% if f.top_n not in ('aggregate', 'shared') %} r._key AS _key,{% endif %} r._pos AS _pos
   FROM top_ranked AS r
   {%- if not f.join_first %}
   LEFT JOIN labels AS l

@@ -200,7 +200,8 @@
     averaged whole, an ideal from the retrieved documents, trec_eval's -M and -J). -#}
 {#- many_lists (in the plan below): DuckDB, whether the run holds many lists, which evaluate() counts and sets
     (top_n, dialect.sql); false wherever nobody counted. sample: {fraction, seed} when a call scores a hashed
-    sample of the queries (evaluate's sample=, dbt's _sampled in entry.sql), which every statement reads. -#}
+    sample of the queries (evaluate's sample=, dbt's _sampled in entry.sql), which every statement reads.
+    top_table: the ranked top a checked evaluation makes once for the account and the statement (run_top.sql). -#}
 {%- set checked_within = (positive_k | max) if prune and spec.get('checks', 'depth') == 'depth' and spec.ties != 'average' and spec.ideal == 'judgments' and spec.get('depth') is none and not spec.get('judged_only', false) else none -%}
 {{ return({
   'spec': spec,
@@ -241,6 +242,7 @@
   'checked_within': checked_within,
   'many_lists': false,
   'sample': none,
+  'top_table': none,
   'metrics': metrics,
   'query_output': outputs.query_output,
   'queries_output': outputs.queries_output,

@@ -117,6 +117,7 @@ class Plan(Outputs):
     checked_within: Optional[int]
     many_lists: bool  # DuckDB: the run holds many lists (evaluate() counts them; top_n in dialect.sql)
     sample: Optional[dict]  # {fraction, seed}: every statement reads only the sampled queries (per_query.sql)
+    top_table: Optional[str]  # the run's ranked top, made once by a checked evaluation for its passes (run_top.sql)
 
 
 def keys_of(mirror: type) -> set[str]:

@@ -101,9 +101,10 @@ class Session:
         """A new table name, quoted for the engine."""
         return render.quote(f"{prefix}_{uuid.uuid4().hex[:12]}", self.dialect)
 
-    def materialize(self, name: str, sql: str) -> None:
-        """The result of ``sql`` as the table ``name`` (quoted), dropped at close unless dropped before."""
-        self.eng.materialize(name, sql)
+    def materialize(self, name: str, sql: str, summed: bool = True) -> None:
+        """The result of ``sql`` as the table ``name`` (quoted), dropped at close unless dropped before;
+        ``summed``: see Engine.materialize."""
+        self.eng.materialize(name, sql, summed)
         self._tables.append(name)
 
     def append(self, name: str, sql: str) -> None:

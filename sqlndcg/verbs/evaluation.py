@@ -196,16 +196,22 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
         plan = dict(plan, sample=sample)
     prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect,
                         shown_inputs=shown)
+    passes = plan  # the plan the passes run: with the shared ranked top when the checks make it
     if check:
         prepared.unique = {src.role: found for src, said in zip((run_src, judgment_src), declared)
                            if (found := checks.unique_by_constraint(eng, src, said["identity"]))}
-        prepared.account, prepared.longest_list = _checked_account(eng, plan, run_src, judgment_src, declared,
+        if partitions == 1 and render.call("_shares_top", plan, dialect=eng.dialect):
+            passes = dict(plan, top_table=ses.table_name("sqlndcg_run_top"))
+            with ses.explained("could not rank the run"):
+                ses.materialize(passes["top_table"], render.call("_run_top_sql", plan, dialect=eng.dialect),
+                                summed=False)
+        prepared.account, prepared.longest_list = _checked_account(eng, passes, run_src, judgment_src, declared,
                                                                    partitions, prepared.unique)
         if sample:
             sampling.refuse_empty(sample, prepared.account)
         checks.refuse_disjoint_queries(eng, prepared.account, run_src, judgment_src,
                                        (spec.columns.query_id, spec.columns.judgments_query_id))
-    prepared.pass_sqls = [render.call("_per_query_sql", plan, False, bucket, prepared.longest_list,
+    prepared.pass_sqls = [render.call("_per_query_sql", passes, False, bucket, prepared.longest_list,
                                       dialect=eng.dialect) for bucket in _buckets(partitions)]
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(ses, plan, query_weights, weight_column, check)

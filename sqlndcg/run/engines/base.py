@@ -97,7 +97,9 @@ class Engine:
         return None
 
     # -- temporary results ------------------------------------------------------------------------------------------
-    def materialize(self, name: str, sql: str) -> None:
+    def materialize(self, name: str, sql: str, summed: bool = True) -> None:
+        """The rows of ``sql`` kept as the table ``name``. ``summed``: a later statement sums them (Spark keeps
+        such a table in one partition, so the sums add in one order); the run's ranked top is not."""
         self.execute(render.call("sqlndcg_materialize", name, sql, dialect=self.dialect))
 
     def append(self, name: str, sql: str) -> None:

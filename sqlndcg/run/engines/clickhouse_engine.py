@@ -31,5 +31,5 @@ class ClickHouseEngine(DBAPIEngine):
                         ("float32", "float64", "decimal", "decimal32", "decimal64", "decimal128"),
                         ("string", "fixedstring"))
 
-    def materialize(self, name, sql):
+    def materialize(self, name, sql, summed=True):
         self.execute(f"CREATE TABLE {name} ENGINE = Memory AS {sql}")

@@ -77,7 +77,7 @@ class DataFusionEngine(Engine):
     def unregister(self, name):
         self.con.deregister_table(name)
 
-    def materialize(self, name, sql):
+    def materialize(self, name, sql, summed=True):
         with _raised():
             table = self.con.sql(sql).to_arrow_table()
             self.con.register_record_batches(name.strip('"'), [_batches(table)])

@@ -106,14 +106,15 @@ class SparkEngine(Engine):
     def unregister(self, name):
         self.con.catalog.dropTempView(name)
 
-    def materialize(self, name, sql):
+    def materialize(self, name, sql, summed=True):
         """The rows computed once and kept (a local checkpoint: the view's plan is the kept rows, not the statement).
         A cached DataFrame is not enough: Spark substitutes the cache only where the plan matches, and a later
-        statement reading the view inside a CTE (the summary) recomputed the whole per-query statement. One
-        partition (one row per query is small next to the inputs): the summary's sums then add in one order, the
-        same bits from run to run."""
+        statement reading the view inside a CTE (the summary) recomputed the whole per-query statement. A table
+        that is ``summed`` later is one partition (one row per query is small next to the inputs): the summary's
+        sums then add in one order, the same bits from run to run; others (the run's ranked top) keep Spark's."""
         with quiet():
-            df = self.con.sql(sql).coalesce(1).localCheckpoint(eager=True)
+            df = self.con.sql(sql)
+            df = (df.coalesce(1) if summed else df).localCheckpoint(eager=True)
             df.createOrReplaceTempView(name.strip("`"))
         self._cached[name] = df
 
