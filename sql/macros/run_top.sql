@@ -30,13 +30,16 @@ FROM (
   GROUP BY {{ g_cols }}_q
 ) AS tops
 {%- else %}
-SELECT {{ g_cols }}_q, _d, _pos, _rows
+{#- Ranked by the window the statement would use (a per-group limit on Spark); each list's length counted apart, as
+    a count over the window would keep Spark from limiting it. #}
+SELECT {% for g in p.groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, r._pos AS _pos, c._rows AS _rows
 FROM (
   SELECT {{ g_cols }}_q, _d,
-    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), sqlndcg._descending(p)) }}) AS _pos,
-    COUNT(*) OVER (PARTITION BY {{ g_cols }}_q) AS _rows
+    ROW_NUMBER() OVER (PARTITION BY {{ g_cols }}_q ORDER BY {{ sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), sqlndcg._descending(p)) }}) AS _pos
   FROM run_rows
-) AS ranked
-WHERE _pos <= {{ within }}
+) AS r
+JOIN (SELECT {{ g_cols }}_q, COUNT(*) AS _rows FROM run_rows GROUP BY {{ g_cols }}_q) AS c
+  ON c._q = r._q{% for g in p.groups %} AND c.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
+WHERE r._pos <= {{ within }}
 {%- endif %}
 {%- endmacro -%}
