@@ -8,6 +8,8 @@ declaration, never from a list written here.
 from __future__ import annotations
 
 import inspect
+import typing
+from typing import Literal
 
 import pytest
 
@@ -16,6 +18,8 @@ from sqlndcg.core import spec as spec_module
 from sqlndcg.verbs.compare import compare
 from sqlndcg.verbs.evaluate import evaluate, to_sql
 from sqlndcg.verbs.explain import explain
+from sqlndcg.verbs.positions import positions
+from sqlndcg.core.settings import PositionSettings, Settings
 
 DECLARED = spec_module.settings_declared()
 
@@ -24,16 +28,44 @@ def _keywords(verb) -> dict[str, inspect.Parameter]:
     return {name: p for name, p in inspect.signature(verb).parameters.items() if p.kind is p.KEYWORD_ONLY}
 
 
-@pytest.mark.parametrize("verb", [evaluate, to_sql, compare, explain], ids=lambda v: v.__name__)
-def test_every_declared_setting_is_a_keyword_of_the_verb(verb):
-    keywords = _keywords(verb)
+def test_the_typed_settings_are_the_declared_ones():
+    """Settings (the verbs' ``**settings: Unpack[Settings]``) has one key per declared setting, and each list of
+    allowed values in its type is the declaration's."""
+    hints = typing.get_type_hints(Settings)
+    assert list(hints) == list(DECLARED)
     for name, about in DECLARED.items():
-        assert name in keywords, f"{verb.__name__}() lacks the declared setting {name}="
-        default = keywords[name].default
-        # None means "not given" (the preset or the declaration's default decides); otherwise the same default.
-        if default is not None:
-            expected = about["default"]
-            assert (list(default) if isinstance(default, tuple) else default) == expected, (verb.__name__, name)
+        literals = [a for part in typing.get_args(hints[name]) or (hints[name],) if typing.get_origin(part) is Literal
+                    for a in typing.get_args(part)]
+        if typing.get_origin(hints[name]) is Literal:
+            literals = list(typing.get_args(hints[name]))
+        assert literals == list(about.get("values", [])), name
+        if about.get("flag"):
+            assert hints[name] is bool, name
+        if about.get("optional"):
+            assert type(None) in typing.get_args(hints[name]), name
+
+
+def test_positions_settings_are_settings_of_the_same_type():
+    mine, every = typing.get_type_hints(PositionSettings), typing.get_type_hints(Settings)
+    assert mine and all(mine[name] == every[name] for name in mine)
+
+
+@pytest.mark.parametrize("verb", [evaluate, to_sql, compare, explain, positions], ids=lambda v: v.__name__)
+def test_every_verb_takes_the_settings_by_one_declaration(verb):
+    """No setting is written out as a keyword of a verb: each takes them as ``**settings`` typed by the one
+    TypedDict, so a new setting is settings.sql, core/settings.py, the templates that read it and the docs."""
+    parameters = inspect.signature(verb).parameters
+    assert not set(parameters) & set(DECLARED), verb.__name__
+    settings = [p for p in parameters.values() if p.kind is p.VAR_KEYWORD]
+    assert len(settings) == 1 and "Unpack[" in str(settings[0].annotation), verb.__name__
+
+
+@pytest.mark.parametrize("verb", [evaluate, to_sql, compare, explain, positions], ids=lambda v: v.__name__)
+def test_a_misspelt_setting_is_refused_with_the_closest_one(verb):
+    with pytest.raises(TypeError, match=r"got an unexpected keyword argument 'gian'; did you mean gain=\?"):
+        verb(sqlndcg.example("run"), sqlndcg.example("qrels"), gian="linear")
+    with pytest.raises(TypeError, match=r"'zzz_nothing_like_it'; the settings are in docs/SEMANTICS.md"):
+        verb(sqlndcg.example("run"), sqlndcg.example("qrels"), zzz_nothing_like_it=1)
 
 
 @pytest.mark.parametrize("verb", [evaluate, to_sql, compare], ids=lambda v: v.__name__)

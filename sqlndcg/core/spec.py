@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
-from typing import Mapping
 
 from . import render
 from .metrics import Metric, plain
@@ -67,27 +66,6 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
-
-
-class NotGiven(str):
-    """A column setting's declared default written as a verb's keyword default (``score: str | None = SCORE``): the
-    same text, so editors show ``'score'``, but :func:`make_spec` passes it on as not given. It tells a run's score and
-    rank columns found by their default names (both must then agree) from a column named by the caller (that one
-    ranks, the other is ignored: plan.sql, _settled_spec)."""
-
-    __slots__ = ()
-
-
-#: The score and rank keywords' defaults (the declaration's, settings.sql; tests/test_settings_declared.py holds
-#: every verb's defaults to it).
-SCORE = NotGiven("score")
-RANK = NotGiven("rank")
-
-
-def settings_given(keywords: Mapping[str, object]) -> dict[str, object]:
-    """The declared settings out of a verb's keywords (its ``locals()``): the one path from an explicit signature
-    into :func:`make_spec`. A setting declared but missing from the signature is a KeyError here, at once."""
-    return {name: keywords[name] for name in settings_declared()}
 
 
 @dataclass(frozen=True)
@@ -161,11 +139,10 @@ class Spec:
 
 def make_spec(metrics, **settings) -> Spec:
     """Validate names and settings (the keywords of SETTINGS); explicit settings override the preset, the preset
-    overrides defaults. Settings given as None count as not given, except optional columns (score, rank, ...),
-    where None means 'none'; a keyword's own default (:class:`NotGiven`) is not given either."""
+    overrides defaults. Settings left out or given as None count as not given, except optional columns (score,
+    rank, ...), where None means 'none'."""
     declared = settings_declared()
-    given = {k: v for k, v in settings.items()
-             if not isinstance(v, NotGiven) and (v is not None or declared.get(k, {}).get("optional"))}
+    given = {k: v for k, v in settings.items() if v is not None or declared.get(k, {}).get("optional")}
     if isinstance(given.get("group_by"), tuple):
         given["group_by"] = list(given["group_by"])
     return Spec.from_data(render.call("_spec", plain(metrics), given))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import uuid
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from . import evaluation as engine
 from ..stats import paired
@@ -29,7 +29,11 @@ from ..stats import distributions as stats
 from ..errors import InputError, SettingError
 from ..core.metrics import metric_range
 from ..present.results import FormattedSQL, Result, Table
-from ..core.spec import RANK, SCORE, make_spec, settings_given
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+from ..core.settings import Settings, settings_of
+from ..core.spec import make_spec
 
 
 
@@ -328,31 +332,7 @@ def compare(
     decimal: str | None = None,
     query_weights=None,
     weight_column: str = "weight",
-    preset: str | None = None,
-    gain: str | Mapping[float, float] | None = None,
-    ideal: str | None = None,
-    lower_is_better: bool | None = None,
-    ties: str | None = None,
-    id_order: str | None = None,
-    short_lists: str | None = None,
-    empty: str | None = None,
-    queries: str | None = None,
-    threshold: float | None = None,
-    labels: str | None = None,
-    depth: int | None = None,
-    judged_only: bool | None = None,
-    unjudged_bounds: bool | None = None,
-    unjudged_grade: int | None = None,
-    iprec_reach: str | None = None,
-    checks: str | None = None,
-    group_by: Sequence[str] | str = (),
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str | None = SCORE,
-    rank: str | None = RANK,
-    rel: str = "rel",
-    judgments_query_id: str | None = None,
-    judgments_doc_id: str | None = None,
+    **settings: Unpack[Settings],
 ) -> Comparison:
     """Compare systems with a baseline, query by query, on every metric.
 
@@ -387,7 +367,7 @@ def compare(
     if isinstance(runs, Mapping):
         if baseline is None and runs:
             baseline = next(iter(runs))
-    settings = settings_given(locals())  # the declared settings, by their keywords above
+    settings = settings_of("compare", settings)
     strata = _group_by(settings, system)
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
     with Session(con, dialect, sources.Reading.of(delimiter, decimal)) as ses:

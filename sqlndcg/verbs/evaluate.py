@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import evaluation as engine
 from ..errors import SettingError
 from ..present.results import Result
 from ..run.sources import Reading
-from ..core.spec import RANK, SCORE, make_spec, settings_given
+from ..core.settings import Settings, settings_of
+from ..core.spec import make_spec
 from ..stats.sample import sample_of
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 MetricNames = Sequence[str] | str
 
@@ -19,31 +23,6 @@ def evaluate(
     judgments,
     metrics: MetricNames = ("ndcg@10",),
     *,
-    preset: str | None = None,
-    gain: str | Mapping[float, float] | None = None,
-    ideal: str | None = None,
-    lower_is_better: bool | None = None,
-    ties: str | None = None,
-    id_order: str | None = None,
-    short_lists: str | None = None,
-    empty: str | None = None,
-    queries: str | None = None,
-    threshold: float | None = None,
-    labels: str | None = None,
-    depth: int | None = None,
-    judged_only: bool | None = None,
-    unjudged_bounds: bool | None = None,
-    unjudged_grade: int | None = None,
-    iprec_reach: str | None = None,
-    checks: str | None = None,
-    group_by: Sequence[str] | str = (),
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str | None = SCORE,
-    rank: str | None = RANK,
-    rel: str = "rel",
-    judgments_query_id: str | None = None,
-    judgments_doc_id: str | None = None,
     con=None,
     dialect: str | None = None,
     run_format: str | None = None,
@@ -61,6 +40,7 @@ def evaluate(
     resamples: int = 10000,
     seed: int = 0,
     sample: float | None = None,
+    **settings: Unpack[Settings],
 ) -> Result:
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
 
@@ -77,9 +57,8 @@ def evaluate(
     says when each fits). ``sample`` (0 < sample <= 1) scores only the queries a hash of their id and ``seed``
     chooses (the same on every engine and every day): the summary's intervals are those of the whole input's
     mean, with the finite-population correction; the settings say it is a sample, of how many queries, and the
-    checks and the account read the sampled queries (what went in). Settings are
-    those of docs/SEMANTICS.md, one keyword per declared setting (``_settings_declared()`` in sql/macros/settings.sql;
-    written out here for editors' help, checked against the declaration by tests/test_settings_declared.py);
+    checks and the account read the sampled queries (what went in). ``settings`` are
+    those of docs/SEMANTICS.md (:class:`~sqlndcg.core.settings.Settings`, declared in sql/macros/settings.sql);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 
     >>> import sqlndcg
@@ -88,7 +67,7 @@ def evaluate(
     >>> [(row["tag"], round(row["ndcg@5"], 4)) for row in res.summary]
     [('bm25', 0.1916), ('rerank', 0.4913)]
     """
-    spec = make_spec(metrics, **settings_given(locals()))
+    spec = make_spec(metrics, **settings_of("evaluate", settings))
     chosen_sample = sample_of(sample, seed)
     if chosen_sample and (bootstrap is not None or query_weights is not None):
         raise SettingError("sample= gives the t interval with the finite-population correction of a sample of "
@@ -118,37 +97,13 @@ def to_sql(
     metrics: MetricNames = ("ndcg@10",),
     *,
     dialect: str | None = None,
-    preset: str | None = None,
-    gain: str | Mapping[float, float] | None = None,
-    ideal: str | None = None,
-    lower_is_better: bool | None = None,
-    ties: str | None = None,
-    id_order: str | None = None,
-    short_lists: str | None = None,
-    empty: str | None = None,
-    queries: str | None = None,
-    threshold: float | None = None,
-    labels: str | None = None,
-    depth: int | None = None,
-    judged_only: bool | None = None,
-    unjudged_bounds: bool | None = None,
-    unjudged_grade: int | None = None,
-    iprec_reach: str | None = None,
-    checks: str | None = None,
-    group_by: Sequence[str] | str = (),
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str | None = SCORE,
-    rank: str | None = RANK,
-    rel: str = "rel",
-    judgments_query_id: str | None = None,
-    judgments_doc_id: str | None = None,
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
     delimiter: str | None = None,
     decimal: str | None = None,
     id_type: str | None = None,
+    **settings: Unpack[Settings],
 ) -> str:
     """The per-query SQL statement that :func:`evaluate` runs, formatted, in ``dialect`` (via sqlglot; default:
     the dialect of ``con``, else DuckDB's).
@@ -163,7 +118,7 @@ def to_sql(
     >>> sql.startswith("WITH run_rows AS")
     True
     """
-    spec = make_spec(metrics, **settings_given(locals()))
+    spec = make_spec(metrics, **settings_of("to_sql", settings))
     return engine.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
                            judgments_format=judgments_format, reading=Reading.of(delimiter, decimal),
                            id_type=id_type)

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..core.metrics import parse_metric
-from ..core.spec import RANK, SCORE, make_spec, settings_declared, settings_given
+from ..core.settings import Settings, settings_of
+from ..core.spec import make_spec, settings_declared
 from ..errors import SettingError, SqlndcgError
 from ..run.session import Session
 from ..run.sources import Reading
 from .evaluation import execute, prepare
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 #: A number that changed by less than this did not change (sums in another order differ in the last bits).
 TOL = 1e-12
@@ -156,31 +160,7 @@ def explain(
     judgments_format: str | None = None,
     delimiter: str | None = None,
     decimal: str | None = None,
-    preset: str | None = None,
-    gain: str | Mapping[float, float] | None = None,
-    ideal: str | None = None,
-    lower_is_better: bool | None = None,
-    ties: str | None = None,
-    id_order: str | None = None,
-    short_lists: str | None = None,
-    empty: str | None = None,
-    queries: str | None = None,
-    threshold: float | None = None,
-    labels: str | None = None,
-    depth: int | None = None,
-    judged_only: bool | None = None,
-    unjudged_bounds: bool | None = None,
-    unjudged_grade: int | None = None,
-    iprec_reach: str | None = None,
-    checks: str | None = None,
-    group_by: Sequence[str] | str = (),
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str | None = SCORE,
-    rank: str | None = RANK,
-    rel: str = "rel",
-    judgments_query_id: str | None = None,
-    judgments_doc_id: str | None = None,
+    **settings: Unpack[Settings],
 ):
     """Where the numbers under ``a`` and ``b`` (preset names, or dicts of settings) differ, per query and metric,
     and which differing setting causes each difference (switched alone from a toward b); a difference no single
@@ -200,7 +180,9 @@ def explain(
     (['gain'], {('gain',)})
     """
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    shared, columns = _shared(settings_given(locals()))
+    given = settings_of("explain", settings)
+    group_by = given.pop("group_by", ())
+    shared, columns = _shared(given)
     columns["group_by"] = [group_by] if isinstance(group_by, str) else list(group_by)
     ga = {**shared, **_given(a, "a")}
     gb = None if b is None else {**shared, **_given(b, "b")}

@@ -4,14 +4,17 @@ with a plot where matplotlib is installed."""
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..core import render
-from ..core.spec import RANK, SCORE, NotGiven
+from ..core.settings import PositionSettings, settings_of
 from ..errors import MissingDependency, SqlndcgError
 from ..run.checks import refuse_order_conflict
 from .judgments import Runner, group_list
 from ..present.results import Table
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 OUTPUTS: tuple[str, ...] = tuple(render.call("_positions_outputs"))
 
@@ -58,21 +61,10 @@ def positions(
     judgments,
     *,
     k: int = 10,
-    group_by: Sequence[str] | str = (),
-    gain: str | Mapping[float, float] | None = None,
-    threshold: float | None = None,
-    ties: str | None = None,
-    lower_is_better: bool | None = None,
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    score: str | None = SCORE,
-    rank: str | None = RANK,
-    rel: str = "rel",
-    judgments_query_id: str | None = None,
-    judgments_doc_id: str | None = None,
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
+    **settings: Unpack[PositionSettings],
 ) -> Positions:
     """Per group and rank position 1..k: how many lists reach it (``lists``), ``mean_label`` (unjudged count 0),
     ``mean_gain``, ``share_relevant`` (rel >= threshold), ``share_judged`` and ``mean_judged_label``, over the
@@ -84,11 +76,9 @@ def positions(
     >>> [(r["tag"], r["position"], r["lists"]) for r in pos][:3]
     [('bm25', 1, 11), ('bm25', 2, 11), ('bm25', 3, 11)]
     """
-    given = {"group_by": group_list(group_by), "gain": gain, "threshold": threshold, "ties": ties,
-             "lower_is_better": lower_is_better, "query_id": query_id, "doc_id": doc_id, "score": score,
-             "rank": rank, "rel": rel, "judgments_query_id": judgments_query_id, "judgments_doc_id": judgments_doc_id}
-    given = {key: value for key, value in given.items()
-             if not isinstance(value, NotGiven) and (value is not None or key in ("score", "rank"))}
+    given = {key: value for key, value in settings_of("positions", settings, PositionSettings).items()
+             if value is not None or key in ("score", "rank")}
+    given["group_by"] = group_list(given.get("group_by", ()))
     with Runner.session(con) as runner:
         r, j = runner.inputs((run, "run", run_format), (judgments, "judgments", judgments_format))
         plan = runner.render("_positions_plan", r.described, j.described, k, given)
