@@ -1,7 +1,9 @@
 """sqlndcg: ranking metrics (NDCG, P, R, MAP, MRR, ...) computed in SQL.
 
-One set of Jinja SQL templates (shipped as ``sqlndcg/sql``) is the single source of truth; it runs in DuckDB
-here, is transpiled by sqlglot for warehouses, and is loaded by dbt.
+One set of Jinja SQL templates (shipped as ``sqlndcg/sql``) is the single source of truth: rendered for each
+engine's dialect (dbt-style dispatch variants where dialects differ), run in DuckDB here, on warehouses and Spark
+through their connections, and loaded by dbt; sqlglot reads the rendered SQL in its dialect to format it (and to
+refuse what that dialect cannot express).
 
 The layers, each importing only those below it::
 

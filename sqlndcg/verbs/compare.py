@@ -5,7 +5,7 @@ The per-query work is SQL (``sql/macros/compare.sql``): the systems are evaluate
 (system, metric), the pairs, both means, the mean difference with its 95% t interval, wins/ties/losses and the
 queries present on one side only. Python then adds the small statistics of the per-query differences it fetches
 (one value per query): the paired t test's p-value, the paired randomization test, the bootstrap interval, and
-the Holm (or Bonferroni) correction across every reported test (:mod:`sqlndcg.paired`). With query weights, the
+the Holm (or Bonferroni) correction across every reported test (:mod:`sqlndcg.stats.paired`). With query weights, the
 means, the interval and all three tests are weighted (the summary's weighted mean and Kish effective n; sign
 flips and resamples of the weighted mean). docs/compare.md says what each number means and when to use which
 interval.

@@ -1,6 +1,6 @@
 """The flow: inputs -> spec -> checked sources -> rendered SQL -> executed by an engine -> results.
 
-Which engine runs it (DuckDB, PostgreSQL, Spark, ...) is decided by the connection (:mod:`sqlndcg.engines`); the
+Which engine runs it (DuckDB, PostgreSQL, Spark, ...) is decided by the connection (:mod:`sqlndcg.run.engines`); the
 SQL is rendered for that engine's dialect from the same templates, checks and summary included. Every step runs in
 the call's :class:`~sqlndcg.run.session.Session`: each input registered once, the tables made dropped at its end.
 """

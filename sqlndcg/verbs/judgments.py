@@ -1,5 +1,5 @@
-"""Plumbing shared by the judgment tools (:mod:`sqlndcg.labels`, :mod:`sqlndcg.agreement`,
-:mod:`sqlndcg.positions`): inputs resolved and described, row checks run, rendered SQL executed.
+"""Plumbing shared by the judgment tools (:mod:`sqlndcg.verbs.labels`, :mod:`sqlndcg.verbs.agreement`,
+:mod:`sqlndcg.verbs.positions`): inputs resolved and described, row checks run, rendered SQL executed.
 
 Every engine call of those tools is made here, by :class:`Runner`, in the call's
 :class:`~sqlndcg.run.session.Session`: DuckDB by default, or the engine of the connection given as ``con=``. The SQL
