@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 import sqlndcg
-from sqlndcg.core import measure_docs, measures, render
+from sqlndcg.core import measures, render
+from tools import measure_docs
 from sqlndcg.core.metrics import metric_range
 from sqlndcg.verbs import trec_eval
 
@@ -88,7 +89,7 @@ def test_metric_range_is_the_declared_range():
 
 def test_the_docs_measure_table_is_the_generated_one():
     text = DOC.read_text(encoding="utf-8")
-    assert measure_docs.with_table(text) == text, "run python -m sqlndcg.core.measure_docs"
+    assert measure_docs.with_table(text) == text, "run python -m tools.measure_docs"
 
 
 def test_nothing_is_rendered_at_import():

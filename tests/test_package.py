@@ -50,3 +50,14 @@ def test_the_dbt_project_loads_only_the_dbt_macros():
     repo = Path(__file__).resolve().parent.parent
     assert 'macro-paths: ["sql/macros"]' in (repo / "dbt_project.yml").read_text()
     assert list((repo / "sql" / "local").glob("*.sql")), "the Python-only helpers live outside the macro path"
+
+
+def test_development_tools_live_outside_the_package():
+    """Generators run by hand (the t quantile's constants, the docs' measure table) are in tools/, not in the
+    wheel: the package holds what runs."""
+    package = Path(__file__).resolve().parents[1] / "sqlndcg"
+    tools = Path(__file__).resolve().parents[1] / "tools"
+    assert (tools / "t975_generator.py").exists() and (tools / "measure_docs.py").exists()
+    names = {p.stem for p in package.rglob("*.py")}
+    assert not names & {"t975_generator", "measure_docs"}
+    assert not [p for p in package.rglob("*.py") if "_generator" in p.stem or "_t_quantile_expansion" in p.read_text()]

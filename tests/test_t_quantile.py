@@ -12,7 +12,8 @@ import jinja2
 import pytest
 import sqlglot
 
-from sqlndcg.stats import paired, t975_generator
+from sqlndcg.stats import paired
+from tools import t975_generator
 from sqlndcg.stats import distributions as stats
 
 import scipy.stats as scipy_stats
@@ -124,8 +125,8 @@ def test_constants_are_what_the_generators_produce():
     for df, value in enumerate(stats._T975_TABLE, start=1):
         assert value == pytest.approx(float(scipy_stats.t.ppf(0.975, df)), rel=1e-14, abs=0)
     # The series coefficients are the exact Cornish-Fisher coefficients at z = Phi^-1(0.975), rounded once.
-    assert list(stats._T975_SERIES) == stats._t975_series_from_derivation(len(stats._T975_SERIES))
-    assert stats._T975_Z == float(stats._T975_Z_DIGITS)
+    assert list(stats._T975_SERIES) == t975_generator._t975_series_from_derivation(len(stats._T975_SERIES))
+    assert stats._T975_Z == float(t975_generator._T975_Z_DIGITS)
     from statistics import NormalDist
 
     assert stats._T975_Z == pytest.approx(NormalDist().inv_cdf(0.975), abs=1e-15)
@@ -136,7 +137,7 @@ def test_constants_are_what_the_generators_produce():
 def test_expansion_polynomials_match_abramowitz_and_stegun():
     from fractions import Fraction as F
 
-    g = stats._t_quantile_expansion(4)
+    g = t975_generator._t_quantile_expansion(4)
     # A&S 26.7.5: g1 = (z^3 + z)/4, g2 = (5z^5 + 16z^3 + 3z)/96, g3 = (3z^7 + 19z^5 + 17z^3 - 15z)/384,
     # g4 = (79z^9 + 776z^7 + 1482z^5 - 1920z^3 - 945z)/92160.
     expected = [

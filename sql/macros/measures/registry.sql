@@ -10,7 +10,7 @@
   They are called through adapter.dispatch, so dbt resolves them by name and an engine may override one.
   Adding a measure: a new file here and its kind in _measure_families() below (Jinja cannot list a folder). Python
   reads everything else from the declaration: the trec_eval command's tables (sqlndcg/verbs/trec_eval.py),
-  metric_range (sqlndcg/core/metrics.py) and the measure table of docs/SEMANTICS.md (sqlndcg/core/measure_docs.py).
+  metric_range (sqlndcg/core/metrics.py) and the measure table of docs/SEMANTICS.md (tools/measure_docs.py).
 
   Metadata keys (defaults in _measure_defaults()):
     help            one line, for errors and docs

@@ -1,6 +1,6 @@
 """The measure table of docs/SEMANTICS.md, written from the measures' declarations.
 
-``python -m sqlndcg.core.measure_docs`` rewrites the table between its two markers in docs/SEMANTICS.md (or in
+``python -m tools.measure_docs`` rewrites the table between its two markers in docs/SEMANTICS.md (or in
 the file given); tests/test_one_place_per_measure.py checks that the committed table is what this writes, so a
 measure's row changes only with its file in ``sql/macros/measures/``.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import measures
+from sqlndcg.core import measures
 
-BEGIN = "<!-- measure table: written by python -m sqlndcg.core.measure_docs from sql/macros/measures; edit there -->"
+BEGIN = "<!-- measure table: written by python -m tools.measure_docs from sql/macros/measures; edit there -->"
 END = "<!-- end of the measure table -->"
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "SEMANTICS.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "SEMANTICS.md"
 
 
 def _number(x) -> str:
