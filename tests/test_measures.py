@@ -90,9 +90,14 @@ def test_every_family_is_declared_in_one_file_with_its_definition_on_top(kind):
 
 
 def test_api_keywords_and_cli_flags_come_from_the_settings_declaration():
+    import typing
+
+    from sqlndcg.core.settings import Settings
+
+    assert set(typing.get_type_hints(Settings)) == set(SETTINGS)
     for verb in (api.evaluate, api.to_sql):
-        keywords = {name for name, p in inspect.signature(verb).parameters.items() if p.kind is p.KEYWORD_ONLY}
-        assert set(SETTINGS) <= keywords, set(SETTINGS) - keywords
+        settings = [p for p in inspect.signature(verb).parameters.values() if p.kind is p.VAR_KEYWORD]
+        assert len(settings) == 1 and "Settings" in str(settings[0].annotation)
     parser = cli._parser()
     evaluate = parser._subparsers._group_actions[0].choices["evaluate"]
     flags = {option for action in evaluate._actions for option in action.option_strings}

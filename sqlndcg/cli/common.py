@@ -18,6 +18,7 @@ from typing import Callable, Iterable
 from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from .progress import shown
+from ..core import templates
 
 
 def _declared() -> dict[str, dict]:
@@ -146,9 +147,8 @@ def number_flag(name: str, flag: str) -> Callable[[str], float]:
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            from ..core import render
 
-            raise argparse.ArgumentTypeError(f"{text} is not a finite number; {render.call('_number_rule', name, flag)}"
+            raise argparse.ArgumentTypeError(f"{text} is not a finite number; {templates.number_rule(name, flag)}"
                                              " (a double holds at most 1.8e308)")
         return value
     read.__name__ = name

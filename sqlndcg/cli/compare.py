@@ -128,7 +128,7 @@ def _run(args) -> int | None:
 
 def _gates(args, metrics: list[str]) -> list[str]:
     """The --fail-if-worse values, checked before anything runs (each on a compared metric)."""
-    from ..core.metrics import parse_metric, parse_metrics
+    from ..core.metrics import parse_metrics
     from ..verbs.gate import parse_gate
 
     gates = getattr(args, "fail_if_worse", None) or []

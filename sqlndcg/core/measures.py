@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import render
+from . import templates
 
 #: What every declaration holds, and the type of each (the defaults come from registry.sql's measure_defaults).
 KEYS: dict[str, type | tuple[type, ...]] = {
@@ -36,7 +37,7 @@ SUMMARIES = ("mean", "gm", "sum")
 @lru_cache(maxsize=None)
 def declarations() -> dict[str, dict]:
     """Every family's declaration, defaults filled in, in registry order (kind -> declaration)."""
-    return render.call("_measures")
+    return templates.measures()
 
 
 def forget() -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import measures, render
+from . import measures
+from . import templates
 
 
 def _measures() -> dict[str, dict]:
@@ -38,7 +39,7 @@ _CONSTANTS = {
     "BINARY_KINDS": lambda: _flagged("binary"),
     "ADDITIVE_KINDS": lambda: _flagged("additive"),
     "EMPTYABLE_KINDS": lambda: _flagged("emptyable"),
-    "MAX_K": lambda: render.call("_max_k"),
+    "MAX_K": lambda: templates.max_k(),
 }
 
 
@@ -61,7 +62,7 @@ class Metric:
     @property
     def name(self) -> str:
         """Canonical name, also the result column: ``ndcg@10``, ``ap``, ``p(rel=2)@5``."""
-        return render.call("_parse_metric", self.plain())["name"]
+        return templates.parse_metric(self.plain())["name"]
 
     def plain(self) -> dict:
         """The metric as the templates take it (they validate every field)."""
@@ -86,12 +87,12 @@ def plain(names) -> object:
 
 def parse_metric(text: str | Metric) -> Metric:
     """Parse one metric name; raise :class:`MetricError` naming what is allowed."""
-    return Metric.from_plain(render.call("_parse_metric", plain(text)))
+    return Metric.from_plain(templates.parse_metric(plain(text)))
 
 
 def parse_metrics(names) -> tuple[Metric, ...]:
     """Parse a list of names (or one comma-separated string), keeping the first of any repeats, in order."""
-    return tuple(Metric.from_plain(m) for m in render.call("_parse_metrics", plain(names)))
+    return tuple(Metric.from_plain(m) for m in templates.parse_metrics(plain(names)))
 
 
 def metric_column(name: str, settings: dict) -> str | None:

@@ -13,27 +13,27 @@ from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
 
-from . import render
 from .metrics import Metric, plain
+from . import templates
 
 
 @cache
 def settings_declared() -> dict[str, dict]:
     """Every setting: allowed values or kind, default, and what it decides (declared once, in settings.sql)."""
-    return render.call("_settings_declared")
+    return templates.settings_declared()
 
 
 @cache
 def file_options_declared() -> dict[str, dict]:
     """How input files are read (format, delimiter, decimal separator): keywords and flags of every verb that reads
     files, declared once in settings.sql next to the settings."""
-    return render.call("_file_options_declared")
+    return templates.file_options_declared()
 
 
 @cache
 def presets() -> dict[str, dict[str, object]]:
     """Named bundles of settings that reproduce a well-known tool exactly (SEMANTICS.md, "Presets")."""
-    return render.call("_presets")
+    return templates.presets()
 
 
 def _values(name: str):
@@ -51,7 +51,7 @@ _LAZY = {
     "EMPTIES": _values("empty"),
     "QUERIES": _values("queries"),
     # 2**rel must stay finite in a DOUBLE (max ~1.8e308) with room for sums of many documents.
-    "MAX_EXPONENTIAL_REL": lambda: render.call("_max_exponential_rel"),
+    "MAX_EXPONENTIAL_REL": lambda: templates.max_exponential_rel(),
     # The settings that name columns.
     "COLUMN_SETTINGS": lambda: tuple(name for name, about in settings_declared().items() if about.get("column")),
 }
@@ -134,7 +134,7 @@ class Spec:
 
     def settings(self) -> dict[str, object]:
         """Every setting that changes a number, as plain values (recorded next to every result)."""
-        return render.call("_recorded_settings", self.plain())
+        return templates.recorded_settings(self.plain())
 
 
 def make_spec(metrics, **settings) -> Spec:
@@ -145,4 +145,4 @@ def make_spec(metrics, **settings) -> Spec:
     given = {k: v for k, v in settings.items() if v is not None or declared.get(k, {}).get("optional")}
     if isinstance(given.get("group_by"), tuple):
         given["group_by"] = list(given["group_by"])
-    return Spec.from_data(render.call("_spec", plain(metrics), given))
+    return Spec.from_data(templates.spec(plain(metrics), given))

@@ -12,7 +12,7 @@ import math
 import operator
 from pathlib import Path
 
-from ..errors import MissingExtra, SettingError, SqlndcgError
+from ..errors import MissingExtra, SettingError
 from ..core.metrics import metric_column, metric_range
 from ..core.metrics import parse_metric
 

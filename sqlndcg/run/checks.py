@@ -11,6 +11,7 @@ from ..core import render
 from ..errors import DataError, InputError
 from .sources import TREC_LAYOUT, Source, brief
 from ..core.spec import Spec
+from ..core import templates
 
 EXAMPLES = 5
 EMPTY_EXAMPLES = 10
@@ -35,15 +36,15 @@ def _read_trec_once(ses, source: Source) -> Source:
     trailing = kind == "trec_run"  # trec_eval ignores fields after a run line's tag
     lines, table = ses.table_name(f"sqlndcg_{source.role}_lines"), ses.table_name(f"sqlndcg_{source.role}_rows")
     try:
-        ses.materialize(lines, render.call("sqlndcg_read_lines", source.trec_path))
-        ses.materialize(table, render.call("sqlndcg_trec_table", lines, kind, fields, integers, numbers, trailing))
+        ses.materialize(lines, templates.read_lines(source.trec_path))
+        ses.materialize(table, templates.trec_table(lines, kind, fields, integers, numbers, trailing))
         ses.drop(lines)
-        misread = ses.fetch(render.call("sqlndcg_trec_misread_count", table))[1][0][0]
+        misread = ses.fetch(templates.trec_misread_count(table))[1][0][0]
     except ses.eng.errors as exc:
         raise InputError(f"{source.label} cannot be read as a TREC file: {str(exc).splitlines()[0]}") from None
     if misread:  # the file is read again, to show the lines
         check_trec_lines(ses.eng, source)
-    return replace(source, sql=render.call("sqlndcg_trec_table_rows", table), rereadable=True,
+    return replace(source, sql=templates.trec_table_rows(table), rereadable=True,
                    shown_sql=source.shown_sql or source.sql)
 
 
@@ -53,7 +54,7 @@ def check_trec_lines(eng, source: Source) -> None:
         return
     fields, integers, numbers = TREC_LAYOUT[source.trec_format]
     trailing = source.trec_format == "trec_run"  # trec_eval ignores fields after a run line's tag
-    sql = render.call("sqlndcg_trec_bad_lines", source.trec_path, fields, integers, numbers, EXAMPLES, trailing)
+    sql = templates.trec_bad_lines(source.trec_path, fields, integers, numbers, EXAMPLES, trailing)
     try:
         bad = eng.fetch(sql)[1]
     except eng.errors as exc:
@@ -83,7 +84,7 @@ def refuse_text_numbers(eng, spec: Spec, *inputs: tuple[Source, dict[str, str]])
                 continue
             names = [n for n in identity if n in columns] + [name]
             try:
-                rows = eng.fetch(render.call("_not_numbers", source.sql, render.quote(name, eng.dialect),
+                rows = eng.fetch(templates.not_numbers(source.sql, render.quote(name, eng.dialect),
                                              [render.quote(n, eng.dialect) for n in names], EXAMPLES,
                                              dialect=eng.dialect))[1]
             except eng.errors:
@@ -101,17 +102,17 @@ def show_row(columns: list[str], row: tuple) -> str:
 
 
 def refuse_problems(eng, source: Source, identity: list[str], checks: list[dict],
-                    macros: tuple[str, str] = ("_profile", "_offending_rows")) -> int:
+                    macros: tuple = (templates.profile, templates.offending_rows)) -> int:
     """Count every declared row check ({kind, column, name, message, ...}) in one scan of the input; the first
     that fails is refused, naming the input, the column and a few offending rows with their ``identity`` columns.
-    Returns the input's row count. ``macros`` count and show the failing rows: evaluate's (checks.sql) or the
-    judgment tools' (judgments/common.sql)."""
-    counts = eng.fetch(render.call(macros[0], source.sql, checks, dialect=eng.dialect))[1][0]
+    Returns the input's row count. ``macros`` (two functions of core/templates.py) count and show the failing
+    rows: evaluate's (checks.sql) or the judgment tools' (judgments/common.sql)."""
+    counts = eng.fetch(macros[0](source.sql, checks, dialect=eng.dialect))[1][0]
     for check, count in zip(checks, counts[1:]):
         if count:
             names = identity + ([check["name"]] if check["name"] not in identity else [])
             columns = [render.quote(n, eng.dialect) for n in names]
-            examples = eng.fetch(render.call(macros[1], source.sql, check, columns, EXAMPLES, dialect=eng.dialect))[1]
+            examples = eng.fetch(macros[1](source.sql, check, columns, EXAMPLES, dialect=eng.dialect))[1]
             shown = ", ".join(show_row(names, r) for r in examples)
             raise DataError(f"{source.label}: column {check['name']!r} {check['message']} in {count} row(s), "
                             f"e.g. {shown}")
@@ -163,7 +164,7 @@ def unique_by_constraint(eng, source: Source, identity: list[str]) -> str | None
 
 def repeated_keys(eng, source: Source, keys: list[str]) -> tuple[int, str] | None:
     """How many key values occur more than once, and a few of them shown; None when all are distinct."""
-    dupes = eng.fetch(render.call("_duplicates", source.sql, [render.quote(k, eng.dialect) for k in keys], EXAMPLES,
+    dupes = eng.fetch(templates.duplicates(source.sql, [render.quote(k, eng.dialect) for k in keys], EXAMPLES,
                                   dialect=eng.dialect))[1]
     if not dupes:
         return None
@@ -174,7 +175,7 @@ def _check_input(eng, source: Source, role: str, spec: Spec, columns: dict[str, 
     """Run the row checks the templates declare for this input (checks.sql, input_checks); raise on the first
     problem. Repeated keys are counted later, in the account's pass; the declaration is returned for that."""
     described = [{"name": n, "type": t, "class": eng.column_class(t)} for n, t in columns.items()]
-    declared = render.call("_input_checks", role, spec.plain(), described, shared, dialect=eng.dialect)
+    declared = templates.input_checks(role, spec.plain(), described, shared, dialect=eng.dialect)
     check_rows(eng, source, declared["identity"], declared["problems"], declared["key_meaning"], declared["hint"],
                duplicates=False)
     refuse_order_conflict(eng, source, declared.get("order_conflict"))
@@ -195,7 +196,7 @@ def refuse_order_conflict(eng, source: Source, conflict: dict | None) -> None:
     ranks is the caller's to say, so it is refused naming one such query and both columns."""
     if not conflict:
         return
-    found = eng.fetch(render.call("_order_conflicts", source.sql, conflict, 1, dialect=eng.dialect))[1]
+    found = eng.fetch(templates.order_conflicts(source.sql, conflict, 1, dialect=eng.dialect))[1]
     if not found:
         return
     *key, rank, score, above, count = found[0]
@@ -227,7 +228,7 @@ def refuse_disjoint_queries(eng, account, run: Source, judgments: Source, query_
     shown, kinds = [], []
     for source, column in zip((run, judgments), query_columns):
         quoted = render.quote(column, eng.dialect)
-        ids = [r[0] for r in eng.fetch(render.call("_some_values", source.sql, quoted, EXAMPLES,
+        ids = [r[0] for r in eng.fetch(templates.some_values(source.sql, quoted, EXAMPLES,
                                                     dialect=eng.dialect))[1]]
         kind = eng.column_class(eng.columns(source.sql)[column])
         kinds.append(kind)

@@ -11,7 +11,6 @@ import atexit
 import os
 import re
 import shutil
-import sys
 import weakref
 from urllib.parse import unquote
 

@@ -10,7 +10,7 @@ it closes the engine only when it opened it.
     with Session(con) as ses:
         run = ses.resolve(run, "run")
         columns = ses.describe(run)
-        rows = ses.fetch(ses.render("some_macro", ...))[1]
+        rows = ses.fetch(templates.some_macro(..., dialect=ses.dialect))[1]
 """
 
 from __future__ import annotations
@@ -53,9 +53,6 @@ class Session:
     @property
     def name(self) -> str:
         return self.eng.name
-
-    def render(self, macro: str, *args):
-        return render.call(macro, *args, dialect=self.dialect)
 
     # -- inputs -----------------------------------------------------------------------------------------------------
     def resolve(self, obj, role: str, fmt: str | None = None) -> sources.Source:

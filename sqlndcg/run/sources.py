@@ -18,6 +18,7 @@ import duckdb
 from ..core import render
 from .engines.base import Engine, MissingRelation
 from ..errors import InputError, SettingError
+from ..core import templates
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv",)
@@ -105,7 +106,7 @@ class Source:
         if not self.delimited_path:
             return None
         try:
-            _, bad = eng.fetch(render.call("sqlndcg_delimited_bad_lines", self.delimited_path, self.delimiter, 5))
+            _, bad = eng.fetch(templates.delimited_bad_lines(self.delimited_path, self.delimiter, 5))
         except eng.errors:
             return None
         if not bad:
@@ -121,11 +122,10 @@ class Source:
             self.delimiter = render.string_literal(self.reading.delimiter or ("\t" if self.kind == "tsv" else ","))
             self.decimal = render.string_literal(self.reading.decimal) if self.reading.decimal == "," else None
             self.delimited_path = literal
-            self.sql = render.call("sqlndcg_read_csv", literal, self.delimiter, self.kind == "csv", self.decimal)
+            self.sql = templates.read_csv(literal, self.delimiter, self.kind == "csv", self.decimal)
         else:
             self.trec_path, self.trec_format = literal, self.kind
-            self.sql = render.call("sqlndcg_read_trec_run" if self.kind == "trec_run" else "sqlndcg_read_trec_qrels",
-                                   literal)
+            self.sql = (templates.read_trec_run if self.kind == "trec_run" else templates.read_trec_qrels)(literal)
 
     def use_lf_copy(self, eng: Engine) -> bool:
         """After DuckDB refused this file: when the file mixes CRLF and LF line ends (DuckDB's reader takes either
@@ -155,13 +155,13 @@ class Source:
             return
         options = (self.delimited_path, self.delimiter, self.kind == "csv", self.decimal)
         try:
-            skip, comment, quote = eng.fetch(render.call("sqlndcg_delimited_sniffed", *options))[1][0]
+            skip, comment, quote = eng.fetch(templates.delimited_sniffed(*options))[1][0]
             comment = render.string_literal(comment) if comment else None
-            rows, lines = eng.fetch(render.call("sqlndcg_delimited_counts", *options, int(skip), comment,
+            rows, lines = eng.fetch(templates.delimited_counts(*options, int(skip), comment,
                                                 quote is not None))[1][0]
             rows = lines if quote is None else rows  # no quoting: each line is a row
             if rows != lines:
-                opened, opening, closed = eng.fetch(render.call("sqlndcg_delimited_open_quote", *options))[1][0]
+                opened, opening, closed = eng.fetch(templates.delimited_open_quote(*options))[1][0]
         except eng.errors as exc:
             raise InputError(f"{self.label}: cannot be read: {self._explain(eng) or _first_line(exc)}") from None
         if rows != lines:
@@ -183,7 +183,7 @@ class Source:
         if not self.delimited_path:
             return self.sniffed
         try:
-            lines = [line for (line,) in eng.fetch(render.call("sqlndcg_first_lines", self.delimited_path, 5))[1]]
+            lines = [line for (line,) in eng.fetch(templates.first_lines(self.delimited_path, 5))[1]]
         except (InputError, *eng.errors):
             return self.sniffed
         if not lines:
@@ -335,8 +335,8 @@ def _first_fields(eng: Engine, path: str):
     """The field count of the file's first line that is not blank or a comment (none: no such line)."""
     literal = file_literal(path)
     # The first lines usually tell; the whole file is read only when they are all blank or comments.
-    return (eng.fetch(render.call("sqlndcg_first_fields", literal, FIRST_LINES))[1]
-            or eng.fetch(render.call("sqlndcg_first_fields", literal))[1])
+    return (eng.fetch(templates.first_fields(literal, FIRST_LINES))[1]
+            or eng.fetch(templates.first_fields(literal))[1])
 
 
 def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None, reading: Reading | None = None) -> Source:
@@ -390,7 +390,7 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None, reading:
         eng.files[str(path.absolute())] = (label, str(path))  # how the engine's messages name it (csv_problem)
         kind, sniffed, read = _file_format(path, role, fmt, eng)
         if kind == "parquet":
-            return Source(role, label, render.call("sqlndcg_read_parquet", file_literal(path)), rereadable=True)
+            return Source(role, label, templates.read_parquet(file_literal(path)), rereadable=True)
         return file_source(role, label, kind, path, read, reading or Reading(), sniffed)
     if isinstance(obj, (str, tuple, list)):
         return Source(role, f"{role} table {obj!r}", table_sql(obj, eng),

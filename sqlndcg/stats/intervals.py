@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core import render
 from ..core.metrics import metric_range
 from .methods import BOOTSTRAPS as METHODS
 from .paired import bootstrap_intervals
 from ..present.results import Result, Table
+from ..core import templates
 
 
 
@@ -88,7 +88,7 @@ def with_bootstrap(result: Result, *, method: str = "percentile", resamples: int
     groups = list(result.settings.get("group_by", []))
     metrics = list(result.settings["metrics"])
     found = {tuple(r[g] for g in groups) + (r["metric"],): (r["bootstrap_low"], r["bootstrap_high"]) for r in long}
-    low, high = render.call("_bootstrap_suffixes")  # the summary's column names are stated in outputs.sql
+    low, high = templates.bootstrap_suffixes()  # the summary's column names are stated in outputs.sql
     extra = tuple(c for m in metrics for c in (m + low, m + high))
     rows = []
     for s in result.summary.to_dicts():

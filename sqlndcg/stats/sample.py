@@ -10,15 +10,15 @@ queries only (what goes into the numbers), so a sample holds a fraction of every
 
 from __future__ import annotations
 
-from ..core import render
 from ..errors import DataError
 from ..present.results import Table
+from ..core import templates
 
 
 def sample_of(fraction, seed) -> dict | None:
     """The sample as the statements read it ({fraction, seed}), or None for no sample; a bad fraction or seed is
     refused by the macro dbt uses too (_sampled in sql/macros/entry.sql)."""
-    return render.call("_sampled", {}, fraction, seed).get("sample")
+    return templates.sampled({}, fraction, seed).get("sample")
 
 
 def refuse_empty(sample: dict, account) -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..core import render
 from .judgments import Runner, group_list
 from ..present.results import Table
+from ..core import templates
 
-STATISTICS: tuple[str, ...] = tuple(render.call("_agreement_statistics"))
-METHODS: tuple[str, ...] = tuple(render.call("_aggregate_methods"))
-TIES: tuple[str, ...] = tuple(render.call("_aggregate_ties"))
+STATISTICS: tuple[str, ...] = tuple(templates.agreement_statistics())
+METHODS: tuple[str, ...] = tuple(templates.aggregate_methods())
+TIES: tuple[str, ...] = tuple(templates.aggregate_ties())
 
 
 @dataclass(frozen=True)
@@ -83,11 +83,11 @@ def agreement(
         inp, = runner.inputs((judgments, "judgments", judgments_format))
         tables = {}
         for by in ("all", "query", "pair"):
-            plan = runner.render("_agreement_plan", inp.described, {**given, "by": by})
+            plan = templates.agreement_plan(inp.described, {**given, "by": by}, dialect=runner.ses.dialect)
             if by == "all":
                 runner.check(inp, plan["checks"], plan["identity"], plan["keys"], plan["key_meaning"],
                              "; each annotator rates a (query, document) once")
-            tables[by] = runner.fetch(runner.render("_agreement_sql", plan), plan["settings"])
+            tables[by] = runner.fetch(templates.agreement_sql(plan, dialect=runner.ses.dialect), plan["settings"])
     settings = {k: v for k, v in plan["settings"].items() if k != "by"}
     return Agreement(tables["all"], tables["query"], tables["pair"], settings)
 
@@ -119,7 +119,7 @@ def aggregate_labels(
     given = {**_settings(group_by, query_id, doc_id, annotator, rel), "method": method, "tie": tie}
     with Runner.session(con) as runner:
         inp, = runner.inputs((judgments, "judgments", judgments_format))
-        plan = runner.render("_aggregate_plan", inp.described, given)
+        plan = templates.aggregate_plan(inp.described, given, dialect=runner.ses.dialect)
         runner.check(inp, plan["checks"], plan["identity"], plan["keys"], plan["key_meaning"],
                      "; each annotator rates a (query, document) once")
-        return runner.fetch(runner.render("_aggregate_labels_sql", plan), plan["settings"])
+        return runner.fetch(templates.aggregate_labels_sql(plan, dialect=runner.ses.dialect), plan["settings"])

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 from ..core.settings import Settings, settings_of
 from ..core.spec import make_spec
+from ..core import templates
 
 
 
@@ -248,7 +249,7 @@ def _systems_input(ses: Session, runs, system: str, run_format) -> tuple[sources
         # a TREC run's rank field is no ranking (trec_eval ranks by the score): the union ranks by the score alone
         shared = [c for c in shared if c != "rank"]
     inputs = [{"name": name, "sql": src.sql} for name, src in zip(names, srcs)]
-    union = ses.render("_compare_union_sql", inputs, shared, system)
+    union = templates.compare_union_sql(inputs, shared, system, dialect=ses.dialect)
     table = f"sqlndcg_runs_{uuid.uuid4().hex[:12]}"
     with ses.explained("cannot be put together in one table (do their columns have the same types?)",
                        subject=f"the runs of {', '.join(map(repr, names))}"):
@@ -256,8 +257,8 @@ def _systems_input(ses: Session, runs, system: str, run_format) -> tuple[sources
     run = ses.resolve(table, "run")  # read as a table of that name is read (sources.resolve)
     run.label = f"the runs of systems {', '.join(map(repr, names))}"
     if any(src.shown_sql for src in srcs):  # the statement shown reads the files, not the session's copies of them
-        union = ses.render("_compare_union_sql", [{"name": name, "sql": src.shown_sql or src.sql}
-                                                  for name, src in zip(names, srcs)], shared, system)
+        union = templates.compare_union_sql([{"name": name, "sql": src.shown_sql or src.sql}
+                                                  for name, src in zip(names, srcs)], shared, system, dialect=ses.dialect)
     return run, union
 
 
@@ -377,20 +378,19 @@ def compare(
                                       query_weights=query_weights, weight_column=weight_column)
         except InputError as exc:
             raise _system_missing(exc, system) from None
-        ses.render("_compare_parts", prepared.plan, system, prepared.weights_plan)
+        templates.compare_parts(prepared.plan, system, prepared.weights_plan, dialect=ses.dialect)
         shown = _standalone_sql(ses, prepared, union_sql, system, baseline)
         # The per-query table stays for the paired statements, which read it without computing the metrics twice.
         # execute() refuses a scored query without a weight (every system's, so every compared one).
         name = ses.table_name("sqlndcg_per_query")
         result = engine.execute(ses, prepared, per_query_table=name)
         systems = _check_systems(result, baseline, system, strata, spec.columns.query_id, spec.queries,
-                                 lambda s: [v for (v,) in ses.fetch(ses.render(
-                                     "_some_system_queries", run.sql, system, spec.columns.query_id, str(s), 4))[1]])
+                                 lambda s: [v for (v,) in ses.fetch(templates.some_system_queries(run.sql, system, spec.columns.query_id, str(s), 4, dialect=ses.dialect))[1]])
         plan, weights = prepared.plan, prepared.weights_plan
         announce(f"pairing {len(systems)} systems' queries")
-        table_columns, table_rows = ses.fetch(ses.render("_paired_sql", name, plan, system, str(baseline), weights))
-        diff_columns, diff_rows = ses.fetch(ses.render("_paired_differences_sql", name, plan, system, str(baseline),
-                                                       weights))
+        table_columns, table_rows = ses.fetch(templates.paired_sql(name, plan, system, str(baseline), weights, dialect=ses.dialect))
+        diff_columns, diff_rows = ses.fetch(templates.paired_differences_sql(name, plan, system, str(baseline),
+                                                       weights, dialect=ses.dialect))
 
     spec_settings = result.settings
     compare_settings = {"system": system, "baseline": baseline, "strata": strata, "correction": correction,
@@ -407,9 +407,9 @@ def _standalone_sql(ses: Session, prepared, union_sql: str | None, system: str, 
     """The paired statement as one statement over the inputs themselves (the per-query statement inlined, the runs'
     union too), so it runs as shown wherever the inputs are: files are read by path. Formatted when read."""
     plan = prepared.plan if union_sql is None else {**prepared.plan, "run": f"({union_sql})", "run_rereadable": False}
-    per_query = ses.render("_per_query_sql", plan, False, None, prepared.longest_list)
-    return FormattedSQL(prepared.shown(ses.render("_paired_sql", f"({per_query})", prepared.plan, system,
-                                                  str(baseline), prepared.weights_plan)), ses.dialect)
+    per_query = templates.per_query_sql(plan, False, None, prepared.longest_list, dialect=ses.dialect)
+    return FormattedSQL(prepared.shown(templates.paired_sql(f"({per_query})", prepared.plan, system,
+                                                  str(baseline), prepared.weights_plan, dialect=ses.dialect)), ses.dialect)
 
 
 def _few(ids, n: int = 3, counted: bool = True) -> str:

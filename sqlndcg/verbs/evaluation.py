@@ -21,6 +21,7 @@ from ..run.sources import brief
 from ..core.spec import Spec
 from ..core.plan import Plan, checked
 from ..stats import sample as sampling
+from ..core import templates
 
 
 @dataclass
@@ -52,7 +53,7 @@ class Prepared:
         """The per-query statement as shown to people and by to_sql (with its final ORDER BY); the passes run
         ``pass_sqls``, so it is rendered only when asked for."""
         if self.statement is None:
-            self.statement = self.shown(render.call("_per_query_sql", self.plan, True, None, self.longest_list,
+            self.statement = self.shown(templates.per_query_sql(self.plan, True, None, self.longest_list,
                                                     dialect=self.dialect))
         return self.statement
 
@@ -84,7 +85,7 @@ def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Sou
     run_cols = ses.describe(run)
     judgment_cols = ses.describe(judgments)
     try:
-        facts = render.call("_facts", spec.plain(), ses.described(run, run_cols),
+        facts = templates.facts(spec.plain(), ses.described(run, run_cols),
                             ses.described(judgments, judgment_cols), dialect=eng.dialect)
     except InputError as exc:
         try:
@@ -147,7 +148,7 @@ def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False,
     ``unique``: the roles whose repeated keys a constraint rules out (not counted)."""
     tables = []
     for bucket in _buckets(partitions):
-        table = eng.fetch_arrow(render.call("_account_sql", plan, duplicates, bucket, sorted(unique),
+        table = eng.fetch_arrow(templates.account_sql(plan, duplicates, bucket, sorted(unique),
                                             dialect=eng.dialect), small=True)
         if each:
             each(table)
@@ -189,9 +190,9 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     spec, facts, declared = _facts(ses, spec, run_src, judgment_src, check)
     # what the session made to read (a table, a copy of a file) -> what the statement shown reads instead
     shown = {src.sql: src.shown_sql for src in (run_src, judgment_src) if src.shown_sql}
-    plan = checked(render.call("_plan", facts, dialect=eng.dialect))
+    plan = checked(templates.plan(facts, dialect=eng.dialect))
     if eng.dialect == "duckdb" and plan["prune_k"]:
-        plan = dict(plan, many_lists=bool(eng.fetch(render.call("sqlndcg_duckdb_many_lists", plan))[1][0][0]))
+        plan = dict(plan, many_lists=bool(eng.fetch(templates.duckdb_many_lists(plan))[1][0][0]))
     if sample:  # the checks, the account and the statements all read the sampled queries: what goes in
         plan = dict(plan, sample=sample)
     prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect,
@@ -200,10 +201,10 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     if check:
         prepared.unique = {src.role: found for src, said in zip((run_src, judgment_src), declared)
                            if (found := checks.unique_by_constraint(eng, src, said["identity"]))}
-        if partitions == 1 and render.call("_shares_top", plan, dialect=eng.dialect):
+        if partitions == 1 and templates.shares_top(plan, dialect=eng.dialect):
             passes = dict(plan, top_table=ses.table_name("sqlndcg_run_top"))
             with ses.explained("could not rank the run"):
-                ses.materialize(passes["top_table"], render.call("_run_top_sql", plan, dialect=eng.dialect),
+                ses.materialize(passes["top_table"], templates.run_top_sql(plan, dialect=eng.dialect),
                                 summed=False)
         prepared.account, prepared.longest_list = _checked_account(eng, passes, run_src, judgment_src, declared,
                                                                    partitions, prepared.unique)
@@ -211,7 +212,7 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
             sampling.refuse_empty(sample, prepared.account)
         checks.refuse_disjoint_queries(eng, prepared.account, run_src, judgment_src,
                                        (spec.columns.query_id, spec.columns.judgments_query_id))
-    prepared.pass_sqls = [render.call("_per_query_sql", passes, False, bucket, prepared.longest_list,
+    prepared.pass_sqls = [templates.per_query_sql(passes, False, bucket, prepared.longest_list,
                                       dialect=eng.dialect) for bucket in _buckets(partitions)]
     if query_weights is not None:
         prepared.weights, prepared.weights_plan = _weights(ses, plan, query_weights, weight_column, check)
@@ -222,9 +223,9 @@ def _weights(ses: Session, plan: dict, query_weights, weight_column: str, check:
     """The query weights input, read and checked like the others (weights.sql says what is allowed)."""
     src = ses.resolve(query_weights, "query weights")
     columns = ses.describe(src)
-    weights_plan = ses.render("_weights_plan", plan, ses.described(src, columns), weight_column)
+    weights_plan = templates.weights_plan(plan, ses.described(src, columns), weight_column, dialect=ses.dialect)
     if check:
-        declared = ses.render("_weights_checks", weights_plan)
+        declared = templates.weights_checks(weights_plan, dialect=ses.dialect)
         checks.check_rows(ses.eng, src, declared["identity"], declared["problems"], declared["key_meaning"],
                           declared["hint"])
     return src, weights_plan
@@ -244,7 +245,7 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
                            "column types are read from the inputs, so leave id_type out"))
     if assumed:
         dialect = dialect or "duckdb"
-        facts = render.call("_assumed_facts", spec.plain(), sources.table_sql(run, None, dialect),
+        facts = templates.assumed_facts(spec.plain(), sources.table_sql(run, None, dialect),
                             sources.table_sql(judgments, None, dialect), id_type or "text", dialect=dialect)
     else:
         with Session(con, reading=reading) as ses:
@@ -254,8 +255,8 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
         if dialect == ses.dialect:
             return render.pretty(prepared.sql, dialect)
         facts = {**prepared.facts, "spec": prepared.spec.plain()}
-    plan = render.call("_plan", facts, dialect=dialect)
-    return render.pretty(render.call("_per_query_sql", plan, dialect=dialect), dialect)
+    plan = templates.plan(facts, dialect=dialect)
+    return render.pretty(templates.per_query_sql(plan, dialect=dialect), dialect)
 
 
 def _rows_where(eng: Engine, name: str, plan: dict, columns: list[str], test: str) -> tuple[int, str] | None:
@@ -263,7 +264,7 @@ def _rows_where(eng: Engine, name: str, plan: dict, columns: list[str], test: st
     if not columns:
         return None
     identity = [g["output"] for g in plan["groups"]] + [plan["query_output"]]
-    _, found = eng.fetch(render.call("_rows_where", name, identity, columns, test, checks.EMPTY_EXAMPLES,
+    _, found = eng.fetch(templates.rows_where(name, identity, columns, test, checks.EMPTY_EXAMPLES,
                                      dialect=eng.dialect))
     if not found:
         return None
@@ -303,7 +304,7 @@ def _refuse_huge_result(eng: Engine, plan: dict, max_rows: int | None) -> None:
     only = [g["name"] for g in plan["groups"] if not g["shared"]]
     if max_rows is None or not only or plan["queries"] != "judged":
         return
-    groups, judged = eng.fetch(render.call("sqlndcg_result_size", plan, dialect=eng.dialect))[1][0]
+    groups, judged = eng.fetch(templates.result_size(plan, dialect=eng.dialect))[1][0]
     if groups * judged > max_rows:
         shared = [g["name"] for g in plan["groups"] if g["shared"]]
         per = f" (per {', '.join(shared)})" if shared else ""
@@ -341,11 +342,11 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
     _refuse_bad_numbers(eng, name, plan, spec)
     if prepared.weights_plan:
         _refuse_missing_weights(eng, name, plan, prepared.weights_plan)
-    per_query = _fetch(ses, ses.render("sqlndcg_select_all", name, identity), settings)
+    per_query = _fetch(ses, templates.select_all(name, identity, dialect=ses.dialect), settings)
     # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
     if summary:
         announce("summarising")
-    summary = (_fetch(ses, ses.render("_summary_sql", name, plan, prepared.weights_plan, True), settings, small=True)
+    summary = (_fetch(ses, templates.summary_sql(name, plan, prepared.weights_plan, True, dialect=ses.dialect), settings, small=True)
                if summary else Table([], (), settings))
     if plan["sample"] and summary:
         settings["sample"] = sampling.recorded(plan["sample"], summary)
@@ -356,7 +357,7 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
 
 
 def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:
-    _, found = eng.fetch(render.call("_missing_weights_sql", name, plan, weights_plan, checks.EMPTY_EXAMPLES,
+    _, found = eng.fetch(templates.missing_weights_sql(name, plan, weights_plan, checks.EMPTY_EXAMPLES,
                                      dialect=eng.dialect))
     if found:
         keys = [r[:-1] for r in found]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..core.metrics import parse_metric
+from ..core import templates
 from ..core.settings import Settings, settings_of
 from ..core.spec import make_spec, settings_declared
 from ..errors import SettingError, SqlndcgError
@@ -316,9 +317,9 @@ def _views(ses, run_src, judgments_src, metrics, query, given, formats, columns)
     prepared = prepare(ses, spec, run_src, judgments_src, **formats)
     shared = [g["name"] for g in prepared.plan["groups"] if g["shared"]]
     key = str(query)
-    ranking = [r for r in _rows(ses, "_explain_ranking", prepared.plan, MAX_POSITIONS, prepared.longest_list)
+    ranking = [r for r in _rows(ses, templates.explain_ranking(prepared.plan, MAX_POSITIONS, prepared.longest_list, dialect=ses.dialect))
                if str(r["_q"]) == key]
-    labels = [r for r in _rows(ses, "_explain_labels", prepared.plan) if str(r["_q"]) == key]
+    labels = [r for r in _rows(ses, templates.explain_labels(prepared.plan, dialect=ses.dialect)) if str(r["_q"]) == key]
     cuts = _cuts(metrics)
     longest = max([r["_pos"] for r in ranking] + [0])  # of the query's rankings, the longest (and its ideal's)
     deepest = min(MAX_POSITIONS, longest if spec.data["ideal"] == "retrieved" else
@@ -361,8 +362,8 @@ def _view(spec, ranking: list[dict], labels: list[dict], values: dict, metrics) 
     return {"ranking": rows, "ideal": ideal_rows, "arithmetic": [_arithmetic(m, values, n) for m in metrics]}
 
 
-def _rows(ses, macro, *args) -> list[dict]:
-    columns, rows = ses.fetch(ses.render(macro, *args))
+def _rows(ses, sql: str) -> list[dict]:
+    columns, rows = ses.fetch(sql)
     return [dict(zip(columns, r)) for r in rows]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ..core import templates
 from ..run import sources
 from ..run.checks import refuse_problems, repeated_keys, show_row  # noqa: F401 - show_row: labels.py shows rows
 from ..run.session import Session
@@ -44,9 +45,6 @@ class Runner:
         with Session(con) as ses:
             yield cls(ses)
 
-    def render(self, macro: str, *args):
-        return self.ses.render(macro, *args)
-
     def inputs(self, *wanted: tuple[object, str, str | None]) -> list[Input | None]:
         """(object, role, format) triples -> Inputs (None for an object that is None), registered until the
         session ends."""
@@ -65,7 +63,7 @@ class Runner:
 
     def check(self, inp: Input, checks: list[dict], identity: list[str], keys: list[str] | None = None,
               key_meaning: str = "rows", hint: str = "",
-              profile: tuple[str, str] = ("_judgment_profile", "_judgment_offending_rows")) -> None:
+              profile: tuple = (templates.judgment_profile, templates.judgment_offending_rows)) -> None:
         """Refuse the first problem the declared checks find, naming the input, the column and a few rows;
         then (with `keys`, column names) refuse keys that occur more than once. `profile` names the macros that
         count and show failing rows: the judgment tools' checks (common.sql), or evaluate's (checks.sql)."""

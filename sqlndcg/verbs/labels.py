@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from ..core import render
 from ..errors import DataError
 from .judgments import Runner, group_list, show_row
 from ..present.results import Table
+from ..core import templates
 
-RESOLUTIONS: tuple[str, ...] = tuple(render.call("_labels_resolutions"))
+RESOLUTIONS: tuple[str, ...] = tuple(templates.labels_resolutions())
 
 
 def labels_from_events(
@@ -62,16 +62,16 @@ def labels_from_events(
     }
     with Runner.session(con) as runner:
         ev, shown = runner.inputs((events, "events", events_format), (impressions, "impressions", impressions_format))
-        plan = runner.render("_labels_plan", ev.described, None if shown is None else shown.described, settings)
+        plan = templates.labels_plan(ev.described, None if shown is None else shown.described, settings, dialect=runner.ses.dialect)
         identity = plan["settings"]["group_by"] + [query_id, doc_id]
         runner.check(ev, plan["checks"], identity)
         if shown is not None:
             runner.check(shown, plan["impression_checks"], identity)
         if plan["rate"]:
-            bad = runner.rows(runner.render("_labels_zero_denominators", plan, 5))
+            bad = runner.rows(templates.labels_zero_denominators(plan, 5, dialect=runner.ses.dialect))
             if bad:
                 examples = ", ".join(show_row(identity, r[:-1]) for r in bad)
                 raise DataError(
                     f"{ev.label}: the rate denominator {rate[1]!r} sums to 0 for {bad[0][-1]} document(s), "
                     f"e.g. {examples}; a rate needs a base (drop those rows, or add the impressions)")
-        return runner.fetch(runner.render("_labels_sql", plan), plan["settings"])
+        return runner.fetch(templates.labels_sql(plan, dialect=runner.ses.dialect), plan["settings"])

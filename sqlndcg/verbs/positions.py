@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core import render
 from ..core.settings import PositionSettings, settings_of
 from ..errors import MissingDependency, SqlndcgError
 from ..run.checks import refuse_order_conflict
 from .judgments import Runner, group_list
 from ..present.results import Table
+from ..core import templates
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-OUTPUTS: tuple[str, ...] = tuple(render.call("_positions_outputs"))
+OUTPUTS: tuple[str, ...] = tuple(templates.positions_outputs())
 
 
 class Positions(Table):
@@ -81,14 +81,14 @@ def positions(
     given["group_by"] = group_list(given.get("group_by", ()))
     with Runner.session(con) as runner:
         r, j = runner.inputs((run, "run", run_format), (judgments, "judgments", judgments_format))
-        plan = runner.render("_positions_plan", r.described, j.described, k, given)
+        plan = templates.positions_plan(r.described, j.described, k, given, dialect=runner.ses.dialect)
         for inp, declared in ((r, plan["run_checks"]), (j, plan["judgment_checks"])):
             runner.check(inp, declared["problems"], declared["identity"], declared["identity"],
-                         declared["key_meaning"], declared["hint"], profile=("_profile", "_offending_rows"))
+                         declared["key_meaning"], declared["hint"], profile=(templates.profile, templates.offending_rows))
             with runner.ses.explained("could not compute the result"):
                 refuse_order_conflict(runner.ses.eng, inp.source, declared.get("order_conflict"))
             if declared["unique_ranks"]:
                 runner.check(inp, [], declared["identity"], declared["unique_ranks"],
                              "ranks within a query", "; ties='rank' needs distinct ranks")
-        table = runner.fetch(runner.render("_positions_sql", plan), plan["settings"])
+        table = runner.fetch(templates.positions_sql(plan, dialect=runner.ses.dialect), plan["settings"])
     return Positions(table.columns, table.rows, table.settings)

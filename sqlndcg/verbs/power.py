@@ -15,6 +15,7 @@ from ..run.session import Session
 from ..stats import power as stats_power
 from ..stats.effect import within_rounding
 from .compare import Comparison
+from ..core import templates
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ def pilot_sd(pilot, *, metric: str | None = None, system: str = "system", candid
         with Session(con, dialect) as ses:
             src = ses.resolve(pilot, "pilot", pilot_format)
             ses.describe(src)
-            columns, rows = ses.fetch(ses.render("sqlndcg_all_rows", src.sql))
+            columns, rows = ses.fetch(templates.all_rows(src.sql, dialect=ses.dialect))
         diffs, about = _from_table(list(columns), rows, metric, system, candidate, query_id)
     sd, n = _sd(diffs, "the pilot" + (f" ({about})" if about else ""))
     return sd, n, about

@@ -44,6 +44,7 @@ from ..core import measures
 from ..run.engines.duckdb_engine import copy_with_lf_line_ends, csv_problem, mixed_line_ends
 from ..run.progress import announce
 from ..run.sources import brief, file_literal
+from ..core import templates
 
 #: The trec_eval versions the command reproduces, and the preset that carries each one's settings.
 VERSIONS = {"10": "trec_eval", "9": "trec_eval-9"}
@@ -525,9 +526,9 @@ def _read_lines_of(con, literal: str, kind: str, path: str) -> list[str]:
     numbers read loosely (as C's atof/atol do), a qrels file ending in a comment."""
     text = LINES[kind] + "_text"
     try:
-        con.execute(render.call("sqlndcg_trec_eval_lines_table", LINES[kind], literal, kind))
-        malformed = con.execute(render.call("sqlndcg_trec_misread_count", LINES[kind])).fetchone()[0]
-        found = con.execute(render.call("sqlndcg_trec_eval_bad_lines", text, kind, 5)).fetchall() \
+        con.execute(templates.trec_eval_lines_table(LINES[kind], literal, kind))
+        malformed = con.execute(templates.trec_misread_count(LINES[kind])).fetchone()[0]
+        found = con.execute(templates.trec_eval_bad_lines(text, kind, 5)).fetchall() \
             if malformed else []
         warnings = [] if found else _loose(con, kind, path) + (_last_comment(con, text, path) if kind == "qrels" else [])
     except duckdb.Error as exc:
@@ -535,7 +536,7 @@ def _read_lines_of(con, literal: str, kind: str, path: str) -> list[str]:
         raise InputError(said or f"{_named(path, kind)} cannot be read as a TREC file: "
                                  f"{str(exc).strip().splitlines()[0]}") from None
     finally:
-        con.execute(render.call("sqlndcg_trec_eval_forget", [], [text]))
+        con.execute(templates.trec_eval_forget([], [text]))
     if found:
         raise DataError(_malformed(found, kind, path))
     return warnings
@@ -569,7 +570,7 @@ def _loose(con, kind: str, path: str) -> list[str]:
     """The warning for numbers not written plainly (3abc, 1e2, 1_0, abc), which trec_eval reads with C's atol (a
     label: its leading integer, 0 if none) or atof (a score: its leading number, 0 if none): read the same way,
     and named; evaluate() refuses them."""
-    rows = con.execute(render.call("sqlndcg_trec_eval_loose", LINES[kind], kind, 10)).fetchall()
+    rows = con.execute(templates.trec_eval_loose(LINES[kind], kind, 10)).fetchall()
     if not rows:
         return []
     what, how = (("score", "C's atof: its leading number, 0 if none") if kind == "run"
@@ -583,7 +584,7 @@ def _loose(con, kind: str, path: str) -> list[str]:
 def _last_comment(con, text: str, path: str) -> list[str]:
     """The warning for a qrels file whose last line is a comment trec_eval skips: get_qrels.c then reads past the
     end of its buffer (trec_eval 10.0 crashes there, a segmentation fault); sqlndcg skips it."""
-    last = con.execute(render.call("sqlndcg_trec_eval_last_lines", text, 1000)).fetchall()
+    last = con.execute(templates.trec_eval_last_lines(text, 1000)).fetchall()
     trailing = next((i for i, (_, hashed) in enumerate(last) if not hashed), len(last))
     if trailing % 2 == 0:  # of consecutive '#' lines, the odd ones are skipped (sqlndcg_trec_eval_lines)
         return []
@@ -595,7 +596,7 @@ def _duplicates(con, view: str, kind: str, path: str) -> None:
     """trec_eval refuses a document listed twice for one query (in the run or in the qrels); so does sqlndcg, here
     in the file's own terms rather than as a table's duplicate rows."""
     keys = [render.quote("query_id"), render.quote("doc_id")]
-    found = con.execute(render.call("_duplicates", view, keys, 3)).fetchall()
+    found = con.execute(templates.duplicates(view, keys, 3)).fetchall()
     if found:
         shown = "; ".join(f"query {brief(q)} document {brief(d)} {n} times" for q, d, n, _ in found)
         raise DataError(f"{_named(path, kind)}: {found[0][3]} (query, document) pair(s) occur more than once, "
@@ -613,12 +614,12 @@ def read(con, qrels: str, run: str, database: str | None = None, complete: bool 
     q_literal, r_literal = file_literal(qrels), file_literal(run)  # absolute: a leading ~ is not the home directory
     warnings = _read_lines(con, q_literal, "qrels", qrels) + _read_lines(con, r_literal, "run", run)
     try:
-        for view, reader in (("te_qrels", render.call("sqlndcg_trec_eval_table_rows", LINES["qrels"], "qrels")),
-                             ("te_run_file", render.call("sqlndcg_trec_eval_table_rows", LINES["run"], "run")),
-                             ("te_run", render.call("sqlndcg_trec_eval_complete_run", "te_run_file", "te_qrels")
+        for view, reader in (("te_qrels", templates.trec_eval_table_rows(LINES["qrels"], "qrels")),
+                             ("te_run_file", templates.trec_eval_table_rows(LINES["run"], "run")),
+                             ("te_run", templates.trec_eval_complete_run("te_run_file", "te_qrels")
                               if complete else "te_run_file")):
-            con.execute(render.call("sqlndcg_trec_eval_view", view, reader))
-        counts = con.execute(render.call("sqlndcg_trec_eval_counts", "te_qrels", "te_run_file")).fetchone()
+            con.execute(templates.trec_eval_view(view, reader))
+        counts = con.execute(templates.trec_eval_counts("te_qrels", "te_run_file")).fetchone()
     except duckdb.Error as exc:  # both files were read alone: neither can be blamed alone
         raise InputError(f"{_named(qrels, 'qrels')} and {_named(run, 'run')} cannot be read together as TREC "
                          f"files: {str(exc).strip().splitlines()[0]}") from None
@@ -629,7 +630,7 @@ def read(con, qrels: str, run: str, database: str | None = None, complete: bool 
     _duplicates(con, "te_qrels", "qrels", qrels)
     _duplicates(con, "te_run_file", "run", run)
     # fetched to the end: a result left open would keep the connection from reading the rows again (_load)
-    return con.execute(render.call("sqlndcg_trec_eval_runid", "te_run_file")).fetchall()[0][0], warnings
+    return con.execute(templates.trec_eval_runid("te_run_file")).fetchall()[0][0], warnings
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -643,7 +644,7 @@ def _load(ses, reader) -> None:
     """The rows of te_run and te_qrels (read by the DuckDB connection ``reader``), streamed as Arrow into temporary
     tables of the session ``ses`` (its engine's ``register``: SQLite, PostgreSQL), gone when the session closes."""
     for kind, (view, table) in TABLES.items():
-        rows = reader.sql(render.call("sqlndcg_trec_eval_rows", view, kind))
+        rows = reader.sql(templates.trec_eval_rows(view, kind))
         try:
             ses.register_frame(table, rows)
         except InputError as exc:
@@ -667,7 +668,7 @@ def _gain_map(con, gains: tuple[tuple[int, float], ...]):
             f"gains {bad}: sqlndcg takes gains >= 0 for grades >= 1 only (a grade <= 0 always has gain 0)")
     listed = {level: float(gain) for level, gain in gains}
     mapping = {}
-    for (label,) in con.execute(render.call("sqlndcg_trec_eval_positive_labels", "te_qrels")).fetchall():
+    for (label,) in con.execute(templates.trec_eval_positive_labels("te_qrels")).fetchall():
         grade = int(label)
         gain = listed.get(grade, float(grade)) if grade >= 1 else 0.0
         mapping[float(label)] = gain
@@ -714,7 +715,7 @@ def compute(options: Options, con=None) -> Output:
         runid, warnings = read(reader, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch),
                                options.database, options.complete)
         judged, answered = (
-            [q for (q,) in reader.execute(render.call("sqlndcg_trec_eval_queries", view)).fetchall()]
+            [q for (q,) in reader.execute(templates.trec_eval_queries(view)).fetchall()]
             for view in ("te_qrels", "te_run_file"))
         if not options.complete and not set(judged) & set(answered):
             raise NoCommonQuery.of(judged, answered)
@@ -743,7 +744,7 @@ def compute(options: Options, con=None) -> Output:
         relstrings = {}
         for line in lines:
             if line.family == "relstring":  # a string made from the files' labels, not a measure: read by DuckDB
-                sql = render.call("sqlndcg_trec_eval_relstring", "te_run", "te_qrels", line.gains[0][0],
+                sql = templates.trec_eval_relstring("te_run", "te_qrels", line.gains[0][0],
                                   options.depth, options.judged_only)
                 relstrings = dict(reader.execute(sql).fetchall())
     finally:
@@ -758,7 +759,7 @@ def compute(options: Options, con=None) -> Output:
             if own:
                 con.close()
             elif reader is con:  # the caller's DuckDB connection: what read() made there goes
-                con.execute(render.call("sqlndcg_trec_eval_forget", ["te_run", "te_run_file", "te_qrels"],
+                con.execute(templates.trec_eval_forget(["te_run", "te_run_file", "te_qrels"],
                                         list(LINES.values())))
 
     # trec_eval goes through the judged queries in strcmp order (get_qrels.c); a run query without judgments is

@@ -10,6 +10,7 @@ import shutil
 
 from ...errors import InputError
 from ...core import render
+from ...core import templates
 
 
 class MissingRelation(Exception):
@@ -63,7 +64,7 @@ class Engine:
         raise NotImplementedError
 
     def has_rows(self, relation_sql: str) -> bool:
-        return bool(self.fetch(render.call("sqlndcg_any_row", relation_sql, dialect=self.dialect))[1])
+        return bool(self.fetch(templates.any_row(relation_sql, dialect=self.dialect))[1])
 
     def relation_kind(self, name: str) -> str | None:
         """"table" (stored, cheap to read twice) or "view" for a relation of that exact name, else None."""
@@ -100,13 +101,13 @@ class Engine:
     def materialize(self, name: str, sql: str, summed: bool = True) -> None:
         """The rows of ``sql`` kept as the table ``name``. ``summed``: a later statement sums them (Spark keeps
         such a table in one partition, so the sums add in one order); the run's ranked top is not."""
-        self.execute(render.call("sqlndcg_materialize", name, sql, dialect=self.dialect))
+        self.execute(templates.materialize(name, sql, dialect=self.dialect))
 
     def append(self, name: str, sql: str) -> None:
-        self.execute(render.call("sqlndcg_append", name, sql, dialect=self.dialect))
+        self.execute(templates.append(name, sql, dialect=self.dialect))
 
     def drop(self, name: str) -> None:
-        self.execute(render.call("sqlndcg_drop", name, dialect=self.dialect))
+        self.execute(templates.drop(name, dialect=self.dialect))
 
     def quote(self, name: str) -> str:
         return render.quote(name, self.dialect)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ...core import render
 from ...errors import SqlndcgError
 from .base import Engine, MissingRelation, classify
+from ...core import templates
 
 
 class DataFusionError(Exception):
@@ -43,7 +43,7 @@ class DataFusionEngine(Engine):
     def columns(self, relation_sql):
         with _raised():
             try:
-                schema = self.con.sql(render.call("sqlndcg_no_rows", relation_sql)).schema()
+                schema = self.con.sql(templates.no_rows(relation_sql)).schema()
             except Exception as exc:
                 if "not found" in str(exc).lower():
                     raise MissingRelation(str(exc)) from None

@@ -8,9 +8,9 @@ table.
 
 from __future__ import annotations
 
-from ...core import render
 from ...errors import InputError
 from .base import Engine, classify
+from ...core import templates
 
 #: Rows per batch when a frame is copied into an engine.
 BATCH_ROWS = 50_000
@@ -98,7 +98,7 @@ class DBAPIEngine(Engine):
     def columns(self, relation_sql):
         cur = self.con.cursor()
         try:
-            cur.execute(render.call("sqlndcg_no_rows", relation_sql))
+            cur.execute(templates.no_rows(relation_sql))
             return {d[0]: str(d[1]) for d in cur.description}
         finally:
             cur.close()
@@ -127,8 +127,8 @@ class DBAPIEngine(Engine):
                     f"does not copy into {self.name}: frames on {self.name} take integer, floating-point, string "
                     "and boolean columns; cast the column (dates to strings, say) or leave it out")
             columns.append({"name": field.name, "kind": kind})
-        self.execute(render.call("sqlndcg_frame_drop", name, dialect=self.dialect))
-        self.execute(render.call("sqlndcg_frame_create", name, columns, dialect=self.dialect))
+        self.execute(templates.frame_drop(name, dialect=self.dialect))
+        self.execute(templates.frame_create(name, columns, dialect=self.dialect))
         try:
             self._load(name, columns, self._rows(columns, batches))
         except BaseException:
@@ -139,7 +139,7 @@ class DBAPIEngine(Engine):
             raise
 
     def unregister(self, name):
-        self.execute(render.call("sqlndcg_frame_drop", name, dialect=self.dialect))
+        self.execute(templates.frame_drop(name, dialect=self.dialect))
 
     @staticmethod
     def _rows(columns: list[dict], batches):
@@ -161,7 +161,7 @@ class DBAPIEngine(Engine):
 
     def _load(self, name: str, columns: list[dict], batches) -> None:
         """Insert the rows, a batch at a time (executemany with the driver's parameter marker)."""
-        insert = render.call("sqlndcg_frame_insert", name, [c["name"] for c in columns], self.placeholder,
+        insert = templates.frame_insert(name, [c["name"] for c in columns], self.placeholder,
                              dialect=self.dialect)
         cur = self.con.cursor()
         try:

@@ -27,6 +27,7 @@ from .types import column_class
 from ...core import render
 from ...errors import InputError, ResourceError, SettingError
 from .base import Engine, MissingRelation
+from ...core import templates
 
 
 def bounded_spill(directory: str) -> str:
@@ -142,7 +143,7 @@ def checked_limits(memory_limit=None, temp_directory=None, max_temp_size=None) -
 
 
 def current_setting(con, setting: str) -> str:
-    return con.execute(render.call("sqlndcg_duckdb_setting", render.string_literal(setting))).fetchone()[0]
+    return con.execute(templates.duckdb_setting(render.string_literal(setting))).fetchone()[0]
 
 
 def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, max_temp_size=None, previous=None):
@@ -167,7 +168,7 @@ def set_limits(con, *, private: bool, memory_limit=None, temp_directory=None, ma
         try:
             if previous is not None and setting not in previous:
                 previous[setting] = current_setting(con, setting)
-            con.execute(render.call("sqlndcg_duckdb_set", setting), {"value": value})
+            con.execute(templates.duckdb_set(setting), {"value": value})
         except duckdb.Error as exc:
             if previous is not None:
                 restore_settings(con, previous)
@@ -211,11 +212,11 @@ def restore_settings(con, previous: dict[str, str]) -> list[str]:
         try:
             if current_setting(con, setting) == value:
                 continue
-            con.execute(render.call("sqlndcg_duckdb_reset", setting))
+            con.execute(templates.duckdb_reset(setting))
             for spelling in size_spellings(value) if setting != "temp_directory" else [value]:
                 if current_setting(con, setting) == value:
                     break
-                con.execute(render.call("sqlndcg_duckdb_set", setting), {"value": spelling})
+                con.execute(templates.duckdb_set(setting), {"value": spelling})
             if current_setting(con, setting) != value:
                 failed.append(f"{setting} is {current_setting(con, setting)!r} (it was {value!r}): no size DuckDB "
                               "reads shows as it did")
@@ -488,7 +489,7 @@ class DuckDBEngine(Engine):
             return self.limits
         try:
             with self._lock:
-                memory, temp = self.con.execute(render.call("sqlndcg_duckdb_limits")).fetchone()
+                memory, temp = self.con.execute(templates.duckdb_limits()).fetchone()
         except (duckdb.Error, TypeError):
             return {"settings": "unknown"}
         return {"memory_limit": memory, "temp_directory": temp or "(none)"}
@@ -531,7 +532,7 @@ class DuckDBEngine(Engine):
     def columns(self, relation_sql):
         with self._calling():
             try:
-                rel = self.con.sql(render.call("sqlndcg_no_rows", relation_sql))
+                rel = self.con.sql(templates.no_rows(relation_sql))
             except duckdb.CatalogException as exc:
                 raise MissingRelation(str(exc)) from None
             return dict(zip(rel.columns, (str(t) for t in rel.types)))
@@ -540,24 +541,24 @@ class DuckDBEngine(Engine):
         return column_class(type_name)
 
     def relation_kind(self, name):
-        found = self._catalog("sqlndcg_duckdb_relation_kind", name)
+        found = self._catalog(templates.duckdb_relation_kind, name)
         return found[0][0] if found else None
 
     def _catalog(self, macro, name):
         """A catalog query about the bare name ``name``, bound as $name (never in the statement's text: a file's
         path tried as a name stays out of the query log)."""
         with self._calling():
-            return self.con.execute(render.call(macro, "$name"), {"name": name}).fetchall()
+            return self.con.execute(macro("$name"), {"name": name}).fetchall()
 
     def named_relation(self, parts):
         name, schema, database = parts[-1], *(list(reversed(parts[:-1])) + [None, None])[:2]
         with self._calling():
-            found = self.con.execute(render.call("sqlndcg_duckdb_relation_named"),
+            found = self.con.execute(templates.duckdb_relation_named(),
                                      {"name": name, "schema": schema, "database": database}).fetchall()
         return found[0][0] if found else None
 
     def unique_keys(self, name):
-        return [(kind, list(columns)) for kind, columns in self._catalog("sqlndcg_unique_keys", name)]
+        return [(kind, list(columns)) for kind, columns in self._catalog(templates.unique_keys, name)]
 
     def register(self, name, frame):
         with self._lock:

@@ -16,6 +16,7 @@ from ...core import render
 from ...errors import InputError
 from .base import MissingRelation, classify
 from .dbapi import DBAPIEngine
+from ...core import templates
 
 #: libpq's transaction states (psycopg 3's pq.TransactionStatus and psycopg 2's TRANSACTION_STATUS_* alike).
 IDLE, ACTIVE, INTRANS, INERROR, UNKNOWN = range(5)
@@ -143,7 +144,7 @@ class PostgresEngine(DBAPIEngine):
             if not hasattr(cur, "copy"):  # psycopg 2
                 super()._load(name, columns, batches)
                 return
-            with cur.copy(render.call("sqlndcg_frame_copy", name, [c["name"] for c in columns],
+            with cur.copy(templates.frame_copy(name, [c["name"] for c in columns],
                                       dialect=self.dialect)) as copy:
                 for rows in batches:
                     for row in rows:
@@ -155,17 +156,17 @@ class PostgresEngine(DBAPIEngine):
             cur.close()
 
     def relation_kind(self, name):
-        found = self._catalog("sqlndcg_postgres_relation_kind", name)
+        found = self._catalog(templates.postgres_relation_kind, name)
         return found[0][0] if found else None
 
     def unique_keys(self, name):
-        return [(kind, list(columns)) for kind, columns in self._catalog("sqlndcg_postgres_unique_keys", name)]
+        return [(kind, list(columns)) for kind, columns in self._catalog(templates.postgres_unique_keys, name)]
 
-    def _catalog(self, macro: str, name: str) -> list[tuple]:
+    def _catalog(self, macro, name: str) -> list[tuple]:
         """A catalog query about the relation of exactly ``name`` (bound, quoted as the statements quote it)."""
         cur = self.con.cursor()
         try:
-            cur.execute(render.call(macro, self.placeholder), (render.quote(name, self.dialect),))
+            cur.execute(macro(self.placeholder), (render.quote(name, self.dialect),))
             return cur.fetchall()
         except self.errors:
             self._recover()
@@ -176,7 +177,7 @@ class PostgresEngine(DBAPIEngine):
     def columns(self, relation_sql):
         cur = self.con.cursor()
         try:
-            cur.execute(render.call("sqlndcg_no_rows", relation_sql))
+            cur.execute(templates.no_rows(relation_sql))
             return {d[0]: self._type_name(d[1]) for d in cur.description}
         except self.errors as exc:
             self._recover()

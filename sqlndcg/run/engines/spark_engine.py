@@ -7,8 +7,8 @@ import logging
 import threading
 from contextlib import contextmanager
 
-from ...core import render
 from .base import Engine, MissingRelation, classify
+from ...core import templates
 
 #: The Python loggers pyspark (4 and later) writes a failed query to, with the JVM's stack trace, before it raises
 #: the error: a missing table printed that ahead of sqlndcg's one-line message. They are disabled while sqlndcg
@@ -80,7 +80,7 @@ class SparkEngine(Engine):
 
         try:
             with quiet():
-                schema = self.con.sql(render.call("sqlndcg_no_rows", relation_sql)).schema
+                schema = self.con.sql(templates.no_rows(relation_sql)).schema
         except AnalysisException as exc:
             if "TABLE_OR_VIEW_NOT_FOUND" in str(exc):
                 raise MissingRelation(str(exc)) from None

@@ -8,9 +8,9 @@ import hashlib
 import math
 import sqlite3
 
-from ...core import render
 from .base import MissingRelation
 from .dbapi import DBAPIEngine
+from ...core import templates
 
 
 class _StddevSamp:
@@ -70,7 +70,7 @@ class SQLiteEngine(DBAPIEngine):
 
     def columns(self, relation_sql):
         try:
-            names = self.fetch(render.call("sqlndcg_no_rows", relation_sql))[0]
+            names = self.fetch(templates.no_rows(relation_sql))[0]
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):
                 raise MissingRelation(str(exc)) from None
