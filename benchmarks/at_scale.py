@@ -21,7 +21,6 @@ import os
 import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent

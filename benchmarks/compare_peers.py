@@ -1092,7 +1092,7 @@ def main() -> None:
     for row in rows:
         sp = [r["spark"] for r in runs[row["tool"]] if r.get("spark")]
         if sp:
-            def med(key):  # spark_sql and spark_df time one step: they have no read/evaluate split
+            def med(key, sp=sp):  # spark_sql and spark_df time one step: they have no read/evaluate split
                 return round(statistics.median(x[key] for x in sp), 3) if all(key in x for x in sp) else None
 
             row["spark"] = {"startup_s_median": med("startup_s"),

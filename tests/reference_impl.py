@@ -181,7 +181,7 @@ def reference_evaluate(run, judgments, metrics, *, gain="exponential", ideal="ju
         doc_ids, tie_groups = _order_run_list(lists.get((group, query_id), []), ties)
         n = len(doc_ids)
 
-        def rel_of(doc):
+        def rel_of(doc, rels=rels):
             return rels.get(doc)  # None when unjudged
 
         # raw per-document quantities, in run order

@@ -363,7 +363,7 @@ def start_postgres() -> tuple[PostgresServer, _PostgresProcess]:
     try:
         user, password = "sqlndcg", "pw-" + secrets.token_hex(12)
         proc.initdb(user, password)
-        for attempt in range(5):
+        for _attempt in range(5):
             port = _free_port()
             if proc.start(port):
                 break

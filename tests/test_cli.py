@@ -57,7 +57,7 @@ def test_evaluate_prints_the_confidence_interval_and_count(capsys, api_result):
     out = capsys.readouterr().out
     row = api_result.summary.to_dicts()[0]
     assert f"[{row['ndcg@5_ci_low']:.4f}, {row['ndcg@5_ci_high']:.4f}]" in out
-    line = next(l for l in out.splitlines() if l.split()[:2] == ["bm25", "ndcg@5"])
+    line = next(ln for ln in out.splitlines() if ln.split()[:2] == ["bm25", "ndcg@5"])
     assert line.split()[-1] == str(row["ndcg@5_count"])
 
 
@@ -99,10 +99,10 @@ def test_evaluate_text_per_query_follows_the_summary(capsys, api_result):
     assert main(BASE + ["--per-query"]) == 0
     out = capsys.readouterr().out
     assert summary_lines(out)  # the summary is still there
-    header = next(l for l in out.splitlines() if l.split()[:2] == ["tag", "query_id"])
+    header = next(ln for ln in out.splitlines() if ln.split()[:2] == ["tag", "query_id"])
     assert header.split() == ["tag", "query_id", *METRICS]
     q1 = next(r for r in api_result.per_query.to_dicts() if r["tag"] == "bm25" and r["query_id"] == "q1")
-    line = next(l for l in out.splitlines() if l.split()[:2] == ["bm25", "q1"])
+    line = next(ln for ln in out.splitlines() if ln.split()[:2] == ["bm25", "q1"])
     assert line.split()[2:] == [f"{q1[m]:.4f}" for m in METRICS]
 
 

@@ -4,7 +4,6 @@ mistake with one line on stderr naming the flag and what it allows, exit status 
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

@@ -4,7 +4,6 @@ are parsed (Python, dbt's parse_metrics and the trec_eval command alike)."""
 
 from __future__ import annotations
 
-import math
 import sqlite3
 
 import pyarrow as pa
@@ -171,7 +170,7 @@ def test_a_metric_given_as_a_mapping_or_a_metric_object_is_checked_too():
     with pytest.raises(sqlndcg.MetricError, match=r"parameter p=2 is outside its domain 0 < p < 1"):
         sqlndcg.parse_metrics([{"kind": "rbp", "params": {"p": 2}}])
     with pytest.raises(sqlndcg.MetricError, match=r"parameter x=-1 is outside its domain x > 0"):
-        sqlndcg.Metric("rprec_mult", params=(("x", -1.0),)).name
+        _ = sqlndcg.Metric("rprec_mult", params=(("x", -1.0),)).name
 
 
 # One query, run a b c d (scores 4..1), judged a=1, b=0, c=2, d unjudged, e=1 not retrieved: R = 3 (a, c, e).

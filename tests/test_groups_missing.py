@@ -204,7 +204,7 @@ def test_compare_counts_a_stratum_the_system_lacks_in_only_baseline():
 def test_compare_under_judged_pairs_a_missing_day_scored_0():
     cmp = sqlndcg.compare(*frames(), METRICS, system="system", baseline="a", group_by=["ds"])
     want = reference("judged")
-    for (ds, m), (pairs, only_b, only_s) in counts(cmp).items():
+    for (ds, _m), (pairs, only_b, only_s) in counts(cmp).items():
         assert (only_b, only_s) == (0, 0)
         assert pairs == ACCOUNT[("a", ds)][1]
     d2 = next(r for r in cmp if r["ds"] == "d2" and r["metric"] == "ndcg@10")

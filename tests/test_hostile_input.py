@@ -58,8 +58,10 @@ def create_table(c, name: str, columns: dict[str, str], rows: list[tuple]):
         c.executemany(f"INSERT INTO {q(name)} VALUES ({', '.join('?' for _ in columns)})", rows)
 
 
-def run_frame(rows, score_type=pa.float64(), id_type=pa.string()):
+def run_frame(rows, score_type=None, id_type=None):
     """rows: (query, doc, score)."""
+    score_type = pa.float64() if score_type is None else score_type
+    id_type = pa.string() if id_type is None else id_type
     return pa.table({
         "query_id": pa.array([r[0] for r in rows], id_type),
         "doc_id": pa.array([r[1] for r in rows], id_type),
@@ -67,8 +69,10 @@ def run_frame(rows, score_type=pa.float64(), id_type=pa.string()):
     })
 
 
-def judgment_frame(rows, rel_type=pa.float64(), id_type=pa.string()):
+def judgment_frame(rows, rel_type=None, id_type=None):
     """rows: (query, doc, rel)."""
+    rel_type = pa.float64() if rel_type is None else rel_type
+    id_type = pa.string() if id_type is None else id_type
     return pa.table({
         "query_id": pa.array([r[0] for r in rows], id_type),
         "doc_id": pa.array([r[1] for r in rows], id_type),
@@ -88,7 +92,7 @@ def assert_reference(res, run_rows, judgment_rows, keys, *, query_col="query_id"
         got[(row[group_col] if group_col else (), row[query_col])] = row
     assert got.keys() == want.keys()
     for key, values in want.items():
-        for (kind, k, rel), v in values.items():
+        for (kind, k, _rel), v in values.items():
             g = got[key][name_of(kind, k)]
             assert (g is None and v is None) or math.isclose(g, v, rel_tol=TOL, abs_tol=TOL), (key, kind, k, g, v)
 
@@ -568,7 +572,7 @@ def test_binary_garbage_is_a_clear_error(tmp_path, good_files, suffix, seed):
     garbage = tmp_path / f"garbage{suffix}"
     garbage.write_bytes(bytes(random.Random(seed).randrange(256) for _ in range(5000)))
     for args, role in (((str(garbage), str(good_files[1])), "run"), ((str(good_files[0]), str(garbage)), "judgments")):
-        msg = error_of(lambda: sqlndcg.evaluate(*args, ["ndcg@3"]))
+        msg = error_of(lambda args=args: sqlndcg.evaluate(*args, ["ndcg@3"]))
         assert msg.startswith(f"{role} file '{garbage}'"), msg
         assert len(msg) < SHORT
 

@@ -53,7 +53,7 @@ def test_top_level_help_renders_nothing_and_imports_no_engine():
 
 
 def test_a_verbs_help_renders_the_declaration_only():
-    seen = _fresh(f"""
+    seen = _fresh("""
         import contextlib, io, json, sys
         from sqlndcg.cli import main
         from sqlndcg.core import render
@@ -63,10 +63,10 @@ def test_a_verbs_help_renders_the_declaration_only():
             except SystemExit:
                 pass
         activity = render.activity()
-        print(json.dumps({{"heavy": [m for m in ("duckdb", "pyarrow", "pandas") if m in sys.modules],
+        print(json.dumps({"heavy": [m for m in ("duckdb", "pyarrow", "pandas") if m in sys.modules],
                           "rendered": sorted(k for k in activity if k not in ("compiles", "packages")),
                           "compiles": activity["compiles"],
-                          "help": out.getvalue()}}))
+                          "help": out.getvalue()}))
     """)
     assert seen["heavy"] == []
     assert seen["rendered"] == ["_file_options_declared", "_settings_declared"]  # the flags of both

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import sqlndcg
-from sqlndcg import InputError, MetricError, SettingError
+from sqlndcg import InputError, SettingError
 from sqlndcg.core import render
 from sqlndcg.verbs.positions import MissingDependency
 

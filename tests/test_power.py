@@ -94,7 +94,7 @@ def test_detectable_effect_equals_statsmodels(alpha):
         for n in (5, 30, 200, 2000):
             d = detectable_effect(n, alpha, target)
             _is_root(d, n, alpha, target)
-            f = lambda e: TTestPower().power(e, n, alpha) - target  # noqa: E731
+            f = lambda e, n=n, target=target: TTestPower().power(e, n, alpha) - target  # noqa: E731
             lo, hi = 0.99 * d, 1.01 * d
             try:
                 want = brentq(f, lo, hi, xtol=1e-15, rtol=1e-15)

@@ -508,7 +508,7 @@ def test_unjudged_documents_below_the_list_change_nothing_when_padded(draw):
     names = [metric_name(*m) for m in keys]
     unchanged = [metric_name(kind, k, rel) for kind, k, rel in keys if k is not None or kind not in ("p", "judged")]
     lists: dict = {}
-    for g, q, d, score in data.run:
+    for g, q, _d, score in data.run:
         lists.setdefault((g, q), []).append(score)
     extra = []
     for (g, q), scores in lists.items():

@@ -169,7 +169,7 @@ def test_the_trec_eval_preset_is_10_and_differs_from_9_only_where_the_reach_does
         for q in ten:
             r = relevant[q]
 
-            def reach_differs(xs):
+            def reach_differs(xs, r=r):
                 return any(math.floor(x * r + 0.9) != int(Decimal(x * r).quantize(1, ROUND_HALF_UP)) for x in xs)
 
             for column in MEASURES:

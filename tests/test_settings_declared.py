@@ -99,7 +99,7 @@ def test_spec_attributes_are_the_declared_settings():
         else:
             assert getattr(spec, name) == spec.data[name] or name in ("group_by",)
     with pytest.raises(AttributeError):
-        spec.no_such_setting
+        _ = spec.no_such_setting
 
 
 def test_the_module_constants_follow_the_declaration():

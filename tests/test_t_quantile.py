@@ -12,7 +12,6 @@ import jinja2
 import pytest
 import sqlglot
 
-from sqlndcg.stats import paired
 from tools import t975_generator
 from sqlndcg.stats import distributions as stats
 

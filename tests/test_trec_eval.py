@@ -637,8 +637,8 @@ def test_duckdbs_progress_bar_is_off_whatever_the_terminal(files, monkeypatch):
     monkeypatch.setattr(connect, "open_database", spy)
     options = trec_eval.Options(qrels=str(qrels_path), run=str(run_path), measures=["P.5"])
     for terminal in (True, False):
-        monkeypatch.setattr(sys.stdout, "isatty", lambda: terminal, raising=False)
-        monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal, raising=False)
+        monkeypatch.setattr(sys.stdout, "isatty", lambda terminal=terminal: terminal, raising=False)
+        monkeypatch.setattr(sys.stderr, "isatty", lambda terminal=terminal: terminal, raising=False)
         seen.clear()
         trec_eval.compute(options)
         assert seen == [False]

@@ -624,7 +624,7 @@ def bootstrap_intervals(
         for i, case in enumerate(cases):
             if case.n < 1 << 31:
                 by_size.setdefault(case.n, []).append(i)
-        for n, members in by_size.items():
+        for _n, members in by_size.items():
             columns = [column for i in members for column in cases[i].columns]
             sums = _exact_sum_replicates(np, columns, state, resamples)
             at = 0

@@ -8,6 +8,7 @@ the call's :class:`~sqlndcg.run.session.Session`: each input registered once, th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..run import checks
 from ..core import render
@@ -22,6 +23,9 @@ from ..core.spec import Spec
 from ..core.plan import Plan, checked
 from ..stats import sample as sampling
 from ..core import templates
+
+if TYPE_CHECKING:
+    import pyarrow
 
 
 @dataclass
@@ -88,11 +92,12 @@ def _facts(ses: Session, spec: Spec, run: sources.Source, judgments: sources.Sou
         facts = templates.facts(spec.plain(), ses.described(run, run_cols),
                             ses.described(judgments, judgment_cols), dialect=eng.dialect)
     except InputError as exc:
+        error = exc
         try:
             checks.refuse_text_numbers(eng, spec, (run, run_cols), (judgments, judgment_cols))  # shows the values
         except InputError as shown:
-            exc = shown
-        raise sources.hinted(exc, eng, run, judgments) from None  # how a file was split, when that is the cause
+            error = shown
+        raise sources.hinted(error, eng, run, judgments) from None  # how a file was split, when that is the cause
     spec = Spec.from_data(facts["spec"])
     declared = None
     if check:
