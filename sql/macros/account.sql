@@ -33,11 +33,24 @@
 {%- set shared = p.groups | selectattr('shared') | list -%}
 {%- set g_cols %}{% for g in groups %}{{ g.alias }}, {% endfor %}{% endset -%}
 {%- set s_cols %}{% for g in shared %}{{ g.alias }}, {% endfor %}{% endset -%}
-{%- set int = sqlndcg.integer_type() -%}
-{%- set first = sqlndcg.nulls('FIRST') -%}
-{%- set within = p.get('checked_within') -%}
-{%- set top = p.get('top_table') %}
+{%- set only = groups | rejectattr('shared') | list -%}
+{%- set a = {'groups': groups, 'shared': shared, 'only': only, 'g_cols': g_cols, 's_cols': s_cols,
+             'within': p.get('checked_within'), 'top': p.get('top_table'), 'duplicates': duplicates,
+             'bucket': bucket, 'unique': unique, 'gridded': groups and (shared or bucket)} %}
 WITH
+{{- sqlndcg._account_inputs(p, a) }}
+{{ sqlndcg._account_counts(p, a) }}
+{{ sqlndcg._account_totals(p, a) }}
+{{ sqlndcg._account_select(p, a) }}
+{%- endmacro -%}
+
+
+{#- The account's inputs: each input's rows, the run's ranked top the checks count within, and (duplicates) the
+    second copies of repeated pairs marked by a window. -#}
+{%- macro _account_inputs(p, a) -%}
+{%- set groups, shared, g_cols, s_cols = a.groups, a.shared, a.g_cols, a.s_cols -%}
+{%- set within, top, duplicates, bucket, unique = a.within, a.top, a.duplicates, a.bucket, a.unique -%}
+{%- set first = sqlndcg.nulls('FIRST') -%}
 {%- if not top %} run_rows AS{{ sqlndcg._input_cte(p, 'run', bucket) }} (
   {{ sqlndcg._run_rows(p, bucket) }}
 ),
@@ -74,6 +87,13 @@ judgment_marked AS (
   FROM judgment_rows
 ),
 {%- endif %}
+{%- endmacro -%}
+
+
+{#- Counts per (group, query) of each input, the unjudged retrieved documents, and the run's counts per group. -#}
+{%- macro _account_counts(p, a) -%}
+{%- set groups, shared, g_cols, s_cols = a.groups, a.shared, a.g_cols, a.s_cols -%}
+{%- set within, top, duplicates, bucket, unique = a.within, a.top, a.duplicates, a.bucket, a.unique -%}
 run_queries AS (
   {%- if top %}
   SELECT {{ g_cols }}_q, _rows FROM {{ top }} WHERE _pos = 1
@@ -112,8 +132,14 @@ per_group AS (
   GROUP BY {% for g in groups %}rq.{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   {%- endif %}
 ),
-{%- set only = groups | rejectattr('shared') | list -%}
-{%- set gridded = groups and (shared or bucket) %}
+{%- endmacro -%}
+
+
+{#- Every group's row (the grid of shared and run-only group values), the repeated pairs and the judged totals. -#}
+{%- macro _account_totals(p, a) -%}
+{%- set groups, shared, g_cols, s_cols = a.groups, a.shared, a.g_cols, a.s_cols -%}
+{%- set within, top, duplicates, bucket, unique = a.within, a.top, a.duplicates, a.bucket, a.unique -%}
+{%- set only, gridded = a.only, a.gridded -%}
 {%- if gridded %}
 every_group AS (
   {#- A judged group the run lacks is never absent: every judged value of the shared group columns (a day), for
@@ -163,6 +189,15 @@ judged_totals AS (
   GROUP BY {% for g in shared %}{{ g.alias }}{% if not loop.last %}, {% endif %}{% endfor %}
   {%- endif %}
 )
+{%- endmacro -%}
+
+
+{#- The account's columns per group, in the order _account_columns gives. -#}
+{%- macro _account_select(p, a) -%}
+{%- set groups, shared, g_cols, s_cols = a.groups, a.shared, a.g_cols, a.s_cols -%}
+{%- set within, top, duplicates, bucket, unique = a.within, a.top, a.duplicates, a.bucket, a.unique -%}
+{%- set int = sqlndcg.integer_type() -%}
+{%- set gridded = a.gridded -%}
 SELECT
   {%- for g in groups %}
   pg.{{ g.alias }} AS {{ g.output }},

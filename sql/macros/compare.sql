@@ -100,6 +100,13 @@
     (NULL unless both exist). -#}
 {%- macro _compare_ctes(per_query, p, system, baseline, weights=none) -%}
 {%- set parts = sqlndcg._compare_parts(p, system, weights) -%}
+{{ sqlndcg._compare_sides(per_query, p, parts, baseline, weights) }}
+{{ sqlndcg._compare_matched(p, parts) }}
+{%- endmacro -%}
+
+
+{#- The two sides of every comparison: the baseline's per-query rows (with each query's weight) and the others'. -#}
+{%- macro _compare_sides(per_query, p, parts, baseline, weights) -%}
 {%- set d = sqlndcg.double() -%}
 {%- set is_baseline -%}CAST(per_query.{{ parts.system.output }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg._compare_literal(baseline) }}{%- endset -%}
 compare_baseline AS (
@@ -133,6 +140,11 @@ compare_rows AS (
   FROM {{ per_query }} AS per_query
   WHERE NOT ({{ is_baseline }})
 ),
+{%- endmacro -%}
+
+
+{#- Each (stratum, system) matched with the baseline query by query, present on either side, and the differences. -#}
+{%- macro _compare_matched(p, parts) -%}
 compare_systems AS (
   {#- Every (stratum, system) either side has: the system's own, and every stratum of the baseline for every
       system, so a stratum a system lacks counts the baseline's queries in only_baseline instead of vanishing. #}

@@ -172,27 +172,8 @@
   {%- do planned.update({'bound_of': i}) -%}
   {%- do metrics.append(planned) -%}
 {%- endfor -%}
-{%- set groups = [] -%}
-{%- for name in spec.group_by -%}
-  {%- set planned = {'alias': '_g' ~ loop.index0, 'run_column': sqlndcg._quote(name),
-                     'judgments_column': sqlndcg._quote(name), 'shared': name in facts.shared_groups} -%}
-  {%- do planned.update(outputs.groups[loop.index0]) -%}
-  {%- do groups.append(planned) -%}
-{%- endfor -%}
-{#- What the metrics read (their registry `needs`), overall and per cutoff: the SQL computes only that. The full
-    depth (k = none) is always planned, since measures without a cutoff read totals there. -#}
-{%- set needs = [] -%}
-{%- for m in spec.metrics -%}{%- for n in kinds[m.kind].needs if n not in needs -%}{%- do needs.append(n) -%}{%- endfor -%}{%- endfor -%}
-{%- set cutoff_plans = [] -%}
-{%- for k in cutoffs -%}
-  {%- set at_k, needs_k = [], [] -%}
-  {%- for m in spec.metrics if m.k == k -%}
-    {%- if m.kind not in at_k -%}{%- do at_k.append(m.kind) -%}{%- endif -%}
-    {%- for n in kinds[m.kind].needs if n not in needs_k -%}{%- do needs_k.append(n) -%}{%- endfor -%}
-  {%- endfor -%}
-  {%- do cutoff_plans.append({'k': k, 'suffix': sqlndcg._suffix(k), 'kinds': at_k | sort, 'needs': needs_k,
-                              'needs_ideal': 'ideal_at' in needs_k}) -%}
-{%- endfor -%}
+{%- set groups = sqlndcg._planned_groups(spec, facts, outputs) -%}
+{%- set needs, cutoff_plans = sqlndcg._planned_needs(spec, kinds, cutoffs) -%}
 {%- set positive_k = [] -%}{%- for k in cutoffs if k is not none -%}{%- do positive_k.append(k) -%}{%- endfor -%}
 {#- Where the input checks count the run's repeated pairs and unjudged documents: within each list's top
     `checked_within` (the deepest position any measure reads, where only they can change a number), or on every
@@ -247,4 +228,37 @@
   'query_output': outputs.query_output,
   'queries_output': outputs.queries_output,
 }) }}
+{%- endmacro -%}
+
+
+{#- The plan's group columns: internal alias, the column in each input, whether the judgments share it, and its
+    output names. -#}
+{%- macro _planned_groups(spec, facts, outputs) -%}
+{%- set groups = [] -%}
+{%- for name in spec.group_by -%}
+  {%- set planned = {'alias': '_g' ~ loop.index0, 'run_column': sqlndcg._quote(name),
+                     'judgments_column': sqlndcg._quote(name), 'shared': name in facts.shared_groups} -%}
+  {%- do planned.update(outputs.groups[loop.index0]) -%}
+  {%- do groups.append(planned) -%}
+{%- endfor -%}
+{{ return(groups) }}
+{%- endmacro -%}
+
+
+{#- What the metrics read (their registry `needs`), overall and per cutoff: the SQL computes only that. The full
+    depth (k = none) is always planned, since measures without a cutoff read totals there: (needs, cutoff plans). -#}
+{%- macro _planned_needs(spec, kinds, cutoffs) -%}
+{%- set needs = [] -%}
+{%- for m in spec.metrics -%}{%- for n in kinds[m.kind].needs if n not in needs -%}{%- do needs.append(n) -%}{%- endfor -%}{%- endfor -%}
+{%- set cutoff_plans = [] -%}
+{%- for k in cutoffs -%}
+  {%- set at_k, needs_k = [], [] -%}
+  {%- for m in spec.metrics if m.k == k -%}
+    {%- if m.kind not in at_k -%}{%- do at_k.append(m.kind) -%}{%- endif -%}
+    {%- for n in kinds[m.kind].needs if n not in needs_k -%}{%- do needs_k.append(n) -%}{%- endfor -%}
+  {%- endfor -%}
+  {%- do cutoff_plans.append({'k': k, 'suffix': sqlndcg._suffix(k), 'kinds': at_k | sort, 'needs': needs_k,
+                              'needs_ideal': 'ideal_at' in needs_k}) -%}
+{%- endfor -%}
+{{ return([needs, cutoff_plans]) }}
 {%- endmacro -%}

@@ -244,21 +244,7 @@
     {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ': the relevance threshold must be a positive finite number (' ~ sqlndcg._domain_text('rel', sqlndcg._number_domains().threshold) ~ '), got ' ~ written.get('rel', sqlndcg._show(rel))) }}
   {%- endif -%}
 {%- endif -%}
-{%- set defaults = reading.get('defaults') or {} -%}
-{%- if capitals -%}
-  {%- set differ = [] -%}
-  {%- for name, value in defaults.items() if name not in given and (value | float) != (about.params[name] | float) -%}
-    {%- do differ.append(name) -%}
-  {%- endfor -%}
-  {%- if differ -%}
-    {%- set ours, theirs = [], [] -%}
-    {%- for name in differ -%}
-      {%- do ours.append(name ~ '=' ~ sqlndcg._number_text(about.params[name] | float)) -%}
-      {%- do theirs.append(name ~ '=' ~ sqlndcg._number_text(defaults[name] | float)) -%}
-    {%- endfor -%}
-    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ' is ambiguous: without ' ~ (differ | join(', ')) ~ '=, ir_measures reads it as ' ~ kind ~ '(' ~ (theirs | join(',')) ~ ') and trec_eval and sqlndcg as ' ~ kind ~ '(' ~ (ours | join(',')) ~ '); write the one you mean: ' ~ kind ~ '(' ~ (theirs | join(',')) ~ ') (ir_measures) or ' ~ kind ~ '(' ~ (ours | join(',')) ~ ') (trec_eval)') }}
-  {%- endif -%}
-{%- endif -%}
+{%- if capitals -%}{{ sqlndcg._refuse_ambiguous_spelling(label, kind, about, reading, given) }}{%- endif -%}
 {%- set params, shown = {}, [] -%}
 {%- for name in given if name not in about.params -%}
   {%- set allowed = (about.params.keys() | list) + (['rel'] if about.binary else []) -%}
@@ -279,6 +265,25 @@
 {%- if rel is not none -%}{%- do shown.insert(0, 'rel=' ~ sqlndcg._number_text(rel)) -%}{%- endif -%}
 {%- set name = kind ~ (('(' ~ (shown | join(',')) ~ ')') if shown else '') ~ ('' if k is none else '@' ~ k) -%}
 {{ return({'name': name, 'kind': kind, 'k': k, 'rel': none if rel is none else rel | float, 'params': params}) }}
+{%- endmacro -%}
+
+
+{#- A name spelled with capitals is read as ir_measures writes it: refused where ir_measures' defaults for the
+    parameters not given differ from trec_eval's (and sqlndcg's), naming both readings. -#}
+{%- macro _refuse_ambiguous_spelling(label, kind, about, reading, given) -%}
+{%- set defaults = reading.get('defaults') or {} -%}
+  {%- set differ = [] -%}
+  {%- for name, value in defaults.items() if name not in given and (value | float) != (about.params[name] | float) -%}
+    {%- do differ.append(name) -%}
+  {%- endfor -%}
+  {%- if differ -%}
+    {%- set ours, theirs = [], [] -%}
+    {%- for name in differ -%}
+      {%- do ours.append(name ~ '=' ~ sqlndcg._number_text(about.params[name] | float)) -%}
+      {%- do theirs.append(name ~ '=' ~ sqlndcg._number_text(defaults[name] | float)) -%}
+    {%- endfor -%}
+    {{ sqlndcg._fail('metric', 'metric ' ~ sqlndcg._show(label) ~ ' is ambiguous: without ' ~ (differ | join(', ')) ~ '=, ir_measures reads it as ' ~ kind ~ '(' ~ (theirs | join(',')) ~ ') and trec_eval and sqlndcg as ' ~ kind ~ '(' ~ (ours | join(',')) ~ '); write the one you mean: ' ~ kind ~ '(' ~ (theirs | join(',')) ~ ') (ir_measures) or ' ~ kind ~ '(' ~ (ours | join(',')) ~ ') (trec_eval)') }}
+  {%- endif -%}
 {%- endmacro -%}
 
 {#- A list of names (or one comma-separated string): parsed, in order, each with its `output`: the result column

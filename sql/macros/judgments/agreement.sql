@@ -128,6 +128,23 @@ SELECT
 {#- The plan -> one SELECT: a row per scope (by='all': per group; 'query': per group and query; 'pair': per group
     and pair of annotators). -#}
 {%- macro _agreement_sql(p) -%}
+WITH _ratings AS (
+  {{ sqlndcg._agreement_ratings(p) }}
+),
+{{ sqlndcg._agreement_cohen(p) }}
+{%- if p.by == 'pair' %}
+{{ sqlndcg._agreement_by_pair(p) }}
+{%- else %}
+{{ sqlndcg._agreement_alpha(p) }}
+{{ sqlndcg._agreement_fleiss(p) }}
+{{ sqlndcg._agreement_merged(p) }}
+{%- endif %}
+{%- endmacro -%}
+
+
+
+{#- The names every stage of the agreement statement uses: the scopes it groups by, types, NULL placement. -#}
+{%- macro _agreement_names(p) -%}
 {%- set d = sqlndcg.double() -%}
 {%- set nul = sqlndcg.null_double() -%}
 {%- set first, last = sqlndcg.nulls('FIRST'), sqlndcg.nulls('LAST') -%}
@@ -140,9 +157,17 @@ SELECT
 {%- set x_a = sqlndcg.byte_order('x._a') if p.annotator_is_text else 'x._a' -%}
 {%- set y_a = sqlndcg.byte_order('y._a') if p.annotator_is_text else 'y._a' -%}
 {%- set stats = ['_units', '_ratings', '_annotators', '_observed', '_cohen', '_cohen_linear', '_cohen_quadratic', '_fleiss', '_alpha_nominal', '_alpha_ordinal', '_alpha_interval'] -%}
-WITH _ratings AS (
-  {{ sqlndcg._agreement_ratings(p) }}
-),
+{{ return({'d': d, 'nul': nul, 'first': first, 'last': last, 'grp': grp, 'unit': unit, 'scope': scope, 'cscope': cscope,
+           'group_scope': group_scope, 'out': out, 'x_a': x_a, 'y_a': y_a, 'stats': stats}) }}
+{%- endmacro -%}
+
+
+
+{#- Cohen's kappa (plain, linear and quadratic weights) per pair of annotators over the units both rated. -#}
+{%- macro _agreement_cohen(p) -%}
+{%- set n = sqlndcg._agreement_names(p) -%}
+{%- set d, nul, first, last, grp, unit, scope = n.d, n.nul, n.first, n.last, n.grp, n.unit, n.scope -%}
+{%- set cscope, group_scope, out, x_a, y_a, stats = n.cscope, n.group_scope, n.out, n.x_a, n.y_a, n.stats -%}
 {#- ---- Cohen's kappa: pairs of annotators over the units both rated ---- #}
 _group_annotators AS (
   SELECT {{ group_scope | join(', ') }}, COUNT(DISTINCT _a) AS _k
@@ -216,7 +241,15 @@ _cohen AS (
   FROM _cohen_observed AS o
   JOIN _cohen_expected AS e ON {{ sqlndcg._judgment_on(cscope, 'o', 'e') }}
 ),
-{%- if p.by == 'pair' %}
+{%- endmacro -%}
+
+
+
+{#- by='pair': one row per group and pair of annotators. -#}
+{%- macro _agreement_by_pair(p) -%}
+{%- set n = sqlndcg._agreement_names(p) -%}
+{%- set d, nul, first, last, grp, unit, scope = n.d, n.nul, n.first, n.last, n.grp, n.unit, n.scope -%}
+{%- set cscope, group_scope, out, x_a, y_a, stats = n.cscope, n.group_scope, n.out, n.x_a, n.y_a, n.stats -%}
 _merged AS (
   SELECT {{ cscope | join(', ') }}, _n AS _units, _agree AS _observed, _cohen, _cohen_linear, _cohen_quadratic
   FROM _cohen
@@ -234,7 +267,15 @@ SELECT
   CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_quadratic') }}
 FROM _merged
 ORDER BY {% for g in grp %}{{ g }}, {% endfor %}{{ sqlndcg.byte_order('_a1') if p.annotator_is_text else '_a1' }}, {{ sqlndcg.byte_order('_a2') if p.annotator_is_text else '_a2' }}
-{%- else %}
+{%- endmacro -%}
+
+
+
+{#- Krippendorff's alpha (nominal, ordinal, interval) from the coincidences of values within units. -#}
+{%- macro _agreement_alpha(p) -%}
+{%- set n = sqlndcg._agreement_names(p) -%}
+{%- set d, nul, first, last, grp, unit, scope = n.d, n.nul, n.first, n.last, n.grp, n.unit, n.scope -%}
+{%- set cscope, group_scope, out, x_a, y_a, stats = n.cscope, n.group_scope, n.out, n.x_a, n.y_a, n.stats -%}
 {#- ---- Krippendorff's alpha ---- #}
 _unit_values AS (
   SELECT {{ unit | join(', ') }}, _v, COUNT(*) AS _n
@@ -296,6 +337,15 @@ _alpha AS (
   FROM _alpha_observed AS o
   JOIN _alpha_expected AS e ON {{ sqlndcg._judgment_on(scope, 'o', 'e') }}
 ),
+{%- endmacro -%}
+
+
+
+{#- Fleiss' kappa, in Gwet's form for units with missing ratings. -#}
+{%- macro _agreement_fleiss(p) -%}
+{%- set n = sqlndcg._agreement_names(p) -%}
+{%- set d, nul, first, last, grp, unit, scope = n.d, n.nul, n.first, n.last, n.grp, n.unit, n.scope -%}
+{%- set cscope, group_scope, out, x_a, y_a, stats = n.cscope, n.group_scope, n.out, n.x_a, n.y_a, n.stats -%}
 {#- ---- Fleiss' kappa (Gwet's form for missing ratings) ---- #}
 _fleiss_units AS (
   SELECT {{ unit | join(', ') }},
@@ -326,6 +376,15 @@ _fleiss AS (
   FROM _fleiss_agreement AS f
   JOIN _fleiss_chance AS c ON {{ sqlndcg._judgment_on(scope, 'f', 'c') }}
 ),
+{%- endmacro -%}
+
+
+
+{#- by='all' or 'query': the statistics merged into one row per scope, the least consistent queries ranked. -#}
+{%- macro _agreement_merged(p) -%}
+{%- set n = sqlndcg._agreement_names(p) -%}
+{%- set d, nul, first, last, grp, unit, scope = n.d, n.nul, n.first, n.last, n.grp, n.unit, n.scope -%}
+{%- set cscope, group_scope, out, x_a, y_a, stats = n.cscope, n.group_scope, n.out, n.x_a, n.y_a, n.stats -%}
 _counts AS (
   SELECT {{ scope | join(', ') }}, COUNT(*) AS _ratings, COUNT(DISTINCT _a) AS _annotators
   FROM _ratings
@@ -376,7 +435,6 @@ SELECT
   {%- endif %}
 FROM _merged
 ORDER BY {% for g in grp %}{{ g }}, {% endfor %}{% if p.by == 'query' %}_q, {% endif %}_all
-{%- endif %}
 {%- endmacro -%}
 
 {#- The plan -> one label per (group, query, document). -#}

@@ -110,28 +110,7 @@
 {%- set outputs = groups + [s.query_id, s.doc_id, s.rel, 'events'] + (rate or []) -%}
 {{ sqlndcg._judgment_distinct_outputs(tool, outputs) }}
 {#- Row checks, declared once for Python (refused before labelling) and dbt (labels_from_events_problems). -#}
-{%- set checks = [] -%}
-{%- for g in groups + [s.query_id, s.doc_id] -%}{%- do checks.append(sqlndcg._judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
-{%- if rules is not none and unknown == 'error' -%}
-  {%- set names = rules | map(attribute='0') | list -%}
-  {%- do checks.append(sqlndcg._judgment_check('null', s.event, "is NULL (every event needs a type; unknown_events='ignore' leaves such rows out)")) -%}
-  {%- do checks.append(sqlndcg._judgment_check('not_in', s.event, 'holds an event type that rules= does not grade (it grades ' ~ sqlndcg._show(names) ~ "); add it to rules (with grade 0 to count it as seen but not relevant) or pass unknown_events='ignore'", names)) -%}
-{%- endif -%}
-{%- if thresholds -%}
-  {%- if rules is none -%}
-    {%- do checks.append(sqlndcg._judgment_check('null', s.value, 'is NULL (every row needs its measured value)')) -%}
-  {%- endif -%}
-  {%- do checks.append(sqlndcg._judgment_check('not_finite', s.value, 'is NaN or infinite')) -%}
-  {%- do checks.append(sqlndcg._judgment_check('negative', s.value, 'is negative (a measured value such as a watch time is 0 or more)')) -%}
-{%- endif -%}
-{%- for c in (rate or []) -%}
-  {%- do checks.append(sqlndcg._judgment_check('null', c, 'is NULL')) -%}
-  {%- do checks.append(sqlndcg._judgment_check('not_finite', c, 'is NaN or infinite')) -%}
-  {%- do checks.append(sqlndcg._judgment_check('negative', c, 'is negative (counts are 0 or more)')) -%}
-{%- endfor -%}
-{%- if resolve == 'latest' -%}
-  {%- do checks.append(sqlndcg._judgment_check('null', time, "is NULL (resolve='latest' orders events by time)")) -%}
-{%- endif -%}
+{%- set checks = sqlndcg._labels_row_checks(s, groups, rules, thresholds, rate, resolve, time, unknown) -%}
 {%- set impression_checks = [] -%}
 {%- for g in groups + [s.query_id, s.doc_id] -%}{%- do impression_checks.append(sqlndcg._judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
 {%- set group_plans = [] -%}
@@ -140,21 +119,7 @@
 {%- set event_column = sqlndcg._column_of(events.columns, s.event) -%}
 {%- set rule_literals = [] -%}
 {%- for key, g in (rules or []) -%}{%- do rule_literals.append([sqlndcg.text_literal(key), g]) -%}{%- endfor -%}
-{%- set recorded = {'resolve': resolve if rate is none else 'sum', 'group_by': groups,
-                    'columns': {'query_id': s.query_id, 'doc_id': s.doc_id, 'rel': s.rel}} -%}
-{%- if rules is not none -%}
-  {%- set shown_rules = {} -%}{%- for key, g in rules -%}{%- do shown_rules.update({key: g}) -%}{%- endfor -%}
-  {%- do recorded.update({'rules': shown_rules, 'unknown_events': unknown}) -%}
-  {%- do recorded.columns.update({'event': s.event}) -%}
-{%- endif -%}
-{%- if thresholds -%}
-  {%- set shown_thresholds = {} -%}{%- for t, g in thresholds -%}{%- do shown_thresholds.update({t: g}) -%}{%- endfor -%}
-  {%- do recorded.update({'thresholds': shown_thresholds}) -%}
-  {%- do recorded.columns.update({'value': s.value}) -%}
-{%- endif -%}
-{%- if rate -%}{%- do recorded.update({'rate': rate}) -%}{%- endif -%}
-{%- if time -%}{%- do recorded.columns.update({'time': time}) -%}{%- endif -%}
-{%- do recorded.update({'impressions': impressions is not none}) -%}
+{%- set recorded = sqlndcg._labels_recorded(s, groups, rules, thresholds, rate, resolve, time, unknown, impressions) -%}
 {{ return({
   'events': events.sql,
   'impressions': none if impressions is none else impressions.sql,
@@ -185,7 +150,94 @@
 {%- set keys = g_cols ~ '_q, _d' -%}
 {%- set d = sqlndcg.double() -%}
 {%- set graded = p.rules is not none or p.thresholds -%}
-WITH _event_rows AS (
+WITH {{ sqlndcg._labels_event_rows(p) }}
+{{- sqlndcg._labels_graded(p) }}
+{{- sqlndcg._labels_impressions(p) }}
+_final AS (
+  SELECT {{ keys }},
+    {%- if p.impressions %}
+    CASE WHEN _has_event = 1 THEN _rel ELSE CAST(0 AS {{ d }}) END AS _rel,
+    {%- else %}
+    _rel,
+    {%- endif %}
+    _events{% if p.rate %}, _num, _den{% endif %}
+  FROM {{ '_merged' if p.impressions else '_labelled' }}
+)
+SELECT
+  {%- for g in p.groups %}
+  {{ g.alias }} AS {{ g.column }},
+  {%- endfor %}
+  _q AS {{ p.query_id }},
+  _d AS {{ p.doc_id }},
+  CAST(_rel AS {{ d }}) AS {{ p.rel_output }},
+  _events AS {{ p.events_output }}
+  {%- if p.rate %},
+  _num AS {{ p.rate.numerator }},
+  _den AS {{ p.rate.denominator }}
+  {%- endif %}
+FROM _final
+ORDER BY {% for g in p.groups %}{{ g.alias }}, {% endfor %}_q, _d
+{%- endmacro -%}
+
+
+{#- The row checks of the events input, declared once for Python (refused before labelling) and dbt
+    (labels_from_events_problems). -#}
+{%- macro _labels_row_checks(s, groups, rules, thresholds, rate, resolve, time, unknown) -%}
+{%- set checks = [] -%}
+{%- for g in groups + [s.query_id, s.doc_id] -%}{%- do checks.append(sqlndcg._judgment_check('null', g, 'is NULL')) -%}{%- endfor -%}
+{%- if rules is not none and unknown == 'error' -%}
+  {%- set names = rules | map(attribute='0') | list -%}
+  {%- do checks.append(sqlndcg._judgment_check('null', s.event, "is NULL (every event needs a type; unknown_events='ignore' leaves such rows out)")) -%}
+  {%- do checks.append(sqlndcg._judgment_check('not_in', s.event, 'holds an event type that rules= does not grade (it grades ' ~ sqlndcg._show(names) ~ "); add it to rules (with grade 0 to count it as seen but not relevant) or pass unknown_events='ignore'", names)) -%}
+{%- endif -%}
+{%- if thresholds -%}
+  {%- if rules is none -%}
+    {%- do checks.append(sqlndcg._judgment_check('null', s.value, 'is NULL (every row needs its measured value)')) -%}
+  {%- endif -%}
+  {%- do checks.append(sqlndcg._judgment_check('not_finite', s.value, 'is NaN or infinite')) -%}
+  {%- do checks.append(sqlndcg._judgment_check('negative', s.value, 'is negative (a measured value such as a watch time is 0 or more)')) -%}
+{%- endif -%}
+{%- for c in (rate or []) -%}
+  {%- do checks.append(sqlndcg._judgment_check('null', c, 'is NULL')) -%}
+  {%- do checks.append(sqlndcg._judgment_check('not_finite', c, 'is NaN or infinite')) -%}
+  {%- do checks.append(sqlndcg._judgment_check('negative', c, 'is negative (counts are 0 or more)')) -%}
+{%- endfor -%}
+{%- if resolve == 'latest' -%}
+  {%- do checks.append(sqlndcg._judgment_check('null', time, "is NULL (resolve='latest' orders events by time)")) -%}
+{%- endif -%}
+{{ return(checks) }}
+{%- endmacro -%}
+
+
+{#- The settings as the result records them (what was resolved, from which columns). -#}
+{%- macro _labels_recorded(s, groups, rules, thresholds, rate, resolve, time, unknown, impressions) -%}
+{%- set recorded = {'resolve': resolve if rate is none else 'sum', 'group_by': groups,
+                    'columns': {'query_id': s.query_id, 'doc_id': s.doc_id, 'rel': s.rel}} -%}
+{%- if rules is not none -%}
+  {%- set shown_rules = {} -%}{%- for key, g in rules -%}{%- do shown_rules.update({key: g}) -%}{%- endfor -%}
+  {%- do recorded.update({'rules': shown_rules, 'unknown_events': unknown}) -%}
+  {%- do recorded.columns.update({'event': s.event}) -%}
+{%- endif -%}
+{%- if thresholds -%}
+  {%- set shown_thresholds = {} -%}{%- for t, g in thresholds -%}{%- do shown_thresholds.update({t: g}) -%}{%- endfor -%}
+  {%- do recorded.update({'thresholds': shown_thresholds}) -%}
+  {%- do recorded.columns.update({'value': s.value}) -%}
+{%- endif -%}
+{%- if rate -%}{%- do recorded.update({'rate': rate}) -%}{%- endif -%}
+{%- if time -%}{%- do recorded.columns.update({'time': time}) -%}{%- endif -%}
+{%- do recorded.update({'impressions': impressions is not none}) -%}
+{{ return(recorded) }}
+{%- endmacro -%}
+
+
+{#- Each event row with internal names: its grade by the event mapping (rules) or by the value's thresholds, and
+    the rate's numerator and denominator. -#}
+{%- macro _labels_event_rows(p) -%}
+{%- set g_cols %}{% for g in p.groups %}{{ g.alias }}, {% endfor %}{% endset -%}
+{%- set keys = g_cols ~ '_q, _d' -%}
+{%- set d = sqlndcg.double() -%}
+{%- set graded = p.rules is not none or p.thresholds -%}
+_event_rows AS (
   SELECT
     {%- for g in p.groups %}
     {{ g.column }} AS {{ g.alias }},
@@ -208,6 +260,16 @@ WITH _event_rows AS (
     1 AS _one
   FROM {{ p.events }} AS events_input
 ),
+{%- endmacro -%}
+
+
+{#- Graded events resolved per (group, query, document) into one label: the strongest event, the most frequent
+    grade, or the latest; or, without grades, the counts. -#}
+{%- macro _labels_graded(p) -%}
+{%- set g_cols %}{% for g in p.groups %}{{ g.alias }}, {% endfor %}{% endset -%}
+{%- set keys = g_cols ~ '_q, _d' -%}
+{%- set d = sqlndcg.double() -%}
+{%- set graded = p.rules is not none or p.thresholds -%}
 {%- if graded %}
 _graded AS (
   {#- One grade per event row: its type's grade, its measured value's grade, or the larger of the two. #}
@@ -271,6 +333,15 @@ _labelled AS (
   GROUP BY {{ keys }}
 ),
 {%- endif %}
+{%- endmacro -%}
+
+
+{#- With impressions: shown documents without an event get label 0, merged with the labelled ones. -#}
+{%- macro _labels_impressions(p) -%}
+{%- set g_cols %}{% for g in p.groups %}{{ g.alias }}, {% endfor %}{% endset -%}
+{%- set keys = g_cols ~ '_q, _d' -%}
+{%- set d = sqlndcg.double() -%}
+{%- set graded = p.rules is not none or p.thresholds -%}
 {%- if p.impressions %}
 _shown AS (
   SELECT DISTINCT
@@ -298,30 +369,6 @@ _merged AS (
   GROUP BY {{ keys }}
 ),
 {%- endif %}
-_final AS (
-  SELECT {{ keys }},
-    {%- if p.impressions %}
-    CASE WHEN _has_event = 1 THEN _rel ELSE CAST(0 AS {{ d }}) END AS _rel,
-    {%- else %}
-    _rel,
-    {%- endif %}
-    _events{% if p.rate %}, _num, _den{% endif %}
-  FROM {{ '_merged' if p.impressions else '_labelled' }}
-)
-SELECT
-  {%- for g in p.groups %}
-  {{ g.alias }} AS {{ g.column }},
-  {%- endfor %}
-  _q AS {{ p.query_id }},
-  _d AS {{ p.doc_id }},
-  CAST(_rel AS {{ d }}) AS {{ p.rel_output }},
-  _events AS {{ p.events_output }}
-  {%- if p.rate %},
-  _num AS {{ p.rate.numerator }},
-  _den AS {{ p.rate.denominator }}
-  {%- endif %}
-FROM _final
-ORDER BY {% for g in p.groups %}{{ g.alias }}, {% endfor %}_q, _d
 {%- endmacro -%}
 
 {#- Documents whose denominators sum to 0 (a rate without a base): refused by Python, listed for dbt. -#}
