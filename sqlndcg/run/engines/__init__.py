@@ -1,4 +1,4 @@
-"""Where the SQL runs: one small interface (:class:`~sqlndcg.engines.base.Engine`) and one module per engine.
+"""Where the SQL runs: one small interface (:class:`~sqlndcg.run.engines.base.Engine`) and one module per engine.
 
 :func:`for_connection` picks the engine from the connection a user passes: a DuckDB connection (or none: an
 in-memory DuckDB, shared by the calls of a process), a DB-API connection (sqlite3, psycopg, chdb), a
