@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from contextlib import contextmanager
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .. import __version__
 from ..errors import SettingError, SqlndcgError
@@ -122,14 +122,14 @@ def add_file_flags(parser) -> None:
         parser.add_argument("--" + name.replace("_", "-"), dest=name, help=about["help"], **choices)
 
 
-def file_options_from(args) -> dict[str, object]:
+def file_options_from(args) -> dict[str, Any]:
     """The file options the command line gave, by their keywords."""
     return {name: getattr(args, name) for name in _file_options() if getattr(args, name, None) is not None}
 
 
-def settings_from(args) -> dict[str, object]:
+def settings_from(args) -> dict[str, Any]:
     """The declared settings the command line gave (flags left out are not passed, so defaults apply)."""
-    out = {}
+    out: dict[str, Any] = {}
     for name in _declared():
         value = getattr(args, name, None)
         if value is not None and value != []:

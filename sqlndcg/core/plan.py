@@ -120,8 +120,8 @@ class Plan(Outputs):
     top_table: Optional[str]  # the run's ranked top, made once by a checked evaluation for its passes (run_top.sql)
 
 
-def keys_of(mirror: type) -> set[str]:
-    """The keys a TypedDict declares, its bases' included."""
+def keys_of(mirror: Any) -> set[str]:
+    """The keys a TypedDict declares, its bases' included (``Any``: a TypedDict class has no type of its own)."""
     return set(mirror.__required_keys__) | set(mirror.__optional_keys__)
 
 

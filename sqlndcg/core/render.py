@@ -20,6 +20,7 @@ import re
 from collections import Counter, OrderedDict
 from functools import lru_cache
 from pathlib import Path
+from typing import cast
 
 from ..errors import InputError, MetricError, SettingError, SqlndcgError
 
@@ -218,7 +219,8 @@ class _Adapter:
 
     def dispatch(self, name: str, macro_namespace: str | None = None):
         for prefix in (*self.chain, "default"):
-            macro = self.namespace.macro(f"{prefix}__{name}")
+            # bound by package() before any template runs
+            macro = cast(_Namespace, self.namespace).macro(f"{prefix}__{name}")
             if macro is not None:
                 return _unwrap(macro)
         raise LookupError(f"no macro default__{name} in {_root()}")
@@ -234,7 +236,7 @@ def _quote_chars(dialect: str) -> tuple[str, str]:
     from sqlglot.dialects.dialect import Dialect
 
     first = Dialect.get_or_raise(_NEAREST.get(dialect, dialect)).tokenizer_class.IDENTIFIERS[0]
-    return (first, first) if isinstance(first, str) else tuple(first)
+    return (first, first) if isinstance(first, str) else cast("tuple[str, str]", tuple(first))
 
 
 #: A macro definition's opening tag (the files hold macros only, no top-level statements).

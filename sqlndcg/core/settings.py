@@ -9,7 +9,7 @@ declaration's default, decides.
 from __future__ import annotations
 
 import difflib
-from typing import Literal, Mapping, Sequence, TypedDict
+from typing import Any, Literal, Mapping, Sequence, TypedDict
 
 
 class Settings(TypedDict, total=False):
@@ -60,7 +60,7 @@ class PositionSettings(TypedDict, total=False):
     judgments_doc_id: str | None
 
 
-def settings_of(verb: str, given: Mapping[str, object], accepted: type = Settings) -> dict[str, object]:
+def settings_of(verb: str, given: Mapping[str, Any], accepted: type = Settings) -> dict[str, Any]:
     """The settings a verb received in ``**settings`` (``accepted``: the TypedDict it declares), refused by name when
     one is not a setting (a misspelt keyword would otherwise be dropped without a word), with the closest one
     suggested."""

@@ -39,7 +39,8 @@ class FormattedSQL:
 
     def __init__(self, raw, dialect: str) -> None:
         # raw: the text, or a function giving it (rendering the statement shown is also left until it is read)
-        self._raw, self.dialect, self._text = raw, dialect, None
+        self._raw, self.dialect = raw, dialect
+        self._text: str | None = None
 
     @property
     def raw(self) -> str:

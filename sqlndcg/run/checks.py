@@ -6,6 +6,7 @@ Each problem is reported with the input, the column and a few offending rows, an
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 from ..core import render
 from ..errors import DataError, InputError
@@ -31,7 +32,7 @@ def read_trec_once(ses, source: Source) -> Source:
 
 
 def _read_trec_once(ses, source: Source) -> Source:
-    kind = source.trec_format
+    kind = cast(str, source.trec_format)  # set with trec_path (Source.read_from)
     fields, integers, numbers = TREC_LAYOUT[kind]
     trailing = kind == "trec_run"  # trec_eval ignores fields after a run line's tag
     lines, table = ses.table_name(f"sqlndcg_{source.role}_lines"), ses.table_name(f"sqlndcg_{source.role}_rows")
@@ -52,7 +53,7 @@ def check_trec_lines(eng, source: Source) -> None:
     """A TREC line with the wrong number of fields, or text where a number belongs, is named with its number."""
     if not source.trec_path:
         return
-    fields, integers, numbers = TREC_LAYOUT[source.trec_format]
+    fields, integers, numbers = TREC_LAYOUT[cast(str, source.trec_format)]  # set with trec_path
     trailing = source.trec_format == "trec_run"  # trec_eval ignores fields after a run line's tag
     sql = templates.trec_bad_lines(source.trec_path, fields, integers, numbers, EXAMPLES, trailing)
     try:

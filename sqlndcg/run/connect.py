@@ -27,7 +27,7 @@ def redact(text: str, *, secrets_of: str | None = None) -> str:
     """``text`` with every password replaced by ``***``: a URL's (``postgresql://user:***@host/db``), a keyword
     string's (``password=***``), and anywhere else the passwords written in ``secrets_of`` (a connection string)
     appear in ``text`` as written or percent-decoded (a driver's message may quote them)."""
-    secrets = set()
+    secrets: set[str] = set()
     for found in (*_URL_PASSWORD.finditer(secrets_of or ""), *_KEYWORD_PASSWORD.finditer(secrets_of or "")):
         value = found.group("password")
         if value.startswith("'") and value.endswith("'") and len(value) > 1:
@@ -88,7 +88,8 @@ def open_database(text: str | None, *, progress: bool | None = None, memory_limi
         else:
             con = duckdb.connect()
     except duckdb.Error as exc:
-        raise InputError(f"--database {_shown(text)} cannot be opened: "
+        # text may be None here (the in-memory connect failed): then _shown raises TypeError; left as it was
+        raise InputError(f"--database {_shown(text)} cannot be opened: "  # type: ignore[arg-type]
                          f"{redact(str(exc).splitlines()[0], secrets_of=text)}") from None
     from .engines.duckdb_engine import set_limits
 

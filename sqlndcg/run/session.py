@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import uuid
 from contextlib import contextmanager
+from typing import cast
 
 from ..core import render
 from ..errors import InputError, SqlndcgError
@@ -64,7 +65,7 @@ class Session:
         for src in srcs:
             if src is not None and src.frame is not None and src.frame_name not in self._frames:
                 src.register(self.eng)
-                self._frames.append(src.frame_name)
+                self._frames.append(cast(str, src.frame_name))  # a frame always comes with its name
 
     def register_frame(self, name: str, frame) -> None:
         """A frame as the table ``name`` (unquoted, the caller's choice) until the session closes."""

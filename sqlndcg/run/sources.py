@@ -12,6 +12,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import duckdb
 
@@ -92,7 +93,7 @@ class Source:
         """A frame made readable as ``frame_name`` (run.session.Session registers it once and unregisters it)."""
         if self.frame is not None:
             try:
-                eng.register(self.frame_name, self.frame)
+                eng.register(cast(str, self.frame_name), self.frame)  # a frame always comes with its name
             except InputError as exc:
                 raise InputError(f"{self.label}: {exc}") from None
             except Exception as exc:  # engines raise many types for objects they cannot read
@@ -184,19 +185,19 @@ class Source:
             return self.sniffed
         try:
             lines = [line for (line,) in eng.fetch(templates.first_lines(self.delimited_path, 5))[1]]
-        except (InputError, *eng.errors):
+        except (InputError, *eng.errors):  # type: ignore[misc]  # mypy cannot read a starred tuple of exceptions
             return self.sniffed
         if not lines:
             return self.sniffed
         used = self.reading.delimiter or ("\t" if self.kind == "tsv" else ",")
         fields = len(lines[0].split(used))
         splits = {d: len(lines[0].split(d)) for d in DELIMITERS if d != used}
-        better = max(splits, key=splits.get)
+        better = max(splits, key=splits.__getitem__)
         split_by = better if splits[better] > fields else used
         decimal = self.reading.decimal != "," and any(
             _DECIMAL_COMMA.fullmatch(field.strip()) for line in lines[1:] for field in line.split(split_by))
         if split_by != used:
-            return (f"it was read as {self.kind.upper()} split on {used!r}, but its first line {brief(lines[0])} "
+            return (f"it was read as {cast(str, self.kind).upper()} split on {used!r}, but its first line {brief(lines[0])} "
                     f"splits on {better!r} into {splits[better]} fields: give delimiter={better!r}"
                     + (", and for its numbers written with a decimal comma (0,5) give decimal=','" if decimal else ""))
         return ("its numbers are written with a decimal comma (0,5): give decimal=','" if decimal
@@ -313,7 +314,7 @@ def _file_format(path: Path, role: str, fmt: str | None, eng: Engine) -> tuple[s
     trec = "trec_run" if role == "run" else "trec_qrels"
     try:
         first = _first_fields(eng, read)
-    except (InputError, *eng.errors) as exc:
+    except (InputError, *eng.errors) as exc:  # type: ignore[misc]  # mypy cannot read a starred tuple of exceptions
         read = eng.lf_copy(read) or read
         if read == str(path):
             raise exc if isinstance(exc, InputError) else InputError(
@@ -361,7 +362,7 @@ def resolve(obj, role: str, eng: Engine | None, fmt: str | None = None, reading:
         return Source(role, f"{role} table {obj!r}", render.quote(obj, dialect), rereadable=kind == "table",
                       table=obj if kind == "table" else None, relation=(obj,))
     parts = _qualified(obj) if not fmt and eng is not None else None
-    if parts:  # trec.run: a schema's table wins over a file of that name (and the .run suffix)
+    if parts and eng is not None:  # trec.run: a schema's table wins over a file of that name (and the .run suffix)
         kind = eng.named_relation(parts)  # None: none, or an engine that cannot tell
         if kind or (not eng.reads_files and not os.path.isfile(obj)):
             return Source(role, f"{role} table {obj!r}", table_sql(parts, eng), rereadable=kind == "table",

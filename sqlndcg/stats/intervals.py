@@ -21,7 +21,7 @@ from ..core import templates
 
 
 
-def _bounds(metric: str, values: list[float]):
+def _bounds(metric: str, values: list[float]) -> tuple[float, float] | None:
     """The metric's range, when every value lies in it (a gain map with negative gains can leave it)."""
     lohi = metric_range(metric)
     if lohi is None or not all(lohi[0] <= v <= lohi[1] for v in values):
@@ -51,10 +51,11 @@ def bootstrap_summary(result: Result, *, method: str = "percentile", resamples: 
     groups = list(result.settings.get("group_by", []))
     metrics = list(result.settings["metrics"])
     query = result.settings["columns"]["query_id"]
-    values: dict[tuple, list[tuple]] = {}
+    values: dict[tuple, list[dict]] = {}
     for r in result.per_query.to_dicts():
         values.setdefault(tuple(r[g] for g in groups), []).append(r)
-    rows, samples = [], []
+    rows: list[tuple] = []
+    samples: list[tuple[int, list[float], tuple[float, float] | None]] = []
     for s in result.summary.to_dicts():
         key = tuple(s[g] for g in groups)
         ordered = sorted(values.get(key, []), key=lambda r: _query_key(r[query]))

@@ -13,7 +13,7 @@ import math
 import struct
 import threading
 from statistics import NormalDist
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence, cast
 
 from . import distributions as stats
 from ..run.progress import announce
@@ -34,7 +34,7 @@ def _splitmix64(seed: int, start: int, count: int) -> list[int]:
     '0xe220a8397b1dcdaf'
     """
     state = (seed + start * _GOLDEN) & _MASK64
-    out = []
+    out: list[int] = []
     append = out.append
     for _ in range(count):
         state = (state + _GOLDEN) & _MASK64
@@ -80,7 +80,7 @@ def _exact_products(values: Sequence[float], weights: Sequence[float]) -> tuple[
     return [n * (denominator // d) for n, d in ratios], denominator
 
 
-def _positive_weights(values: list[float], weights) -> tuple[list[float], list[float] | None]:
+def _positive_weights(values: Sequence[float], weights) -> tuple[list[float], list[float] | None]:
     """Query weights checked (finite, >= 0, one per value) and the queries of weight 0 left out: they count in no
     weighted mean, so in no test or interval. Returns (values, weights), weights None when the remaining weights
     are all equal: then every weighted statistic is the unweighted one, and the unweighted code computes it (so
@@ -91,10 +91,10 @@ def _positive_weights(values: list[float], weights) -> tuple[list[float], list[f
     if any(w < 0 for w in ws):
         raise ValueError("weights must be 0 or more")
     kept = [(v, w) for v, w in zip(values, ws) if w > 0]
-    values = [v for v, _ in kept]
+    kept_values = [v for v, _ in kept]
     if all(w == kept[0][1] for _, w in kept):
-        return values, None
-    return values, [w for _, w in kept]
+        return kept_values, None
+    return kept_values, [w for _, w in kept]
 
 
 # --- Paired t test -----------------------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def randomization_tests(samples: Sequence[Sequence[float]], *, permutations: int
             counts = [_flip_count(ints, state, permutations, upper, lower) for _, ints, upper, lower in cases]
         for (i, _, _, _), count in zip(cases, counts):
             out[i] = (1 + count) / (1 + permutations)
-    return out
+    return cast("list[float]", out)  # every sample filled: exactly above, or from its sampled sign flips
 
 
 def _flip_count(ints: list[int], state: int, permutations: int, upper: int, lower: int) -> int:
@@ -373,7 +373,7 @@ def _resample_index_blocks(np, state: int, n: int, resamples: int):
 # the report bootstrap many metrics and strata of the same size with the same seed, so with the same indices; the
 # count matrices (uint8 when every count is below 256: n bytes per resample) are kept, at most _COUNTS_CACHE_BYTES
 # in all, the least recently used dropped first.
-_COUNTS_CACHE: dict[tuple, object] = {}
+_COUNTS_CACHE: dict[tuple, Any] = {}  # NumPy arrays (NumPy is optional, so untyped here)
 _COUNTS_CACHE_BYTES = 96 << 20
 _COUNTS_LOCK = threading.Lock()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import cast
 
 from ..core import templates
 from ..run import sources
@@ -73,7 +74,7 @@ class Runner:
             found = repeated_keys(self.ses.eng, inp.source, keys) if keys else None
         if found:
             count, shown = found
-            raise DataError(f"{inp.label}: {count} {key_meaning} occur more than once ({', '.join(keys)}), "
+            raise DataError(f"{inp.label}: {count} {key_meaning} occur more than once ({', '.join(cast(list[str], keys))}), "
                             f"e.g. {shown}{hint}")
 
 

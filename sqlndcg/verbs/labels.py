@@ -6,7 +6,7 @@ stated there and in ``docs/judgments.md``.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, cast
 
 from ..errors import DataError
 from .judgments import Runner, group_list, show_row
@@ -72,6 +72,6 @@ def labels_from_events(
             if bad:
                 examples = ", ".join(show_row(identity, r[:-1]) for r in bad)
                 raise DataError(
-                    f"{ev.label}: the rate denominator {rate[1]!r} sums to 0 for {bad[0][-1]} document(s), "
+                    f"{ev.label}: the rate denominator {cast(Sequence[str], rate)[1]!r} sums to 0 for {bad[0][-1]} document(s), "
                     f"e.g. {examples}; a rate needs a base (drop those rows, or add the impressions)")
         return runner.fetch(templates.labels_sql(plan, dialect=runner.ses.dialect), plan["settings"])

@@ -58,7 +58,7 @@ def remove_stale_spills(parent: str | None = None) -> list[str]:
     """Remove the private spill directories of sqlndcg processes that are gone (killed by SIGKILL, SIGTERM or a
     closed terminal before they could clean up). Returns what was removed."""
     parent = parent or tempfile.gettempdir()
-    removed = []
+    removed: list[str] = []
     try:
         entries = os.listdir(parent)
     except OSError:
@@ -551,7 +551,8 @@ class DuckDBEngine(Engine):
             return self.con.execute(macro("$name"), {"name": name}).fetchall()
 
     def named_relation(self, parts):
-        name, schema, database = parts[-1], *(list(reversed(parts[:-1])) + [None, None])[:2]
+        name = parts[-1]
+        schema, database = (list(reversed(parts[:-1])) + [None, None])[:2]
         with self._calling():
             found = self.con.execute(templates.duckdb_relation_named(),
                                      {"name": name, "schema": schema, "database": database}).fetchall()
