@@ -19,6 +19,7 @@ import json
 import os
 import re
 import sys
+from typing import Protocol
 
 from .. import __version__
 from ..errors import SettingError, SqlndcgError
@@ -118,11 +119,21 @@ def _build_trec_eval(t) -> None:
     t.add_argument("extra", nargs="*", help=argparse.SUPPRESS)  # more words than the two files: trec_eval_flags
 
 
+class VerbModule(Protocol):
+    """What a module of verbs has: their names and help (``VERBS``), and how each is built and run."""
+
+    VERBS: dict[str, str]
+
+    def build(self, name: str, p) -> None: ...
+
+    def run(self, args) -> int: ...
+
+
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
-_MODULES = (sys.modules[__name__], cli_judgments, cli_compare, cli_explain, cli_power)
+_MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_compare, cli_explain, cli_power)
 
 
-def _verbs() -> dict[str, tuple[object, str]]:
+def _verbs() -> dict[str, tuple[VerbModule, str]]:
     return {name: (module, helptext) for module in _MODULES for name, helptext in module.VERBS.items()}
 
 

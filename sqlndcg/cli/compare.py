@@ -158,7 +158,7 @@ def _run_in(args, con) -> int | None:
         report(runs, args.judgments, metrics, file=args.output, max_k=args.max_k, time=args.time, title=args.title,
                con=con, **settings, **_compare_settings(args))
         print(f"wrote {args.output}")
-        return
+        return None
     gates = _gates(args, metrics)
     comparison = compare(runs, args.judgments, metrics, con=con, **settings, **_compare_settings(args))
     table = comparison.differences if args.differences else comparison.table

@@ -10,7 +10,8 @@ the plan: it is passed to the statement macros as arguments.
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypedDict
+from collections.abc import Mapping
+from typing import Any, Optional, TypedDict, cast
 
 
 class OutputGroup(TypedDict):
@@ -125,9 +126,9 @@ def keys_of(mirror: Any) -> set[str]:
     return set(mirror.__required_keys__) | set(mirror.__optional_keys__)
 
 
-def checked(plan: dict) -> Plan:
+def checked(plan: Mapping[str, Any]) -> Plan:
     """The plan the macro returned, refused if its keys are not the mirror's (a key added on one side only)."""
     differ = set(plan) ^ keys_of(Plan)
     if differ:
         raise AssertionError(f"the plan macro and sqlndcg.core.plan.Plan disagree on {sorted(differ)}")
-    return plan  # type: ignore[return-value]
+    return cast(Plan, plan)

@@ -176,7 +176,7 @@ class _ReadOnly:
 
     def _thawed(self):
         """A plain, changeable shallow copy (what copy, deepcopy and pickle hand out)."""
-        return dict(self) if isinstance(self, dict) else list(self)
+        return dict(self) if isinstance(self, dict) else list(cast(list, self))  # else a FrozenList
 
     def __deepcopy__(self, memo):
         return copy.deepcopy(self._thawed(), memo)

@@ -236,15 +236,15 @@ def _systems_input(ses: Session, runs, system: str, run_format) -> tuple[sources
     srcs = [ses.resolve(runs[name], "run", run_format) for name in names]
     for name, src in zip(names, srcs):
         src.label = f"{src.label} (system {name!r})"
-    shared = None
-    for src in srcs:
+    shared: list[str] = []  # the columns every run has
+    for i, src in enumerate(srcs):
         columns = list(ses.describe(src))
         if system in columns:
             raise InputError(
                 f"{src.label} already has a column {system!r}; pass the runs as one input with "
                 f"system={system!r}, or name the system column differently with system="
             )
-        shared = columns if shared is None else [c for c in shared if c in columns]
+        shared = columns if i == 0 else [c for c in shared if c in columns]
     if all(src.trec_format == "trec_run" for src in srcs):
         # a TREC run's rank field is no ranking (trec_eval ranks by the score): the union ranks by the score alone
         shared = [c for c in shared if c != "rank"]
@@ -368,9 +368,9 @@ def compare(
     if isinstance(runs, Mapping):
         if baseline is None and runs:
             baseline = next(iter(runs))
-    settings = settings_of("compare", settings)
-    strata = _group_by(settings, system)
-    spec = make_spec(metrics, group_by=[*strata, system], **settings)
+    given = settings_of("compare", settings)
+    strata = _group_by(given, system)
+    spec = make_spec(metrics, group_by=[*strata, system], **given)
     with Session(con, dialect, sources.Reading.of(delimiter, decimal)) as ses:
         run, union_sql = _systems_input(ses, runs, system, run_format)
         try:
@@ -516,7 +516,8 @@ def _statistics(columns, rows, differences: Table, account: Table, strata: list[
         rec["baseline_missing_from_run"] = missing.get(stratum + (str(baseline),))
         t_ps.append(rec["t_p"])
         perm_ps.append(rec["randomization_p"])
-    t_adjusted, perm_adjusted = [None] * len(records), [None] * len(records)
+    t_adjusted: list[float | None] = [None] * len(records)
+    perm_adjusted: list[float | None] = [None] * len(records)
     for family in ([i for i, r in enumerate(records) if r["metric"] not in bounds],
                    [i for i, r in enumerate(records) if r["metric"] in bounds]):
         for ps, adjusted in ((t_ps, t_adjusted), (perm_ps, perm_adjusted)):

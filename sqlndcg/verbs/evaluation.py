@@ -42,7 +42,7 @@ class Prepared:
     partitions: int = 1  # buckets of queries evaluated one after another (DuckDB)
     # The per-query statement once per bucket (each pass holds 1/partitions of the inputs), without its final ORDER
     # BY: the table the passes fill is read back in order.
-    pass_sqls: list[str] | None = None
+    pass_sqls: list[str] = field(default_factory=list)
     longest_list: int | None = None  # the run's longest list, when the checks counted it (per_query.sql reads it)
     dialect: str = "duckdb"  # the engine's, which the statements are rendered for
     # Inputs whose keys a constraint the engine enforces makes unique (role -> 'PRIMARY KEY (query_id, doc_id)'):
@@ -76,7 +76,7 @@ class Prepared:
         if self.plan.get("checked_within"):
             # the account counts the run's repeated pairs and unjudged documents within each list's top k
             out["checked_within"] = self.plan["checked_within"]
-        if self.weights_plan:
+        if self.weights_plan and self.weights is not None:
             out["query_weights"] = {"input": self.weights.label, "weight": self.weights_plan["weight_name"]}
         return out
 
@@ -130,7 +130,7 @@ def _checked_partitions(eng: Engine, partitions) -> int:
     return partitions
 
 
-def _sum_accounts(tables: list, plan: dict):
+def _sum_accounts(tables: list, plan: Plan):
     """The buckets' accounts added up per group: every count in the account is a sum over queries, and the
     buckets hold disjoint sets of queries (account.sql gives every group a row in every bucket)."""
     import pyarrow as pa
@@ -148,7 +148,7 @@ def _sum_accounts(tables: list, plan: dict):
     return summed.cast(whole.schema).sort_by([(k, "ascending") for k in keys])
 
 
-def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False, each=None, unique=()):
+def _account(eng: Engine, plan: Plan, partitions: int, duplicates: bool = False, each=None, unique=()):
     """The account (account.sql), one pass per bucket of queries; ``each`` sees every bucket's table first.
     ``unique``: the roles whose repeated keys a constraint rules out (not counted)."""
     tables = []
@@ -161,7 +161,7 @@ def _account(eng: Engine, plan: dict, partitions: int, duplicates: bool = False,
     return _sum_accounts(tables, plan)
 
 
-def _checked_account(eng: Engine, plan: dict, run: sources.Source, judgments: sources.Source,
+def _checked_account(eng: Engine, plan: Plan, run: sources.Source, judgments: sources.Source,
                      declared: tuple[dict, dict], partitions: int = 1, unique=()):
     """The account, from the same pass that counts repeated (query, document) pairs: one pass over each
     input serves both (account.sql). Repeated pairs are refused here, before any metric is computed. Also returns
@@ -197,20 +197,21 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     shown = {src.sql: src.shown_sql for src in (run_src, judgment_src) if src.shown_sql}
     plan = checked(templates.plan(facts, dialect=eng.dialect))
     if eng.dialect == "duckdb" and plan["prune_k"]:
-        plan = dict(plan, many_lists=bool(eng.fetch(templates.duckdb_many_lists(plan))[1][0][0]))
+        plan = {**plan, "many_lists": bool(eng.fetch(templates.duckdb_many_lists(plan))[1][0][0])}
     if sample:  # the checks, the account and the statements all read the sampled queries: what goes in
-        plan = dict(plan, sample=sample)
+        plan = {**plan, "sample": sample}
     prepared = Prepared(spec, plan, None, run_src, judgment_src, facts, partitions=partitions, dialect=eng.dialect,
                         shown_inputs=shown)
     passes = plan  # the plan the passes run: with the shared ranked top when the checks make it
     if check:
+        assert declared is not None  # _facts reads what each input declares when check is true
         prepared.unique = {src.role: found for src, said in zip((run_src, judgment_src), declared)
                            if (found := checks.unique_by_constraint(eng, src, said["identity"]))}
         if partitions == 1 and templates.shares_top(plan, dialect=eng.dialect):
-            passes = dict(plan, top_table=ses.table_name("sqlndcg_run_top"))
+            top_table = ses.table_name("sqlndcg_run_top")
+            passes = {**plan, "top_table": top_table}
             with ses.explained("could not rank the run"):
-                ses.materialize(passes["top_table"], templates.run_top_sql(plan, dialect=eng.dialect),
-                                summed=False)
+                ses.materialize(top_table, templates.run_top_sql(plan, dialect=eng.dialect), summed=False)
         prepared.account, prepared.longest_list = _checked_account(eng, passes, run_src, judgment_src, declared,
                                                                    partitions, prepared.unique)
         if sample:
@@ -224,7 +225,7 @@ def prepare(ses: Session | Engine, spec: Spec, run, judgments, *, run_format=Non
     return prepared
 
 
-def _weights(ses: Session, plan: dict, query_weights, weight_column: str, check: bool):
+def _weights(ses: Session, plan: Plan, query_weights, weight_column: str, check: bool):
     """The query weights input, read and checked like the others (weights.sql says what is allowed)."""
     src = ses.resolve(query_weights, "query weights")
     columns = ses.describe(src)
@@ -264,7 +265,7 @@ def sql_only(spec: Spec, run, judgments, *, con=None, dialect=None, run_format=N
     return render.pretty(templates.per_query_sql(plan, dialect=dialect), dialect)
 
 
-def _rows_where(eng: Engine, name: str, plan: dict, columns: list[str], test: str) -> tuple[int, str] | None:
+def _rows_where(eng: Engine, name: str, plan: Plan, columns: list[str], test: str) -> tuple[int, str] | None:
     """How many per-query rows fail `test` in any of `columns`, and a few of their (group, query) keys."""
     if not columns:
         return None
@@ -278,7 +279,7 @@ def _rows_where(eng: Engine, name: str, plan: dict, columns: list[str], test: st
     return found[0][-1], shown
 
 
-def _refuse_bad_numbers(eng: Engine, name: str, plan: dict, spec: Spec) -> None:
+def _refuse_bad_numbers(eng: Engine, name: str, plan: Plan, spec: Spec) -> None:
     """Overflowed sums and, under empty="error", queries with nothing to find, are refused by name."""
     overflow = _rows_where(eng, name, plan, [m["column"] for m in plan["metrics"]], "not_finite")
     if overflow:
@@ -304,7 +305,7 @@ def _refuse_bad_numbers(eng: Engine, name: str, plan: dict, spec: Spec) -> None:
 MAX_RESULT_ROWS = 200_000_000
 
 
-def _refuse_huge_result(eng: Engine, plan: dict, max_rows: int | None) -> None:
+def _refuse_huge_result(eng: Engine, plan: Plan, max_rows: int | None) -> None:
     """Every judged query for every group of the run is a cross product: refused before it starts when too big."""
     only = [g["name"] for g in plan["groups"] if not g["shared"]]
     if max_rows is None or not only or plan["queries"] != "judged":
@@ -351,17 +352,18 @@ def execute(ses: Session, prepared: Prepared, max_result_rows: int | None = MAX_
     # The per-query table is a table of our own, cheap to read twice (summary.sql: rereadable).
     if summary:
         announce("summarising")
-    summary = (_fetch(ses, templates.summary_sql(name, plan, prepared.weights_plan, True, dialect=ses.dialect), settings, small=True)
-               if summary else Table([], (), settings))
-    if plan["sample"] and summary:
-        settings["sample"] = sampling.recorded(plan["sample"], summary)
+    summarised = (_fetch(ses, templates.summary_sql(name, plan, prepared.weights_plan, True, dialect=ses.dialect),
+                         settings, small=True)
+                  if summary else Table([], (), settings))
+    if plan["sample"] and summarised:
+        settings["sample"] = sampling.recorded(plan["sample"], summarised)
     if per_query_table is None:
         ses.drop(name)
-    return Result(per_query, summary, settings, FormattedSQL(lambda: prepared.sql, eng.dialect), account,
+    return Result(per_query, summarised, settings, FormattedSQL(lambda: prepared.sql, eng.dialect), account,
                   dict(prepared.unique))
 
 
-def _refuse_missing_weights(eng: Engine, name: str, plan: dict, weights_plan: dict) -> None:
+def _refuse_missing_weights(eng: Engine, name: str, plan: Plan, weights_plan: dict) -> None:
     _, found = eng.fetch(templates.missing_weights_sql(name, plan, weights_plan, checks.EMPTY_EXAMPLES,
                                      dialect=eng.dialect))
     if found:

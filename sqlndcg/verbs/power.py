@@ -56,7 +56,7 @@ class Power:
 
 
 def _number(name: str, value, low: float = 0.0, high: float = math.inf) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not low < value < high:
+    if isinstance(value, bool) or not isinstance(value, Real) or not low < float(value) < high:
         raise SettingError(f"{name}= must be a number in ({low:g}, {high:g}), got {value!r}")
     return float(value)
 

@@ -34,7 +34,7 @@ import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 import duckdb
 
@@ -55,7 +55,7 @@ NICKNAME_NAMES = ("official", "all_trec", "set")
 
 #: The lines trec_eval prints that are not measures: the run id, and relstring (a string of the top labels, made
 #: by this command), each declared as a measure's trec_eval family is (sql/macros/measures/registry.sql).
-NOT_MEASURES = (
+NOT_MEASURES: tuple[dict[str, Any], ...] = (
     {"name": "runid", "order": 0, "nicknames": ["official", "all_trec", "set"], "since": 9, "params": "none",
      "defaults": [], "param": None, "of": None, "collection_size": None, "integer": False, "summary_only": True},
     {"name": "relstring", "order": 12, "nicknames": ["all_trec"], "since": 9, "params": "none", "defaults": [],
@@ -110,7 +110,7 @@ class Tables:
 @lru_cache(maxsize=None)
 def tables() -> Tables:
     """trec_eval's families as the measures declare them, read on first use."""
-    entries = [(about, "") for about in NOT_MEASURES]
+    entries: list[tuple[dict[str, Any], str]] = [(about, "") for about in NOT_MEASURES]
     entries += [(about, kind) for kind, declared in measures.declarations().items() for about in declared["trec_eval"]]
     entries.sort(key=lambda entry: (entry[0]["order"], entry[0]["name"]))
     families = {about["name"]: kind for about, kind in entries}
@@ -201,7 +201,7 @@ def _number_text(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
-def _metric(kind: str, k: int | None = None, **params) -> str:
+def _metric(kind: str, k: int | None = None, /, **params: float) -> str:
     shown = ",".join(f"{n}={_number_text(v)}" for n, v in params.items())
     return kind + (f"({shown})" if shown else "") + (f"@{k}" if k is not None else "")
 
@@ -222,12 +222,22 @@ def _cutoffs(family: str, text: str) -> list[int]:
     """Comma-separated cutoffs as trec_eval's get_long_cutoffs reads them: atol of each (23.4 is 23), sorted,
     each positive and none twice."""
     _floats(family, text)
-    cuts = sorted(int(re.match(r"\s*([+-]?\d*)", v).group(1).lstrip("+") or 0) for v in text.split(","))
+    cuts = sorted(_atol(v) for v in text.split(","))
     if cuts[0] <= 0:
         raise MetricError(f"trec_eval measure {family}.{text}: cutoffs must be positive")
     if len(set(cuts)) < len(cuts):
         raise MetricError(f"trec_eval measure {family}.{text}: a cutoff is given twice (trec_eval refuses it too)")
     return cuts
+
+
+#: The leading integer C's atol reads (an empty match, 0, when there is none).
+_LEADING_INTEGER = re.compile(r"\s*([+-]?\d*)")
+
+
+def _atol(text: str) -> int:
+    """``text`` as C's atol reads it: its leading integer (after blanks), 0 if none."""
+    found = _LEADING_INTEGER.match(text)  # matches every text (each part may be empty)
+    return int(found.group(1).lstrip("+") or 0) if found else 0
 
 
 def _level_name(family: str, x: float) -> str:
@@ -288,8 +298,8 @@ def _family_lines(family: str, params: str | None, collection_size: int) -> list
         name = about["param"]
         value = measures.declarations()[kind]["params"][name]
         for pair in filter(None, (params or "").split(",")):
-            given, _, text = pair.partition("=")
-            if given != name:
+            key, _, text = pair.partition("=")
+            if key != name:
                 raise MetricError(f"trec_eval measure {family}.{params}: {family} takes {name}=<number>, "
                                   f"e.g. {family}.{name}={_number_text(value)}")
             value = _floats(family, text)[0]
@@ -315,11 +325,11 @@ def _family_lines(family: str, params: str | None, collection_size: int) -> list
 def _respelled(specs: list[str], notes: list[str] | None) -> list[str]:
     """The -m arguments with printed line names (ndcg_cut_10, P_5) read as trec_eval's family.parameters, those of
     one family merged into one -m (-m P_5 -m P_10 is -m P.5,10), each with a note: trec_eval refuses them."""
-    merged: dict[str, list[str]] = {}
+    merged: dict[str, list[tuple[str, str]]] = {}  # family -> (spec, its parameters) of each printed name
     for spec in specs:
         found = _underscored(spec)
         if found:
-            merged.setdefault(found[0], []).append(spec)
+            merged.setdefault(found[0], []).append((spec, found[1]))
     out, done = [], set()
     for spec in specs:
         found = _underscored(spec)
@@ -331,13 +341,13 @@ def _respelled(specs: list[str], notes: list[str] | None) -> list[str]:
             continue
         done.add(family)
         given = merged[family]
-        written = f"{family}." + ",".join(_underscored(g)[1] for g in given)
+        written = f"{family}." + ",".join(rest for _, rest in given)
         out.append(written)
         if notes is not None:
-            asked = " ".join(f"-m {g}" for g in given)
+            asked = " ".join(f"-m {g}" for g, _ in given)
             notes.append(f"sqlndcg: note: {asked} read as -m {written}: trec_eval 10.0 refuses "
                          f"{'them' if len(given) > 1 else 'it'} (\"illegal measure\", exit 1); its -m takes "
-                         f"family.parameters, and {given[0]} is the name of a line it prints")
+                         f"family.parameters, and {given[0][0]} is the name of a line it prints")
     return out
 
 
@@ -430,7 +440,7 @@ def select(specs: list[str], collection_size: int = 0, major: str = "10", notes:
 
 
 def check_flags(rel_format: str = "qrels", results_format: str = "trec_results", zscores: str | None = None,
-                debug_level: str | None = None, files: list[str] | None = None, measures: list[str] = ()) -> None:
+                debug_level: str | None = None, files: list[str] | None = None, measures: Sequence[str] = ()) -> None:
     """trec_eval's flags that sqlndcg takes only to refuse them clearly (-R, -T, -Z, -D: trec_eval.c takes each
     with an argument, which a parser that did not know them would read as a file), and the words left after the
     two files: a second measure after one -m (-m ndcg@10 p@5) is read as a file."""
@@ -766,11 +776,11 @@ def compute(options: Options, con=None) -> Output:
     # never evaluated, a judged one without results is evaluated (on one unjudged document) with -c and skipped
     # without it
     judged = sorted(judged, key=lambda q: q.encode())
-    answered = set(answered)
-    missing = [q for q in judged if q not in answered]
-    evaluated = judged if options.complete else [q for q in judged if q in answered]
+    in_run = set(answered)
+    missing = [q for q in judged if q not in in_run]
+    evaluated = judged if options.complete else [q for q in judged if q in in_run]
     # with -q -c, 10.0 prints the missing queries' lines too; 9.x printed only the queries the run answered
-    printed = evaluated if major == "10" else [q for q in evaluated if q in answered]
+    printed = evaluated if major == "10" else [q for q in evaluated if q in in_run]
 
     cleared = set(missing) if options.complete else set()
 
