@@ -15,7 +15,7 @@ import time
 import duckdb
 
 import sqlndcg
-from sqlndcg.verbs import evaluation as engine
+from sqlndcg.verbs import scoring
 from sqlndcg.core.spec import make_spec
 
 
@@ -52,7 +52,7 @@ def main() -> None:
     timed(f"generate {args.rows:,} run rows", lambda: generate(con, args.rows, args.docs))
     metrics = args.metrics.split(",")
     spec = make_spec(metrics)
-    prepared = timed("prepare (read columns, check rows)", lambda: engine.prepare(con, spec, "run", "qrels"))
+    prepared = timed("prepare (read columns, check rows)", lambda: scoring.prepare(con, spec, "run", "qrels"))
     sql = prepared.sql
     timed("per-query SQL alone", lambda: con.execute(sql).fetchall())
     res = timed("evaluate() end to end", lambda: sqlndcg.evaluate("run", "qrels", metrics, con=con))

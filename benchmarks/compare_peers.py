@@ -622,15 +622,15 @@ def tool_sqlndcg_stages(args, metrics):
     calls: dict[str, int] = {}
     each: dict[str, list[float]] = {}
     wrapped = [
-        ("sqlndcg.verbs.evaluation", "prepare", "prepare (resolve, describe, checks, render)"),
+        ("sqlndcg.verbs.scoring", "prepare", "prepare (resolve, describe, checks, render)"),
         ("sqlndcg.run.checks", "check_trec_lines", "  checks: TREC line check"),
         ("sqlndcg.run.checks", "check_run", "  checks: run rows (NULL, non-finite)"),
         ("sqlndcg.run.checks", "check_judgments", "  checks: judgment rows (NULL, non-finite, range)"),
-        ("sqlndcg.verbs.evaluation", "_checked_account", "  account + repeated (query, doc) pairs, one pass"),
-        ("sqlndcg.verbs.evaluation", "execute", "execute (per-query table, summary)"),
-        ("sqlndcg.verbs.evaluation", "_fetch", "  _fetch (per-query rows, summary as Arrow)"),
-        ("sqlndcg.verbs.evaluation", "_refuse_bad_numbers", "  non-finite / empty scan"),
-        ("sqlndcg.verbs.evaluation", "_summary", "  summary"),
+        ("sqlndcg.verbs.scoring", "_checked_account", "  account + repeated (query, doc) pairs, one pass"),
+        ("sqlndcg.verbs.scoring", "execute", "execute (per-query table, summary)"),
+        ("sqlndcg.verbs.scoring", "_fetch", "  _fetch (per-query rows, summary as Arrow)"),
+        ("sqlndcg.verbs.scoring", "_refuse_bad_numbers", "  non-finite / empty scan"),
+        ("sqlndcg.verbs.scoring", "_summary", "  summary"),
     ]
 
     def wrap(fn, label):

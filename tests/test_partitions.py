@@ -130,7 +130,7 @@ def test_a_bucket_holds_its_rows_of_an_input_cheap_to_read_again(tmp_path):
     the same bits either way."""
     import duckdb
 
-    from sqlndcg.verbs import evaluation as engine
+    from sqlndcg.verbs import scoring
     from sqlndcg.core.spec import make_spec
     from sqlndcg.run.engines import for_connection
 
@@ -140,8 +140,8 @@ def test_a_bucket_holds_its_rows_of_an_input_cheap_to_read_again(tmp_path):
     paths = (str(tmp_path / "run.parquet"), str(tmp_path / "qrels.parquet"))
     spec = make_spec(["ndcg@5", "ap"], group_by="system")
     eng = for_connection(duckdb.connect())
-    one = engine.prepare(eng, spec, *paths)
-    many = engine.prepare(eng, spec, *paths, partitions=3)
+    one = scoring.prepare(eng, spec, *paths)
+    many = scoring.prepare(eng, spec, *paths, partitions=3)
     assert one.pass_sqls[0].count("AS NOT MATERIALIZED (") == 2
     assert all("MATERIALIZED" not in sql for sql in many.pass_sqls) and len(many.pass_sqls) == 3
     same_result(sqlndcg.evaluate(*paths, ["ndcg@5", "ap"], group_by="system"),

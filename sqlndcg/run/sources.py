@@ -80,7 +80,7 @@ class Source:
     reading: Reading = Reading()
     sniffed: str | None = None  # how the format was told when the suffix did not tell it, said when misread
     # The SQL that reads the input as given, when `sql` reads something made in the session (a copy of the file):
-    # what the statement shown has instead (evaluation.Prepared.shown_inputs).
+    # what the statement shown has instead (scoring.Prepared.shown_inputs).
     shown_sql: str | None = None
     rows_checked: bool = False  # a delimited file's rows were counted against its lines (refuse_joined_lines)
     # Cheap to read a second time (a Parquet file, a base table, an Arrow-backed frame): the SQL may read it once per

@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from . import evaluation as engine
+from . import scoring
 from ..stats import paired
 from ..stats.methods import BOOTSTRAPS, CORRECTIONS
 from ..core import render
@@ -374,7 +374,7 @@ def compare(
     with Session(con, dialect, sources.Reading.of(delimiter, decimal)) as ses:
         run, union_sql = _systems_input(ses, runs, system, run_format)
         try:
-            prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
+            prepared = scoring.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
                                       query_weights=query_weights, weight_column=weight_column)
         except InputError as exc:
             raise _system_missing(exc, system) from None
@@ -383,7 +383,7 @@ def compare(
         # The per-query table stays for the paired statements, which read it without computing the metrics twice.
         # execute() refuses a scored query without a weight (every system's, so every compared one).
         name = ses.table_name("sqlndcg_per_query")
-        result = engine.execute(ses, prepared, per_query_table=name)
+        result = scoring.execute(ses, prepared, per_query_table=name)
         systems = _check_systems(result, baseline, system, strata, spec.columns.query_id, spec.queries,
                                  lambda s: [v for (v,) in ses.fetch(templates.some_system_queries(run.sql, system, spec.columns.query_id, str(s), 4, dialect=ses.dialect))[1]])
         plan, weights = prepared.plan, prepared.weights_plan
@@ -559,6 +559,6 @@ def evaluate_systems(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",
     spec = make_spec(metrics, group_by=[*strata, system], **settings)
     with Session(con, dialect, sources.Reading.of(delimiter, decimal)) as ses:
         run, _ = _systems_input(ses, runs, system, run_format)
-        prepared = engine.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
+        prepared = scoring.prepare(ses, spec, run, judgments, judgments_format=judgments_format,
                                   query_weights=query_weights, weight_column=weight_column)
-        return engine.execute(ses, prepared)
+        return scoring.execute(ses, prepared)

@@ -1,10 +1,11 @@
-"""The public verbs: :func:`evaluate` runs the metrics in DuckDB, :func:`to_sql` returns the SQL it runs."""
+"""The public verbs: :func:`evaluate` runs the metrics in DuckDB, :func:`to_sql` returns the SQL it runs (both
+through :mod:`.scoring`, which reads, checks and plans the inputs and runs the statement)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from . import evaluation as engine
+from . import scoring
 from ..errors import SettingError
 from ..present.results import Result
 from ..run.sources import Reading
@@ -34,7 +35,7 @@ def evaluate(
     memory_limit: str | None = None,
     temp_directory: str | None = None,
     max_temp_size: str | None = None,
-    max_result_rows: int | None = engine.MAX_RESULT_ROWS,
+    max_result_rows: int | None = scoring.MAX_RESULT_ROWS,
     partitions: int = 1,
     bootstrap: str | None = None,
     resamples: int = 10000,
@@ -78,7 +79,7 @@ def evaluate(
         raise SettingError("bootstrap= with query_weights= is not available in evaluate(): the weighted summary "
                            "has its t interval with Kish's effective n; sqlndcg.compare(..., query_weights=, "
                            "bootstrap=) gives a weighted bootstrap of paired differences")
-    result = engine.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
+    result = scoring.evaluate(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
                            judgments_format=judgments_format, reading=Reading.of(delimiter, decimal),
                            query_weights=query_weights,
                            weight_column=weight_column, memory_limit=memory_limit, temp_directory=temp_directory,
@@ -119,6 +120,6 @@ def to_sql(
     True
     """
     spec = make_spec(metrics, **settings_of("to_sql", settings))
-    return engine.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
+    return scoring.sql_only(spec, run, judgments, con=con, dialect=dialect, run_format=run_format,
                            judgments_format=judgments_format, reading=Reading.of(delimiter, decimal),
                            id_type=id_type)

@@ -16,7 +16,7 @@ from ..core.spec import make_spec, settings_declared
 from ..errors import SettingError, SqlndcgError
 from ..run.session import Session
 from ..run.sources import Reading
-from .evaluation import execute, prepare
+from .scoring import execute, prepare
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

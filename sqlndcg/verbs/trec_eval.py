@@ -693,7 +693,7 @@ def compute(options: Options, con=None) -> Output:
     time) and the ``all`` lines as (measure, query, value text), and the judged queries the run lacks. The measures are computed in ``con`` (DuckDB, SQLite or PostgreSQL), or in the database
     ``options.database`` names (an in-memory DuckDB without one); the files are read by DuckDB: by ``con`` itself
     when it is DuckDB, else by an in-memory DuckDB, whose rows are then loaded into temporary tables of ``con``."""
-    from . import evaluation
+    from . import scoring
     from ..core.spec import make_spec
     from ..run.connect import open_database
     from ..run.session import Session
@@ -747,7 +747,7 @@ def compute(options: Options, con=None) -> Output:
             metrics = list(dict.fromkeys(metrics))
             spec = make_spec(metrics, gain=_gain_map(reader, gains) or None, **settings)
             # trec_eval's `all` line is computed here from the per-query values, so no summary statement
-            res = evaluation.evaluate(spec, run_table, qrels_table, con=con, summary=False)
+            res = scoring.evaluate(spec, run_table, qrels_table, con=con, summary=False)
             rows = res.per_query.to_dicts()
             for metric, column in zip(metrics, res.settings["metrics"]):
                 values[gains, metric] = {r["query_id"]: r[column] for r in rows}

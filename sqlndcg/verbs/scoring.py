@@ -1,4 +1,8 @@
-"""The flow: inputs -> spec -> checked sources -> rendered SQL -> executed by an engine -> results.
+"""Scoring a run against judgments, the machinery every verb that computes metrics shares (evaluate and to_sql in
+:mod:`.evaluate`, compare, explain, trec_eval): :func:`prepare` reads, checks and plans the inputs, :func:`execute`
+runs the per-query statement and the summary, :func:`sql_only` renders the statement without reading rows.
+
+The flow: inputs -> spec -> checked sources -> rendered SQL -> executed by an engine -> results.
 
 Which engine runs it (DuckDB, PostgreSQL, Spark, ...) is decided by the connection (:mod:`sqlndcg.run.engines`); the
 SQL is rendered for that engine's dialect from the same templates, checks and summary included. Every step runs in
