@@ -690,9 +690,11 @@ def _gain_map(con, gains: tuple[tuple[int, float], ...]):
 
 def compute(options: Options, con=None) -> Output:
     """The run id, the per-query lines (with ``options.per_query``: formatting them is a good part of a large run's
-    time) and the ``all`` lines as (measure, query, value text), and the judged queries the run lacks. The measures are computed in ``con`` (DuckDB, SQLite or PostgreSQL), or in the database
-    ``options.database`` names (an in-memory DuckDB without one); the files are read by DuckDB: by ``con`` itself
-    when it is DuckDB, else by an in-memory DuckDB, whose rows are then loaded into temporary tables of ``con``."""
+    time) and the ``all`` lines as (measure, query, value text), and the judged queries the run lacks. The measures
+    are computed in ``con`` (DuckDB, SQLite or PostgreSQL), or in the database ``options.database`` names (an
+    in-memory DuckDB without one), in one :class:`~sqlndcg.run.session.Session` as every verb's; the files are read
+    by DuckDB: by ``con`` itself when it is DuckDB, else by an in-memory DuckDB, whose rows are then loaded into
+    temporary tables of the session."""
     from . import scoring
     from ..core.spec import make_spec
     from ..run.connect import open_database
@@ -715,62 +717,64 @@ def compute(options: Options, con=None) -> Output:
     own = con is None
     if own:  # DuckDB's progress bar on long work only when stdout and stderr are terminals (open_database decides)
         con = open_database(options.database)
-    reader = con if isinstance(con, duckdb.DuckDBPyConnection) else None
+    reader = con if isinstance(con, duckdb.DuckDBPyConnection) else None  # the DuckDB connection reading the files
     scratch: list[str] = []
-    ses = None  # another engine than DuckDB: the session that holds the files' rows there
     try:
-        if reader is None:
-            ses = Session(con)
-            reader = open_database(None)
-        runid, warnings = read(reader, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch),
-                               options.database, options.complete)
-        judged, answered = (
-            [q for (q,) in reader.execute(templates.trec_eval_queries(view)).fetchall()]
-            for view in ("te_qrels", "te_run_file"))
-        if not options.complete and not set(judged) & set(answered):
-            raise NoCommonQuery.of(judged, answered)
-        if ses is not None:
-            _load(ses, reader)
-        run_table, qrels_table = (TABLES[kind][1 if ses is not None else 0] for kind in ("run", "qrels"))
-        settings = dict(preset=VERSIONS[major], queries="judged" if options.complete else "both",
-                        threshold=float(options.level), depth=options.depth, judged_only=options.judged_only,
-                        query_id="query_id", doc_id="doc_id", score="score", rank=None, rel="rel")
-        # one evaluation per gain map: (gains, metric) -> {query: value}
-        groups: dict[tuple, list[str]] = {}
-        for line in lines:
-            for metric in ((line.metric,) if line.metric else line.levels) + ((line.summed,) if line.summed else ()):
-                groups.setdefault(line.gains, []).append(metric)
-        if emptiable:  # which lists -J empties, and R, for their nan (_emptied)
-            groups.setdefault((), []).extend(["num_ret", "num_rel"])
-        values: dict[tuple, dict[str, float]] = {}
-        for gains, metrics in groups.items():
-            metrics = list(dict.fromkeys(metrics))
-            spec = make_spec(metrics, gain=_gain_map(reader, gains) or None, **settings)
-            # trec_eval's `all` line is computed here from the per-query values, so no summary statement
-            res = scoring.evaluate(spec, run_table, qrels_table, con=con, summary=False)
-            rows = res.per_query.to_dicts()
-            for metric, column in zip(metrics, res.settings["metrics"]):
-                values[gains, metric] = {r["query_id"]: r[column] for r in rows}
-        relstrings = {}
-        for line in lines:
-            if line.family == "relstring":  # a string made from the files' labels, not a measure: read by DuckDB
-                sql = templates.trec_eval_relstring("te_run", "te_qrels", line.gains[0][0],
-                                  options.depth, options.judged_only)
-                relstrings = dict(reader.execute(sql).fetchall())
+        # One session for the call, as every verb has: every measure is computed in it; on another engine than
+        # DuckDB it also holds the files' rows, loaded into it, and its close drops them and ends its savepoint or
+        # transaction on con (PostgreSQL).
+        with Session(con) as ses:
+            if reader is None:
+                reader = open_database(None)
+            runid, warnings = read(reader, _stdin_file(options.qrels, scratch), _stdin_file(options.run, scratch),
+                                   options.database, options.complete)
+            judged, answered = (
+                [q for (q,) in reader.execute(templates.trec_eval_queries(view)).fetchall()]
+                for view in ("te_qrels", "te_run_file"))
+            if not options.complete and not set(judged) & set(answered):
+                raise NoCommonQuery.of(judged, answered)
+            loaded = reader is not con
+            if loaded:
+                _load(ses, reader)
+            run_table, qrels_table = (TABLES[kind][1 if loaded else 0] for kind in ("run", "qrels"))
+            settings = dict(preset=VERSIONS[major], queries="judged" if options.complete else "both",
+                            threshold=float(options.level), depth=options.depth, judged_only=options.judged_only,
+                            query_id="query_id", doc_id="doc_id", score="score", rank=None, rel="rel")
+            # one evaluation per gain map: (gains, metric) -> {query: value}
+            groups: dict[tuple, list[str]] = {}
+            for line in lines:
+                for metric in ((line.metric,) if line.metric else line.levels) + ((line.summed,) if line.summed
+                                                                                  else ()):
+                    groups.setdefault(line.gains, []).append(metric)
+            if emptiable:  # which lists -J empties, and R, for their nan (_emptied)
+                groups.setdefault((), []).extend(["num_ret", "num_rel"])
+            values: dict[tuple, dict[str, float]] = {}
+            for gains, metrics in groups.items():
+                metrics = list(dict.fromkeys(metrics))
+                spec = make_spec(metrics, gain=_gain_map(reader, gains) or None, **settings)
+                # trec_eval's `all` line is computed here from the per-query values, so no summary statement
+                res = scoring.execute(ses, scoring.prepare(ses, spec, run_table, qrels_table), summary=False)
+                rows = res.per_query.to_dicts()
+                for metric, column in zip(metrics, res.settings["metrics"]):
+                    values[gains, metric] = {r["query_id"]: r[column] for r in rows}
+            relstrings = {}
+            for line in lines:
+                if line.family == "relstring":  # a string made from the files' labels, not a measure: read by DuckDB
+                    sql = templates.trec_eval_relstring("te_run", "te_qrels", line.gains[0][0],
+                                                        options.depth, options.judged_only)
+                    relstrings = dict(reader.execute(sql).fetchall())
     finally:
         for name in scratch:
             os.unlink(name)
         try:
-            if ses is not None:  # drops the loaded tables, ends its savepoint or transaction on con (PostgreSQL)
-                ses.close(failed=sys.exc_info()[1] is not None)
-        finally:
             if reader is not None and reader is not con:
                 reader.close()
+        finally:
             if own:
                 con.close()
             elif reader is con:  # the caller's DuckDB connection: what read() made there goes
                 con.execute(templates.trec_eval_forget(["te_run", "te_run_file", "te_qrels"],
-                                        list(LINES.values())))
+                                                       list(LINES.values())))
 
     # trec_eval goes through the judged queries in strcmp order (get_qrels.c); a run query without judgments is
     # never evaluated, a judged one without results is evaluated (on one unjudged document) with -c and skipped
