@@ -20,7 +20,7 @@ the process, DuckDB's included: on a busy machine the steadier figure) and the p
 memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``, which includes the interpreter, imports and the data).
 ``digest``: a CRC-32 of every row's (randomization p, bootstrap interval, t p) for compare, of the page's length for
 the report; equal digests across versions, or with ``--no-numpy``, mean the same numbers to the bit.
-``--no-numpy`` hides NumPy from sqlndcg.paired only (pandas still needs it), to time the pure-Python reference.
+``--no-numpy`` hides NumPy from sqlndcg.stats.paired only (pandas still needs it), to time the pure-Python reference.
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--steps", default=",".join(STEPS), help="comma-separated: " + ", ".join(STEPS))
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--no-numpy", action="store_true", help="sqlndcg.paired without NumPy (the reference)")
+    parser.add_argument("--no-numpy", action="store_true", help="sqlndcg.stats.paired without NumPy (the reference)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile the call, print the top N")
     parser.add_argument("--what-if-bars", action="store_true",
                         help="draw plot_differences' bars as one PolyCollection (a proposed plots.py change)")

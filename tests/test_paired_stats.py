@@ -1,4 +1,4 @@
-"""sqlndcg.paired against SciPy / statsmodels and brute force."""
+"""sqlndcg.stats.paired against SciPy / statsmodels and brute force."""
 
 from __future__ import annotations
 

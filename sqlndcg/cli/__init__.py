@@ -264,7 +264,7 @@ def _trec_eval(args) -> int:
 
 def _evaluate_or_sql(args) -> None:
     from ..run.connect import open_database
-    from ..verbs import evaluate as api
+    from ..verbs.evaluate import evaluate, to_sql
 
     # `sql` without a database takes table names on trust (no connection); evaluate always runs in one.
     con = None
@@ -273,11 +273,10 @@ def _evaluate_or_sql(args) -> None:
     try:
         settings = _settings(args)
         if args.command == "sql":
-            print(api.to_sql(args.run, args.judgments, dialect=args.dialect, con=con, id_type=args.id_type,
-                             **settings))
+            print(to_sql(args.run, args.judgments, dialect=args.dialect, con=con, id_type=args.id_type, **settings))
             return
         taken: set = set()
-        results = [(_run_name(run, taken), api.evaluate(run, args.judgments, con=con, **settings)) for run in args.run]
+        results = [(_run_name(run, taken), evaluate(run, args.judgments, con=con, **settings)) for run in args.run]
         _emit(args, results)
     finally:
         if con is not None:

@@ -1,5 +1,5 @@
 """Command line for comparisons: ``sqlndcg compare`` and ``sqlndcg report``, mirroring :func:`sqlndcg.compare`
-and :func:`sqlndcg.report.report`.
+and :func:`sqlndcg.verbs.report.report`.
 
 ``build(name, parser)`` adds a verb's flags (the evaluation settings' flags generated from their declaration by
 :func:`.common.add_setting_flags`); ``run(args)`` runs the chosen one and returns the exit status (2 with one

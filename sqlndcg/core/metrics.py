@@ -86,7 +86,7 @@ def plain(names) -> object:
 
 
 def parse_metric(text: str | Metric) -> Metric:
-    """Parse one metric name; raise :class:`MetricError` naming what is allowed."""
+    """Parse one metric name; raise :class:`~sqlndcg.errors.MetricError` naming what is allowed."""
     return Metric.from_plain(templates.parse_metric(plain(text)))
 
 

@@ -252,7 +252,7 @@ def _bars(ax, xs, values, colors, width: float) -> None:
 
 
 def plot_differences(comparison, file=None, *, metrics=None, title: str | None = None):
-    """Per-query differences (system - baseline) of a :class:`~sqlndcg.compare.Comparison`: one panel per
+    """Per-query differences (system - baseline) of a :class:`~sqlndcg.verbs.compare.Comparison`: one panel per
     (stratum, system) and metric, queries sorted by their difference as bars (green: the system wins, red: it
     loses, grey: a tie), the mean difference as a dashed line and its 95% t interval as a band."""
     s = comparison.settings

@@ -15,7 +15,7 @@ import threading
 from statistics import NormalDist
 from typing import Any, Callable, NamedTuple, Sequence, cast
 
-from . import distributions as stats
+from . import distributions
 from ..run.progress import announce
 
 # --- SplitMix64 --------------------------------------------------------------------------------------------------
@@ -114,8 +114,8 @@ def paired_t(diffs: Sequence[float]) -> PairedT:
 
     Returns ``(mean, std, t, df, p_value, ci_low, ci_high)``: ``std`` is the sample standard deviation (n - 1),
     ``p_value`` two-sided; the same numbers as ``scipy.stats.ttest_rel(a, b)`` and its ``confidence_interval()``
-    for diffs = a - b (to ~1e-12), the interval being :func:`sqlndcg.stats.mean_interval`. Degenerate cases follow
-    SciPy:
+    for diffs = a - b (to ~1e-12), the interval being :func:`sqlndcg.stats.distributions.mean_interval`.
+    Degenerate cases follow SciPy:
 
     * all differences 0 (identical systems): t and p_value are NaN, the interval is (0, 0);
     * all differences equal and nonzero: t = +-inf, p_value = 0.0, the interval is (d, d);
@@ -142,8 +142,8 @@ def paired_t(diffs: Sequence[float]) -> PairedT:
     mean = math.fsum(values) / n
     std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / df)
     t = mean / (std / math.sqrt(n))
-    low, high = stats.mean_interval(mean, std, n)
-    return PairedT(mean, std, t, df, stats.t_two_sided_p(t, df), low, high)
+    low, high = distributions.mean_interval(mean, std, n)
+    return PairedT(mean, std, t, df, distributions.t_two_sided_p(t, df), low, high)
 
 
 # --- Randomization (sign-flip permutation) test ------------------------------------------------------------------

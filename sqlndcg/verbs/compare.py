@@ -25,7 +25,7 @@ from ..core import render
 from ..run import sources
 from ..run.progress import announce
 from ..run.session import Session
-from ..stats import distributions as stats
+from ..stats import distributions
 from ..errors import InputError, SettingError
 from ..core.metrics import metric_range
 from ..present.results import FormattedSQL, Result, Table
@@ -79,7 +79,7 @@ class Comparison:
 
     @property
     def result(self) -> Result:
-        """The evaluation of every system as a :class:`~sqlndcg.results.Result` (for summaries and plots)."""
+        """The evaluation of every system as a :class:`~sqlndcg.present.results.Result` (for summaries and plots)."""
         evaluation = {k: v for k, v in self.settings.items() if k not in _COMPARE_KEYS}
         return Result(self.per_query, self.summary, evaluation, "", self.account)
 
@@ -287,7 +287,7 @@ def _t_p(mean, std, n) -> float:
     n = int(n)
     if std == 0.0:
         return 1.0 if mean == 0.0 else 0.0
-    return stats.t_two_sided_p(mean / (std / math.sqrt(n)), n - 1)
+    return distributions.t_two_sided_p(mean / (std / math.sqrt(n)), n - 1)
 
 
 def _adjust(pvalues: list[float], correction: str) -> list[float | None]:

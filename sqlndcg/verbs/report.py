@@ -114,7 +114,7 @@ def _img(fig, alt: str) -> str:
 
 def render_html(comparison: Comparison, *, curve=None, time: str | None = None, title: str | None = None) -> str:
     """The report of a comparison as one HTML document. ``curve``: an evaluation with ``ndcg@1..K`` grouped by
-    system (:func:`sqlndcg.compare.evaluate_systems`), plotted against k; ``time``: a group column of the
+    system (:func:`sqlndcg.verbs.compare.evaluate_systems`), plotted against k; ``time``: a group column of the
     comparison to plot the metrics over (default: the first group_by column, if any)."""
     s = comparison.settings
     system, strata = s["system"], list(s["strata"])
