@@ -9,6 +9,7 @@ odd names are made here with sqlglot's quoting (or the engine's own API), indepe
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 
 import pandas as pd
@@ -202,6 +203,26 @@ DIALECTS = ["duckdb", "sqlite", "postgres", "redshift", "snowflake", "bigquery",
             "mysql", "clickhouse", "trino", "presto", "athena", "hive", "datafusion"]
 
 
+#: sqlglot before 30.29 cannot read BigQuery's backslash escapes in a quoted identifier (it keeps `a\\\\b` as
+#: a\\\\b and fails on `a\\``b`), while BigQuery reads them as in its string literals ("Quoted identifiers" in its
+#: lexical reference), as sqlglot does from 30.29. fakesnow (test extra) pins an older sqlglot, so there the tests
+#: read BigQuery's backquoted names with a reader written from that reference.
+_OLD_SQLGLOT_BIGQUERY = tuple(int(x) for x in sqlglot.__version__.split(".")[:2]) < (30, 29)
+_BIGQUERY_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_BACKQUOTED = re.compile(r"`((?:[^`\\]|\\.)*)`", re.S)
+
+
+def bigquery_names(sql: str) -> set[str]:
+    """Every backquoted name in BigQuery SQL, its escapes read as BigQuery reads them."""
+    def decode(text: str) -> str:
+        return re.sub(r"\\(.)", lambda m: _BIGQUERY_ESCAPES.get(m.group(1), m.group(1)), text, flags=re.S)
+    return {decode(found) for found in _BACKQUOTED.findall(sql)}
+
+
+def test_the_bigquery_reader_reads_its_escapes():
+    assert bigquery_names("SELECT `a\\\\b`, `a\\`b`, `x\\ny` FROM `t`") == {"a\\b", "a`b", "x\ny", "t"}
+
+
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_odd_names_round_trip_through_to_sql_in_every_dialect(dialect):
     """The SQL names exactly the tables and columns given: parsed back in the dialect, every identifier is one
@@ -211,9 +232,19 @@ def test_odd_names_round_trip_through_to_sql_in_every_dialect(dialect):
     reader = render.sqlglot_dialect(dialect)
     for odd in ODD.values():
         names = odd_names(odd)
-        sql = sqlndcg.to_sql(names["run"], names["judgments"], METRICS, dialect=dialect, group_by=names["system"],
-                             query_id=names["query_id"], doc_id=names["doc_id"], score=names["score"],
-                             rel=names["rel"])
+        write = dict(dialect=dialect, group_by=names["system"], query_id=names["query_id"],
+                     doc_id=names["doc_id"], score=names["score"], rel=names["rel"])
+        if dialect == "bigquery" and _OLD_SQLGLOT_BIGQUERY and "`" in odd:
+            # that sqlglot cannot tokenize the escaped backquote it would have to format: refused, never mangled
+            with pytest.raises(sqlndcg.SettingError, match="cannot be written in dialect 'bigquery'"):
+                sqlndcg.to_sql(names["run"], names["judgments"], METRICS, **write)
+            continue
+        sql = sqlndcg.to_sql(names["run"], names["judgments"], METRICS, **write)
+        if dialect == "bigquery" and _OLD_SQLGLOT_BIGQUERY:
+            quoted = bigquery_names(sql)
+            assert {n for n in quoted if odd in n} == set(names.values()), (dialect, repr(odd))
+            assert f"FROM `{render.quote(names['run'], dialect)[1:-1]}`" in sql
+            continue
         tree = sqlglot.parse_one(sql, read=reader)
         quoted = {i.this for i in tree.find_all(exp.Identifier) if i.quoted}
         odd_ones = {n for n in quoted if odd in n}
@@ -229,6 +260,9 @@ def test_the_quote_macro_writes_what_the_dialect_reads_back(dialect):
     for name in ["a\\b", "a\\", "\\", 'a\\"b', "a`b", "\\`", 'a"b', "a]b", "a'b", "a\nb", "a\rb", "a\tb", "é€😀",
                  'x"; DROP TABLE t; --', "a\\nb"]:
         quoted = render.quote(name, dialect)
+        if dialect == "bigquery" and _OLD_SQLGLOT_BIGQUERY:
+            assert bigquery_names(f"SELECT {quoted} FROM t") == {name}, (dialect, name, quoted)
+            continue
         tree = sqlglot.parse_one(f"SELECT {quoted} FROM t", read=render.sqlglot_dialect(dialect))
         assert tree.find(exp.Identifier).this == name, (dialect, name, quoted)
 
