@@ -18,7 +18,7 @@ import copy
 import hashlib
 import re
 from collections import Counter, OrderedDict
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import cast
 
@@ -47,31 +47,55 @@ def _root() -> Path:
     """The templates' folder: SQL_DIR when it was set (a test pointing at a copy with one more file), else found."""
     return globals().get("SQL_DIR") or _sql_dir()
 
-#: sqlglot dialect -> the dbt adapter whose macros render for it, and the adapters it inherits from (as dbt's
-#: dispatch searches redshift__ then postgres__, databricks__ then spark__, before default__).
-ADAPTERS: dict[str, tuple[str, ...]] = {
-    "duckdb": ("duckdb",),
-    "postgres": ("postgres",),
-    "redshift": ("redshift", "postgres"),
-    "snowflake": ("snowflake",),
-    "bigquery": ("bigquery",),
-    "spark": ("spark",),
-    "spark2": ("spark",),
-    "databricks": ("databricks", "spark"),
-    "hive": ("spark",),
-    "tsql": ("sqlserver",),
-    "fabric": ("fabric", "sqlserver"),
-    "mysql": ("mysql",),
-    "clickhouse": ("clickhouse",),
-    "sqlite": ("sqlite",),
-    "trino": ("trino",),
-    "presto": ("trino",),
-    "athena": ("athena", "trino"),
-    "datafusion": ("datafusion",),  # no sqlglot dialect: rendered text runs as it is
-}
+#: The opening of a dialect file's facts macro, ``<adapter>__dialect_facts()`` (see :func:`dialect_facts`).
+_FACTS = re.compile(r"{%-?\s*macro\s+([a-z0-9_]+?)__dialect_facts\s*\(")
 
-#: Engines sqlglot has no dialect for, and the dialect whose rules (quoting, formatting) are closest.
-_NEAREST = {"datafusion": "postgres"}
+
+def dialect_facts() -> dict[str, dict]:
+    """adapter -> what its file (``sql/macros/dialects/<adapter>.sql``) says of it in ``<adapter>__dialect_facts()``:
+    ``dialects``, the names ``dialect=`` takes that render with it (sqlglot's, or the engine's own where sqlglot
+    has none); ``inherits``, the adapter whose rules apply where its own say nothing (dbt's adapter parents:
+    redshift -> postgres), or None; ``nearest``, the sqlglot dialect that reads and formats its SQL when sqlglot
+    has none of its name, or None. Read once per templates folder."""
+    return _facts_in(_root())
+
+
+@lru_cache(maxsize=None)
+def _facts_in(root: Path) -> dict[str, dict]:
+    facts: dict[str, dict] = {}
+    for path in sorted((root / "macros" / "dialects").glob("*.sql")):
+        text = path.read_text(encoding="utf-8")
+        declared = _FACTS.findall(text)
+        if declared:  # a facts macro uses nothing but return(): bound to that alone, rendered once
+            macros = _macros_of(_compile(text), {"return": _return})
+            for adapter in declared:
+                facts[adapter] = {"dialects": [], "inherits": None, "nearest": None,
+                                  **_unwrap(macros[f"{adapter}__dialect_facts"])()}
+    return facts
+
+
+def adapters() -> dict[str, tuple[str, ...]]:
+    """dialect name -> the adapter whose macros render it, then the adapters it inherits from (dbt's dispatch
+    searches redshift__ then postgres__, databricks__ then spark__, before default__), from the dialect files."""
+    return _adapters_in(_root())
+
+
+@lru_cache(maxsize=None)
+def _adapters_in(root: Path) -> dict[str, tuple[str, ...]]:
+    facts = _facts_in(root)
+
+    def chain(adapter: str) -> tuple[str, ...]:
+        parent = facts[adapter]["inherits"]
+        return (adapter, *chain(parent)) if parent else (adapter,)
+
+    return {name: chain(adapter) for adapter, said in facts.items() for name in said["dialects"]}
+
+
+def _nearest(dialect: str) -> str:
+    """The sqlglot dialect for ``dialect``: its own name, or the nearest its file names (DataFusion: postgres)."""
+    chain = adapters().get(dialect)
+    return (dialect_facts()[chain[0]]["nearest"] or dialect) if chain else dialect
+
 
 #: Messages raised by the templates start with one of these; each maps to the exception a Python caller catches.
 _ERROR_PREFIXES = {
@@ -211,8 +235,13 @@ class _Adapter:
 
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
-        self.chain = ADAPTERS.get(dialect, (dialect,))
         self.namespace: _Namespace | None = None
+
+    @cached_property
+    def chain(self) -> tuple[str, ...]:
+        """The adapters dispatch tries before default__, read from the dialect files on the first dispatch (a
+        declaration such as the settings' dispatches nothing, so --help compiles no dialect file)."""
+        return adapters().get(self.dialect, (self.dialect,))
 
     def type(self) -> str:
         return self.chain[0]
@@ -235,7 +264,7 @@ def _quote_chars(dialect: str) -> tuple[str, str]:
     """The identifier quotes of a dialect: ('"', '"'), ('`', '`'), ('[', ']')."""
     from sqlglot.dialects.dialect import Dialect
 
-    first = Dialect.get_or_raise(_NEAREST.get(dialect, dialect)).tokenizer_class.IDENTIFIERS[0]
+    first = Dialect.get_or_raise(_nearest(dialect)).tokenizer_class.IDENTIFIERS[0]
     return (first, first) if isinstance(first, str) else cast("tuple[str, str]", tuple(first))
 
 
@@ -417,14 +446,14 @@ def string_literal(value: str) -> str:
 
 def sqlglot_dialect(dialect: str) -> str:
     """The sqlglot dialect that reads and formats ``dialect``'s SQL (the nearest one for engines sqlglot lacks)."""
-    return _NEAREST.get(dialect, dialect)
+    return _nearest(dialect)
 
 
 def known_dialect(dialect: str) -> str:
     from sqlglot.dialects.dialect import Dialect, Dialects
 
     try:
-        Dialect.get_or_raise(_NEAREST.get(dialect, dialect))
+        Dialect.get_or_raise(_nearest(dialect))
     except ValueError:
         known = ", ".join(sorted(d.value for d in Dialects if d.value))
         raise SettingError(f"dialect={dialect!r} is not known; choose one of {known}") from None
@@ -439,7 +468,7 @@ def pretty(sql: str, dialect: str = "duckdb") -> str:
     import sqlglot.errors
 
     known_dialect(dialect)
-    dialect = _NEAREST.get(dialect, dialect)
+    dialect = _nearest(dialect)
     try:
         return sqlglot.transpile(
             sql, read=dialect, write=dialect, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE
