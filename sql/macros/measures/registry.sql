@@ -111,10 +111,11 @@
     whatever the input's size or the thread count. -#}
 {%- macro _rank_sum(x) -%}{{ return(sqlndcg.ordered('SUM', x, '_pos')) }}{%- endmacro -%}
 {#- A measure's loop over the ranking, as trec_eval's m_*.c writes it, where the running values are doubles (DCG so
-    far, p^i as a running product, ...) and only that loop's order of additions gives trec_eval's bits. DuckDB only
-    (its list_reduce and lambdas; the measure's default__ variant is the portable SQL): the list's rows in rank
-    order, each a struct of `fields` ([name, expression] pairs, as doubles, read as _x.name), folded from the state
-    `init` by `step` ([name, expression] pairs over _acc, the state so far, and _x); gives the final state. -#}
+    far, p^i as a running product, ...) and only that loop's order of additions gives trec_eval's bits. Where the
+    engine has rank_folds (dialect.sql; DuckDB's list_reduce and lambdas; a measure's other branch is the portable
+    SQL): the list's rows in rank order, each a struct of `fields` ([name, expression] pairs, as doubles, read as
+    _x.name), folded from the state `init` by `step` ([name, expression] pairs over _acc, the state so far, and _x);
+    gives the final state. -#}
 {%- macro _rank_reduce(fields, step, init) -%}
 {{ return('list_reduce(list(' ~ sqlndcg._struct(fields) ~ ' ORDER BY _pos), lambda _acc, _x: ' ~ sqlndcg._struct(step) ~ ', '
           ~ sqlndcg._struct(init) ~ ')') }}
