@@ -56,7 +56,9 @@ def dialect_facts() -> dict[str, dict]:
     ``dialects``, the names ``dialect=`` takes that render with it (sqlglot's, or the engine's own where sqlglot
     has none); ``inherits``, the adapter whose rules apply where its own say nothing (dbt's adapter parents:
     redshift -> postgres), or None; ``nearest``, the sqlglot dialect that reads and formats its SQL when sqlglot
-    has none of its name, or None. Read once per templates folder."""
+    has none of its name, or None. One file (transpiled.sql) serves every dialect no file names: its
+    ``transpiles_from`` names the sqlglot dialect its text is read in, ``identify`` whether every identifier is
+    quoted when sqlglot writes it. Read once per templates folder."""
     return _facts_in(_root())
 
 
@@ -69,8 +71,8 @@ def _facts_in(root: Path) -> dict[str, dict]:
         if declared:  # a facts macro uses nothing but return(): bound to that alone, rendered once
             macros = _macros_of(_compile(text), {"return": _return})
             for adapter in declared:
-                facts[adapter] = {"dialects": [], "inherits": None, "nearest": None,
-                                  **_unwrap(macros[f"{adapter}__dialect_facts"])()}
+                facts[adapter] = {"dialects": [], "inherits": None, "nearest": None, "transpiles_from": None,
+                                  "identify": False, **_unwrap(macros[f"{adapter}__dialect_facts"])()}
     return facts
 
 
@@ -91,10 +93,31 @@ def _adapters_in(root: Path) -> dict[str, tuple[str, ...]]:
     return {name: chain(adapter) for adapter, said in facts.items() for name in said["dialects"]}
 
 
+@lru_cache(maxsize=None)
+def _transpiling_in(root: Path) -> tuple[str, dict]:
+    """The adapter that renders every dialect no file names, and its facts."""
+    found = [(adapter, said) for adapter, said in _facts_in(root).items() if said["transpiles_from"]]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} dialect files in {root} declare transpiles_from; one must")
+    return found[0]
+
+
 def _nearest(dialect: str) -> str:
-    """The sqlglot dialect for ``dialect``: its own name, or the nearest its file names (DataFusion: postgres)."""
-    chain = adapters().get(dialect)
-    return (dialect_facts()[chain[0]]["nearest"] or dialect) if chain else dialect
+    """The sqlglot dialect ``dialect``'s rendered text is in: its own name, the nearest its file names (DataFusion:
+    postgres), or, for a dialect no file names, the one its text is transpiled from (DuckDB)."""
+    said = dialect_facts()[_chain(dialect)[0]]
+    return said["transpiles_from"] or said["nearest"] or dialect
+
+
+def transpiled(dialect: str) -> bool:
+    """Whether no dialect file names ``dialect``: its statements are rendered by sql/macros/dialects/transpiled.sql
+    (the portable forms, DuckDB's SQL) and sqlglot translates them from DuckDB's dialect to ``dialect``
+    (:func:`pretty`, :func:`executable`)."""
+    return dialect not in adapters()
+
+
+def _chain(dialect: str) -> tuple[str, ...]:
+    return adapters().get(dialect) or (_transpiling_in(_root())[0],)
 
 
 #: Messages raised by the templates start with one of these; each maps to the exception a Python caller catches.
@@ -241,7 +264,7 @@ class _Adapter:
     def chain(self) -> tuple[str, ...]:
         """The adapters dispatch tries before default__, read from the dialect files on the first dispatch (a
         declaration such as the settings' dispatches nothing, so --help compiles no dialect file)."""
-        return adapters().get(self.dialect, (self.dialect,))
+        return _chain(self.dialect)
 
     def type(self) -> str:
         return self.chain[0]
@@ -264,7 +287,7 @@ def _quote_chars(dialect: str) -> tuple[str, str]:
     """The identifier quotes of a dialect: ('"', '"'), ('`', '`'), ('[', ']')."""
     from sqlglot.dialects.dialect import Dialect
 
-    first = Dialect.get_or_raise(_nearest(dialect)).tokenizer_class.IDENTIFIERS[0]
+    first = Dialect.get_or_raise(_nearest(dialect)).tokenizer_class.IDENTIFIERS[0]  # transpiled: as read
     return (first, first) if isinstance(first, str) else cast("tuple[str, str]", tuple(first))
 
 
@@ -445,33 +468,54 @@ def string_literal(value: str) -> str:
 
 
 def sqlglot_dialect(dialect: str) -> str:
-    """The sqlglot dialect that reads and formats ``dialect``'s SQL (the nearest one for engines sqlglot lacks)."""
-    return _nearest(dialect)
+    """The sqlglot dialect that reads and formats ``dialect``'s SQL (the nearest one for engines sqlglot lacks):
+    the SQL :func:`pretty` gives, which for a transpiled dialect is written in that dialect."""
+    return dialect if transpiled(dialect) else _nearest(dialect)
 
 
 def known_dialect(dialect: str) -> str:
     from sqlglot.dialects.dialect import Dialect, Dialects
 
     try:
-        Dialect.get_or_raise(_nearest(dialect))
+        Dialect.get_or_raise(sqlglot_dialect(dialect))
     except ValueError:
         known = ", ".join(sorted(d.value for d in Dialects if d.value))
         raise SettingError(f"dialect={dialect!r} is not known; choose one of {known}") from None
     return dialect
 
 
+#: The first line of SQL that sqlglot translated (a dialect no dialect file names, so no engine in the tests runs it).
+TRANSPILED_HEADER = ("-- sqlndcg: transpiled by sqlglot from the portable DuckDB SQL to {dialect}, which has no "
+                     "dialect file of its own (sql/macros/dialects/) and is not run in sqlndcg's tests")
+
+
 def pretty(sql: str, dialect: str = "duckdb") -> str:
     """Format SQL rendered for ``dialect``: sqlglot reads it in that dialect and writes it back for people,
     normalizing what the portable text leaves to each engine (types, NULL ordering); anything sqlglot cannot
-    express in that dialect raises instead of emitting something else."""
+    express in that dialect raises instead of emitting something else. A dialect no dialect file names was
+    rendered in the portable DuckDB form: sqlglot reads it as DuckDB and writes it in ``dialect``, under a first
+    line saying so (:data:`TRANSPILED_HEADER`)."""
+    known_dialect(dialect)
+    if transpiled(dialect):
+        return TRANSPILED_HEADER.format(dialect=dialect) + "\n" + _transpile(sql, dialect, pretty=True)
+    return _transpile(sql, dialect, pretty=True)
+
+
+def executable(sql: str, dialect: str) -> str:
+    """SQL rendered for ``dialect`` as its engine runs it: as it is, or, for a dialect no dialect file names,
+    translated by sqlglot from the portable DuckDB form it was rendered in."""
+    return _transpile(sql, dialect, pretty=False) if transpiled(dialect) else sql
+
+
+def _transpile(sql: str, dialect: str, pretty: bool) -> str:
+    """SQL rendered for ``dialect`` read in the dialect it was rendered in and written in ``dialect``'s."""
     import sqlglot
     import sqlglot.errors
 
-    known_dialect(dialect)
-    dialect = _nearest(dialect)
+    read, write = _nearest(dialect), sqlglot_dialect(dialect)
+    identify = dialect_facts()[_chain(dialect)[0]]["identify"]
     try:
-        return sqlglot.transpile(
-            sql, read=dialect, write=dialect, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE
-        )[0]
+        return sqlglot.transpile(sql, read=read, write=write, pretty=pretty, identify=identify,
+                                 unsupported_level=sqlglot.ErrorLevel.RAISE)[0]
     except sqlglot.errors.SqlglotError as exc:
-        raise SettingError(f"the SQL cannot be written in dialect {dialect!r}: {str(exc).splitlines()[0]}") from None
+        raise SettingError(f"the SQL cannot be written in dialect {write!r}: {str(exc).splitlines()[0]}") from None
