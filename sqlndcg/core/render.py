@@ -47,8 +47,8 @@ def _root() -> Path:
     """The templates' folder: SQL_DIR when it was set (a test pointing at a copy with one more file), else found."""
     return globals().get("SQL_DIR") or _sql_dir()
 
-#: The opening of a dialect file's facts macro, ``<adapter>__dialect_facts()`` (see :func:`dialect_facts`).
-_FACTS = re.compile(r"{%-?\s*macro\s+([a-z0-9_]+?)__dialect_facts\s*\(")
+#: A dialect file's facts macro, ``<adapter>__dialect_facts()`` (see :func:`dialect_facts`), whole.
+_FACTS = re.compile(r"{%-?\s*macro\s+([a-z0-9_]+?)__dialect_facts\s*\(.*?{%-?\s*endmacro\s*-?%}", re.S)
 
 
 def dialect_facts() -> dict[str, dict]:
@@ -64,16 +64,14 @@ def dialect_facts() -> dict[str, dict]:
 
 @lru_cache(maxsize=None)
 def _facts_in(root: Path) -> dict[str, dict]:
-    facts: dict[str, dict] = {}
-    for path in sorted((root / "macros" / "dialects").glob("*.sql")):
-        text = path.read_text(encoding="utf-8")
-        declared = _FACTS.findall(text)
-        if declared:  # a facts macro uses nothing but return(): bound to that alone, rendered once
-            macros = _macros_of(_compile(text), {"return": _return})
-            for adapter in declared:
-                facts[adapter] = {"dialects": [], "inherits": None, "nearest": None, "transpiles_from": None,
-                                  "identify": False, **_unwrap(macros[f"{adapter}__dialect_facts"])()}
-    return facts
+    # The facts macros alone, compiled as one template (the rest of each file is compiled when a dispatch first
+    # needs it: rendering for DuckDB compiles duckdb.sql and default.sql, not every engine's file). They use
+    # nothing but return().
+    found = [(match.group(1), match.group(0)) for path in sorted((root / "macros" / "dialects").glob("*.sql"))
+             for match in _FACTS.finditer(path.read_text(encoding="utf-8"))]
+    macros = _macros_of(_compile("\n".join(text for _, text in found)), {"return": _return})
+    return {adapter: {"dialects": [], "inherits": None, "nearest": None, "transpiles_from": None, "identify": False,
+                      **_unwrap(macros[f"{adapter}__dialect_facts"])()} for adapter, _ in found}
 
 
 def adapters() -> dict[str, tuple[str, ...]]:
