@@ -4,7 +4,10 @@
 ``sqlndcg.name(...)``. Python renders the same files with a small stand-in for the few dbt facilities they use:
 ``adapter.dispatch``/``adapter.quote``/``adapter.type``, ``return``, ``exceptions.raise_compiler_error``,
 ``modules.re`` and ``execute``. ``sql/local/`` holds the DuckDB-only helpers (file readers, session helpers) that
-dbt never sees. One renderer per target engine: dispatch picks that engine's fragments, as dbt's adapter would.
+dbt never sees. One renderer per target engine: dispatch picks that engine's fragments, as dbt's adapter would. Which
+engine a dialect name renders as, and the adapters it inherits from, are facts its file states
+(``sql/macros/dialects/<adapter>.sql``: :func:`dialect_facts`); a dialect no file names is rendered in the portable
+DuckDB form and translated by sqlglot (:func:`transpiled`).
 
 Nothing happens at import: Jinja and sqlglot are imported on the first render, and each template file is compiled
 when one of its macros is first called, once per process (a new dialect only binds the compiled macros to its
@@ -46,6 +49,7 @@ def __getattr__(name: str):
 def _root() -> Path:
     """The templates' folder: SQL_DIR when it was set (a test pointing at a copy with one more file), else found."""
     return globals().get("SQL_DIR") or _sql_dir()
+
 
 #: A dialect file's facts macro, ``<adapter>__dialect_facts()`` (see :func:`dialect_facts`), whole.
 _FACTS = re.compile(r"{%-?\s*macro\s+([a-z0-9_]+?)__dialect_facts\s*\(.*?{%-?\s*endmacro\s*-?%}", re.S)
