@@ -118,6 +118,11 @@ def transpiled(dialect: str) -> bool:
     return dialect not in adapters()
 
 
+def sqlglot_has(dialect: str) -> bool:
+    """Whether sqlglot has a dialect of that name (its file names no nearest one, as DataFusion's does)."""
+    return not dialect_facts()[_chain(dialect)[0]]["nearest"]
+
+
 def _chain(dialect: str) -> tuple[str, ...]:
     return adapters().get(dialect) or (_transpiling_in(_root())[0],)
 
