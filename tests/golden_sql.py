@@ -13,9 +13,10 @@ import sqlndcg
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
-#: Every dialect the package writes: the dbt adapters' (their dispatched fragments) and other sqlglot targets.
+#: Every dialect the package writes: those with a dialect file (sql/macros/dialects/: their own fragments) and one
+#: without (oracle: the portable DuckDB SQL transpiled by sqlglot).
 DIALECTS = ["duckdb", "postgres", "redshift", "snowflake", "bigquery", "spark", "databricks", "trino", "clickhouse",
-            "sqlite", "tsql", "mysql", "datafusion"]
+            "sqlite", "tsql", "mysql", "datafusion", "oracle"]
 
 #: scenario -> to_sql keywords (table names taken on trust: the run has a score column).
 SCENARIOS = {

@@ -100,6 +100,8 @@ def test_a_small_evaluate_renders_each_template_call_once():
     """)
     repeated = sorted({c for c in seen["calls"] if seen["calls"].count(c) > 1})
     assert repeated == [], repeated
-    # each file is compiled once, whatever the number of dialects it is rendered for
-    assert seen["after"]["compiles"] == seen["before"]["compiles"] > 0
+    # each file is compiled once, whatever the number of dialects it is rendered for; a dialect's own file
+    # (sql/macros/dialects/snowflake.sql) only when that dialect is first rendered, so DuckDB's evaluation compiles
+    # none of the other engines' files
+    assert seen["after"]["compiles"] == seen["before"]["compiles"] + 1 > 1
     assert (seen["before"]["packages"], seen["after"]["packages"]) == (1, 2)

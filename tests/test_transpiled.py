@@ -103,3 +103,70 @@ def test_sqlite_runs_the_same_sql_to_the_same_numbers(settings, seed):
     for g, w in zip(got, want):
         assert g[:2] == w[:2]
         assert g[2:] == pytest.approx(w[2:], abs=1e-12, nan_ok=False), (g[:2], metrics)
+
+
+# A dialect no dialect file names gets the portable DuckDB SQL written in it by sqlglot, under a first line saying
+# so; its text type keeps a length (sqlglot writes DuckDB's unbounded VARCHAR as Oracle's CLOB, which cannot be
+# grouped, joined or ordered, and as Teradata's TEXT, no type there), every identifier is quoted (Oracle's unquoted
+# names cannot start with `_`). (dialect, fragment in its SQL)
+TRANSPILED = [
+    ("oracle", 'CAST("doc_id" AS VARCHAR2(4000))'), ("oracle", 'AS "_q"'), ("oracle", "DOUBLE PRECISION"),
+    ("teradata", 'CAST("doc_id" AS VARCHAR(4000))'), ("doris", "CAST(`doc_id` AS VARCHAR(4000))"),
+    ("exasol", 'CAST("doc_id" AS VARCHAR(4000))'),
+]
+
+
+@pytest.mark.parametrize("dialect, fragment", TRANSPILED)
+def test_a_dialect_without_a_file_is_transpiled_from_duckdb(dialect, fragment):
+    sql = sqlndcg.to_sql("runs", "qrels", METRICS + BINARY, dialect=dialect, group_by="system")
+    assert sql.startswith(sqlndcg.core.render.TRANSPILED_HEADER.format(dialect=dialect) + "\n")
+    assert fragment in sql
+    assert "COLLATE" not in sql and "LIST_" not in sql.upper() and "CLOB" not in sql and " TEXT" not in sql
+    sqlglot.parse_one(sql, read=dialect)
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "postgres", "tsql", "datafusion"])
+def test_a_dialect_with_a_file_is_not_transpiled(dialect):
+    assert not sqlndcg.to_sql("runs", "qrels", ["ndcg@10"], dialect=dialect).startswith("--")
+
+
+def test_the_text_a_dialect_is_transpiled_from_is_duckdbs_sql():
+    """The statements rendered for a transpiled dialect, run by DuckDB as they are (a DuckDB connection told
+    dialect='oracle' runs them untranslated), give DuckDB's own numbers: the text sqlglot reads as DuckDB is."""
+    run, qrels = _data(3)
+    duck = duckdb.connect()
+    duck.execute("CREATE TABLE runs (system VARCHAR, query_id VARCHAR, doc_id VARCHAR, score DOUBLE)")
+    duck.execute("CREATE TABLE qrels (query_id VARCHAR, doc_id VARCHAR, rel INTEGER)")
+    duck.executemany("INSERT INTO runs VALUES (?, ?, ?, ?)", run)
+    duck.executemany("INSERT INTO qrels VALUES (?, ?, ?)", qrels)
+    metrics = METRICS + BINARY + ["rbp", "rbp_resid", "err@5", "G", "rndcg", "ndcg_rel"]
+    want = sqlndcg.evaluate("runs", "qrels", metrics, con=duck, group_by="system")
+    got = sqlndcg.evaluate("runs", "qrels", metrics, con=duck, group_by="system", dialect="oracle")
+    assert str(got.sql).startswith("-- sqlndcg: transpiled by sqlglot")
+    assert len(got.per_query.rows) == len(want.per_query.rows) > 0
+    for g, w in zip(got.per_query.rows, want.per_query.rows):
+        assert g[:2] == w[:2]
+        assert g[2:] == pytest.approx(w[2:], abs=1e-12), g[:2]
+
+
+def test_a_db_api_connection_of_a_transpiled_dialect_runs_the_translated_sql():
+    executed = []
+
+    class Cursor:
+        description = None
+
+        def execute(self, sql):
+            executed.append(sql)
+
+        def close(self):
+            pass
+
+    class Connection:
+        def cursor(self):
+            return Cursor()
+
+    from sqlndcg.run.engines.dbapi import DBAPIEngine
+
+    DBAPIEngine(Connection(), dialect="oracle").fetch('SELECT CAST(x AS VARCHAR) AS _q FROM "t" AS a')
+    DBAPIEngine(Connection(), dialect="postgres").fetch("SELECT 1 AS _q")
+    assert executed == ['SELECT CAST("x" AS CLOB) AS "_q" FROM "t" "a"', "SELECT 1 AS _q"]

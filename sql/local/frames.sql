@@ -5,22 +5,13 @@
   kind 'integer', 'float', 'text' or 'boolean', as the frame's Arrow schema classes them.
 -#}
 
-{#- The column type of each kind: SQLite's storage classes (booleans are integers there); elsewhere 64-bit
-    integers and doubles. -#}
+{#- The column type of each kind: 64-bit integers and doubles (local/dialects/default.sql); SQLite's storage
+    classes, booleans being integers there (local/dialects/sqlite.sql). -#}
 {%- macro sqlndcg_frame_type(kind) -%}{{ return(adapter.dispatch('sqlndcg_frame_type', 'sqlndcg')(kind)) }}{%- endmacro -%}
-{%- macro default__sqlndcg_frame_type(kind) -%}
-{{ return({'integer': sqlndcg.integer_type(), 'float': sqlndcg.double(), 'text': 'TEXT', 'boolean': 'BOOLEAN'}[kind]) }}
-{%- endmacro -%}
-{%- macro sqlite__sqlndcg_frame_type(kind) -%}
-{{ return({'integer': 'INTEGER', 'float': 'REAL', 'text': 'TEXT', 'boolean': 'INTEGER'}[kind]) }}
-{%- endmacro -%}
 
-{#- The temporary table, qualified by the temporary schema where the engine has one, so that loading and dropping
-    never touch a permanent table of the same name. -#}
+{#- The temporary table, qualified by the temporary schema where the engine has one (local/dialects/), so that
+    loading and dropping never touch a permanent table of the same name. -#}
 {%- macro sqlndcg_frame_table(name) -%}{{ return(adapter.dispatch('sqlndcg_frame_table', 'sqlndcg')(name)) }}{%- endmacro -%}
-{%- macro default__sqlndcg_frame_table(name) -%}{{ return(sqlndcg._quote(name)) }}{%- endmacro -%}
-{%- macro sqlite__sqlndcg_frame_table(name) -%}{{ return('temp.' ~ sqlndcg._quote(name)) }}{%- endmacro -%}
-{%- macro postgres__sqlndcg_frame_table(name) -%}{{ return('pg_temp.' ~ sqlndcg._quote(name)) }}{%- endmacro -%}
 
 {%- macro sqlndcg_frame_columns(columns) -%}
 {%- for c in columns %}{{ sqlndcg._quote(c) }}{% if not loop.last %}, {% endif %}{% endfor -%}

@@ -212,13 +212,7 @@ LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- A number column that reads as text (plan.sql refuses it by its type): its first rows whose value is not a number,
-    with how many there are, so the message shows what made the column text. -#}
-{%- macro try_double(expression) -%}{{ return(adapter.dispatch('try_double', 'sqlndcg')(expression)) }}{%- endmacro -%}
-{%- macro default__try_double(expression) -%}{{ return('TRY_CAST(' ~ expression ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
-{%- macro postgres__try_double(expression) -%}
-{{ return("CASE WHEN " ~ expression ~ " ~ '^\\s*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?\\s*$' OR lower(trim(" ~ expression ~ ")) IN ('nan', 'inf', '-inf', 'infinity', '-infinity', '+inf', '+infinity') THEN 1.0 END") }}
-{%- endmacro -%}
-
+    with how many there are, so the message shows what made the column text (try_double, dialect.sql). -#}
 {%- macro _not_numbers(relation, column, columns, limit) -%}
 SELECT {{ columns | join(', ') }}, COUNT(*) OVER () AS bad_rows
 FROM {{ relation }} AS input_rows

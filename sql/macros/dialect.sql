@@ -1,8 +1,11 @@
 {#-
-  The few SQL fragments that differ between engines, one macro each, dispatched like dbt-utils:
-  adapter.dispatch('name', 'sqlndcg') picks `<adapter>__name` (then the adapter's parents: redshift -> postgres,
-  databricks -> spark) and falls back to `default__name`. The defaults are DuckDB's SQL, which most engines share.
-  Python renders these same macros per target engine (sqlndcg/render.py), so `to_sql(dialect=...)` and dbt agree.
+  The dialect rules: the few SQL fragments (and capabilities) that differ between engines, one dispatcher each,
+  named and explained here, dispatched like dbt-utils: adapter.dispatch('name', 'sqlndcg') picks `<adapter>__name`
+  (then the adapter's parents: redshift -> postgres, databricks -> spark) and falls back to `default__name`.
+  Each rule's portable form is in dialects/default.sql (DuckDB's SQL, which most engines share); each engine's
+  differences are in its own file, dialects/<adapter>.sql, which also declares the engine's facts
+  (<adapter>__dialect_facts: the dialect names it renders, the adapter it inherits from). Python renders these same
+  macros per target engine (sqlndcg/core/render.py), so `to_sql(dialect=...)` and dbt agree.
 -#}
 
 {#- adapter.dispatch for a name computed at render time (a measure's macros: 'value_' ~ kind). dbt's static
@@ -14,68 +17,30 @@
 
 {#- The double-precision float type (DuckDB's FLOAT is 32-bit; Postgres has no DOUBLE). -#}
 {%- macro double() -%}{{ return(adapter.dispatch('double', 'sqlndcg')()) }}{%- endmacro -%}
-{%- macro default__double() -%}{{ return('DOUBLE') }}{%- endmacro -%}
-{%- macro postgres__double() -%}{{ return('DOUBLE PRECISION') }}{%- endmacro -%}
-{%- macro bigquery__double() -%}{{ return('FLOAT64') }}{%- endmacro -%}
-{%- macro sqlserver__double() -%}{{ return('FLOAT') }}{%- endmacro -%}
-{%- macro clickhouse__double() -%}{{ return('Nullable(Float64)') }}{%- endmacro -%}
 
 {#- A 64-bit integer type for counts (sums of counts are 128-bit in DuckDB; MySQL casts to SIGNED only). -#}
 {%- macro integer_type() -%}{{ return(adapter.dispatch('integer_type', 'sqlndcg')()) }}{%- endmacro -%}
-{%- macro default__integer_type() -%}{{ return('BIGINT') }}{%- endmacro -%}
-{%- macro mysql__integer_type() -%}{{ return('SIGNED') }}{%- endmacro -%}
-{%- macro bigquery__integer_type() -%}{{ return('INT64') }}{%- endmacro -%}
 
 {#- A text type that holds any id whole (T-SQL's bare VARCHAR is 30 characters, Redshift's 256; MySQL casts to
     CHAR only). -#}
 {%- macro text_type() -%}{{ return(adapter.dispatch('text_type', 'sqlndcg')()) }}{%- endmacro -%}
-{%- macro default__text_type() -%}{{ return('VARCHAR') }}{%- endmacro -%}
-{%- macro bigquery__text_type() -%}{{ return('STRING') }}{%- endmacro -%}
-{%- macro spark__text_type() -%}{{ return('STRING') }}{%- endmacro -%}
-{%- macro redshift__text_type() -%}{{ return('VARCHAR(65535)') }}{%- endmacro -%}
-{%- macro sqlserver__text_type() -%}{{ return('NVARCHAR(4000)') }}{%- endmacro -%}
-{%- macro mysql__text_type() -%}{{ return('CHAR') }}{%- endmacro -%}
-{%- macro clickhouse__text_type() -%}{{ return('String') }}{%- endmacro -%}
 
 {#- Text ids in byte (binary, UTF-8) order whatever the column's or database's collation: tie-breaks follow
     SEMANTICS.md on every engine. A Postgres database with ICU en-US otherwise orders `dóc, DOC, Doc, doc`
     where byte order gives `dóc, doc, Doc, DOC`. Engines whose text order is binary use the id as it is. -#}
 {%- macro byte_order(expression) -%}{{ return(adapter.dispatch('byte_order', 'sqlndcg')(expression)) }}{%- endmacro -%}
-{%- macro default__byte_order(expression) -%}{{ return(expression) }}{%- endmacro -%}
-{%- macro postgres__byte_order(expression) -%}{{ return(expression ~ ' COLLATE "C"') }}{%- endmacro -%}
-{%- macro redshift__byte_order(expression) -%}{{ return("COLLATE(" ~ expression ~ ", 'case_sensitive')") }}{%- endmacro -%}
-{%- macro snowflake__byte_order(expression) -%}{{ return("COLLATE(" ~ expression ~ ", 'utf8')") }}{%- endmacro -%}
-{%- macro bigquery__byte_order(expression) -%}{{ return('CAST(' ~ expression ~ ' AS BYTES)') }}{%- endmacro -%}
-{%- macro spark__byte_order(expression) -%}{{ return('CAST(' ~ expression ~ ' AS BINARY)') }}{%- endmacro -%}
-{%- macro mysql__byte_order(expression) -%}{{ return('CAST(' ~ expression ~ ' AS BINARY)') }}{%- endmacro -%}
-{%- macro sqlserver__byte_order(expression) -%}{{ return(expression ~ ' COLLATE Latin1_General_100_BIN2_UTF8') }}{%- endmacro -%}
 
 {#- ' NULLS FIRST' / ' NULLS LAST' where the engine has the clause; T-SQL and MySQL lack it (their NULLs sort
     lowest, which is what the templates spell out: first ascending, last descending). -#}
 {%- macro nulls(where) -%}{{ return(adapter.dispatch('nulls', 'sqlndcg')(where)) }}{%- endmacro -%}
-{%- macro default__nulls(where) -%}{{ return(' NULLS ' ~ where) }}{%- endmacro -%}
-{%- macro sqlserver__nulls(where) -%}{{ return('') }}{%- endmacro -%}
-{%- macro mysql__nulls(where) -%}{{ return('') }}{%- endmacro -%}
 
 {#- True when a double is neither NaN nor infinite. -#}
 {%- macro is_finite(expression) -%}{{ return(adapter.dispatch('is_finite', 'sqlndcg')(expression)) }}{%- endmacro -%}
-{%- macro default__is_finite(expression) -%}{{ return('isfinite(' ~ expression ~ ')') }}{%- endmacro -%}
-{%- macro postgres__is_finite(expression) -%}{{ return('(' ~ expression ~ " NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))") }}{%- endmacro -%}
-{%- macro redshift__is_finite(expression) -%}{{ return('(' ~ expression ~ ' = ' ~ expression ~ ' AND ABS(' ~ expression ~ ") < 1.7976931348623157E308)") }}{%- endmacro -%}
-{%- macro snowflake__is_finite(expression) -%}{{ return('(' ~ expression ~ " NOT IN ('NaN'::FLOAT, 'inf'::FLOAT, '-inf'::FLOAT))") }}{%- endmacro -%}
-{%- macro bigquery__is_finite(expression) -%}{{ return('NOT (IS_NAN(' ~ expression ~ ') OR IS_INF(' ~ expression ~ '))') }}{%- endmacro -%}
-{%- macro spark__is_finite(expression) -%}{{ return('(NOT isnan(' ~ expression ~ ') AND ABS(' ~ expression ~ ") < CAST('Infinity' AS DOUBLE))") }}{%- endmacro -%}
-{%- macro sqlite__is_finite(expression) -%}{{ return('(' ~ expression ~ ' = ' ~ expression ~ ' AND ABS(' ~ expression ~ ') < 1e308 * 10)') }}{%- endmacro -%}
-{%- macro clickhouse__is_finite(expression) -%}{{ return('isFinite(' ~ expression ~ ')') }}{%- endmacro -%}
-{%- macro trino__is_finite(expression) -%}{{ return('is_finite(' ~ expression ~ ')') }}{%- endmacro -%}
-{%- macro datafusion__is_finite(expression) -%}{{ return('(ABS(' ~ expression ~ ') <= 1.7976931348623157e308)') }}{%- endmacro -%}
-{#- SQL Server's and MySQL's floats hold no NaN or infinity. -#}
-{%- macro sqlserver__is_finite(expression) -%}{{ return('1 = 1') }}{%- endmacro -%}
-{%- macro mysql__is_finite(expression) -%}{{ return('1 = 1') }}{%- endmacro -%}
 
 {#- An identifier, always quoted with the engine's quote characters (via adapter.quote) and escaped by the
-    engine's own lexical rules (escape_identifier), so keywords, spaces, quotes, backslashes and unicode in names
-    are safe: a name never ends its quotes early. -#}
+    engine's own lexical rules (escape_identifier(name, q): the text between the quotes, q the closing quote
+    character), so keywords, spaces, quotes, backslashes and unicode in names are safe: a name never ends its
+    quotes early. -#}
 {%- macro _quote(name) -%}
 {%- if name is not string or name == '' -%}
   {{ exceptions.raise_compiler_error("sqlndcg setting error: a column or table name must be a non-empty string, got " ~ name) }}
@@ -83,19 +48,6 @@
 {{ return(adapter.quote(adapter.dispatch('escape_identifier', 'sqlndcg')(name, adapter.quote('x')[-1]))) }}
 {%- endmacro -%}
 
-{#- The text between an identifier's quotes. Most engines read a backslash there as itself and the closing quote
-    character doubled as one (DuckDB, SQLite, PostgreSQL, Redshift, Snowflake, Trino, DataFusion; Spark and MySQL
-    backticks; SQL Server's `]`). -#}
-{%- macro default__escape_identifier(name, q) -%}{{ return(name | replace(q, q ~ q)) }}{%- endmacro -%}
-{#- ClickHouse reads backslash escapes inside quoted identifiers (`\"` is a quote that does not close), so a
-    backslash is written `\\` and the quote `\"`. -#}
-{%- macro clickhouse__escape_identifier(name, q) -%}
-{{ return(name | replace('\\', '\\\\') | replace(q, '\\' ~ q)) }}
-{%- endmacro -%}
-{#- BigQuery's quoted identifiers take the escape sequences of its string literals, which hold no raw line break. -#}
-{%- macro bigquery__escape_identifier(name, q) -%}
-{{ return(name | replace('\\', '\\\\') | replace(q, '\\' ~ q) | replace('\n', '\\n') | replace('\r', '\\r')) }}
-{%- endmacro -%}
 
 {#- A number validated by the plan, as a double (bare float literals are DECIMAL in DuckDB and Postgres). -#}
 {%- macro _number(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
@@ -110,10 +62,6 @@
     log2(i + 2), the C library's log2): the per-query values are trec_eval's to the last bit. Elsewhere gain times
     the portable _discount (LN(2) / LN(position + 1)), which can differ from it in the last bit. -#}
 {%- macro _discounted(gain, position) -%}{{ return(adapter.dispatch('discounted', 'sqlndcg')(gain, position)) }}{%- endmacro -%}
-{%- macro default__discounted(gain, position) -%}{{ return(gain ~ ' * ' ~ sqlndcg._discount(position)) }}{%- endmacro -%}
-{%- macro duckdb__discounted(gain, position) -%}
-{{ return(gain ~ ' / ' ~ sqlndcg._log2('CAST(' ~ position ~ ' AS ' ~ sqlndcg.double() ~ ') + 1')) }}
-{%- endmacro -%}
 
 {#- 2^rel - 1 on doubles (SQL Server's POWER(2, int) is an INT and overflows). -#}
 {%- macro _exp2_minus_1(x) -%}
@@ -132,15 +80,6 @@
     whose text compares byte by byte everywhere (Spark's default, ClickHouse, DataFusion, Trino) take it as it is;
     their ordering goes through byte_order. -#}
 {%- macro binary_text(expression) -%}{{ return(adapter.dispatch('binary_text', 'sqlndcg')(expression)) }}{%- endmacro -%}
-{%- macro default__binary_text(expression) -%}{{ return(expression) }}{%- endmacro -%}
-{%- macro duckdb__binary_text(expression) -%}{{ return(expression ~ ' COLLATE "binary"') }}{%- endmacro -%}
-{%- macro sqlite__binary_text(expression) -%}{{ return(expression ~ ' COLLATE BINARY') }}{%- endmacro -%}
-{%- macro postgres__binary_text(expression) -%}{{ return(expression ~ ' COLLATE "C"') }}{%- endmacro -%}
-{%- macro redshift__binary_text(expression) -%}{{ return("COLLATE(" ~ expression ~ ", 'case_sensitive')") }}{%- endmacro -%}
-{%- macro snowflake__binary_text(expression) -%}{{ return("COLLATE(" ~ expression ~ ", 'utf8')") }}{%- endmacro -%}
-{%- macro bigquery__binary_text(expression) -%}{{ return("COLLATE(" ~ expression ~ ", '')") }}{%- endmacro -%}
-{%- macro mysql__binary_text(expression) -%}{{ return(expression ~ ' COLLATE utf8mb4_bin') }}{%- endmacro -%}
-{%- macro sqlserver__binary_text(expression) -%}{{ return(expression ~ ' COLLATE Latin1_General_100_BIN2_UTF8') }}{%- endmacro -%}
 
 {#- The document id as the tie-break compares it: in the run's own type (text ids in byte order, integer ids
     numerically, also where they are joined to text judgments as text), or as text in byte order under
@@ -174,15 +113,10 @@
     DuckDB's aggregate state does not spill and takes a few KiB per list, so for many lists (the plan's many_lists,
     sqlndcg_duckdb_many_lists in sql/local/session.sql) DuckDB ranks with the window, which sorts and spills. -#}
 {%- macro top_n(p) -%}{{ return(adapter.dispatch('top_n', 'sqlndcg')(p)) }}{%- endmacro -%}
-{%- macro default__top_n(p) -%}{{ return('cut') }}{%- endmacro -%}
-{%- macro duckdb__top_n(p) -%}{{ return('window' if p.get('many_lists') else 'aggregate') }}{%- endmacro -%}
-{%- macro spark__top_n(p) -%}{{ return('window') }}{%- endmacro -%}
 
 {#- An aggregate over rows summed in a fixed order, so the result is the same bits whatever the thread count.
     DuckDB orders the aggregate's input; elsewhere the plain aggregate is the portable choice. -#}
 {%- macro ordered(function, column, order_by) -%}{{ return(adapter.dispatch('ordered', 'sqlndcg')(function, column, order_by)) }}{%- endmacro -%}
-{%- macro default__ordered(function, column, order_by) -%}{{ return(function ~ '(' ~ column ~ ')') }}{%- endmacro -%}
-{%- macro duckdb__ordered(function, column, order_by) -%}{{ return(function ~ '(' ~ column ~ ' ORDER BY ' ~ order_by ~ ')') }}{%- endmacro -%}
 
 {#- Whether the sums over a ranked list that metrics read at a cutoff (DCG@k, AP@k, ...) are taken from the list of
     its terms aggregated in rank order (list_sum(list_slice(list(x ORDER BY _pos), 1, k))) rather than from a
@@ -192,8 +126,12 @@
     last bit and, at a value like AP = 0.36875, the printed fourth decimal. Its list aggregate and list_sum add
     one element after the other. -#}
 {%- macro list_sums() -%}{{ return(adapter.dispatch('list_sums', 'sqlndcg')()) }}{%- endmacro -%}
-{%- macro default__list_sums() -%}{{ return(false) }}{%- endmacro -%}
-{%- macro duckdb__list_sums() -%}{{ return(true) }}{%- endmacro -%}
+
+{#- Whether a measure's loop over the ranking runs as trec_eval's m_*.c writes it, folded over the list's rows in
+    rank order with running doubles (_rank_reduce: a list aggregate and a fold with lambdas), rather than as the
+    portable closed form (sums of window terms, POWER(p, i)), which can differ from it in the last bit. A measure
+    file branches on it (rndcg, ndcg_rel, rbp, g, err). -#}
+{%- macro rank_folds() -%}{{ return(adapter.dispatch('rank_folds', 'sqlndcg')()) }}{%- endmacro -%}
 
 {#- The sum of the first `k` terms (none: all) of a list made by list_sums' list aggregate, 0 for none. -#}
 {%- macro _list_prefix_sum(terms, k) -%}
@@ -204,17 +142,9 @@
     queries (sample=), so the same queries are chosen wherever the statement runs. SQLite has none built in: its
     engine registers sqlndcg_md5 (Python's hashlib) on the connection. -#}
 {%- macro md5_hex(text) -%}{{ return(adapter.dispatch('md5_hex', 'sqlndcg')(text)) }}{%- endmacro -%}
-{%- macro default__md5_hex(text) -%}{{ return('LOWER(MD5(' ~ text ~ '))') }}{%- endmacro -%}
-{%- macro bigquery__md5_hex(text) -%}{{ return('TO_HEX(MD5(' ~ text ~ '))') }}{%- endmacro -%}
-{%- macro clickhouse__md5_hex(text) -%}{{ return('lower(hex(MD5(' ~ text ~ ')))') }}{%- endmacro -%}
-{%- macro sqlserver__md5_hex(text) -%}{{ return("LOWER(CONVERT(VARCHAR(32), HASHBYTES('MD5', " ~ text ~ '), 2))') }}{%- endmacro -%}
-{%- macro trino__md5_hex(text) -%}{{ return('lower(to_hex(md5(to_utf8(' ~ text ~ '))))') }}{%- endmacro -%}
-{%- macro sqlite__md5_hex(text) -%}{{ return('sqlndcg_md5(' ~ text ~ ')') }}{%- endmacro -%}
 
 {#- Two texts joined (|| is OR in MySQL; CONCAT is missing from SQLite before 3.44). -#}
 {%- macro concat_text(a, b) -%}{{ return(adapter.dispatch('concat_text', 'sqlndcg')(a, b)) }}{%- endmacro -%}
-{%- macro default__concat_text(a, b) -%}{{ return('CONCAT(' ~ a ~ ', ' ~ b ~ ')') }}{%- endmacro -%}
-{%- macro sqlite__concat_text(a, b) -%}{{ return('(' ~ a ~ ' || ' ~ b ~ ')') }}{%- endmacro -%}
 
 {#- Which of `count` buckets a query id falls in: evaluate(partitions=n) splits one machine's work into n passes
     over disjoint sets of queries. The same id lands in the same bucket in the run and the judgments (DuckDB's
@@ -228,23 +158,35 @@
     copy of every row, which is faster and, under a memory limit, spills less (docs/speed.md). Elsewhere,
     and for inputs that cost more to read again (CSV and TREC files are parsed, views computed), the engine decides. -#}
 {%- macro reread(rereadable) -%}{{ return(adapter.dispatch('reread', 'sqlndcg')(rereadable)) }}{%- endmacro -%}
-{%- macro default__reread(rereadable) -%}{{ return('') }}{%- endmacro -%}
-{%- macro duckdb__reread(rereadable) -%}{{ return(' NOT MATERIALIZED' if rereadable else '') }}{%- endmacro -%}
 
 {#- A CTE held once, whatever the engine would choose: a sample's rows, each hashed once (per_query.sql, _input_cte);
     elsewhere the engine decides. -#}
 {%- macro held() -%}{{ return(adapter.dispatch('held', 'sqlndcg')()) }}{%- endmacro -%}
-{%- macro default__held() -%}{{ return('') }}{%- endmacro -%}
-{%- macro duckdb__held() -%}{{ return(' MATERIALIZED') }}{%- endmacro -%}
 
 
 {#- FROM-clause text for the rows of `left` (alias `l`) that no row of `right` (alias `r`) matches on `condition`:
     NOT EXISTS, which engines run as an anti-join. DuckDB's own ANTI JOIN on plain equalities runs faster than its
     rewrite of NOT EXISTS (null-safe comparisons), most of all on inputs larger than memory. -#}
 {%- macro unmatched_rows(left, l, right, r, condition) -%}{{ return(adapter.dispatch('unmatched_rows', 'sqlndcg')(left, l, right, r, condition)) }}{%- endmacro -%}
-{%- macro default__unmatched_rows(left, l, right, r, condition) -%}
-{{ return(left ~ ' AS ' ~ l ~ ' WHERE NOT EXISTS (SELECT 1 FROM ' ~ right ~ ' AS ' ~ r ~ ' WHERE ' ~ condition ~ ')') }}
-{%- endmacro -%}
-{%- macro duckdb__unmatched_rows(left, l, right, r, condition) -%}
-{{ return(left ~ ' AS ' ~ l ~ ' ANTI JOIN ' ~ right ~ ' AS ' ~ r ~ ' ON ' ~ condition) }}
-{%- endmacro -%}
+
+{#- A text value as an SQL string literal. Quotes are doubled; engines that read backslash escapes inside string
+    literals (Spark/Databricks, BigQuery, MySQL, ClickHouse) get backslashes and quotes escaped with a backslash. -#}
+{%- macro text_literal(value) -%}{{ return(adapter.dispatch('text_literal', 'sqlndcg')(value)) }}{%- endmacro -%}
+{%- macro _backslash_text_literal(value) -%}{{ return("'" ~ (value | string | replace('\\', '\\\\') | replace("'", "\\'")) ~ "'") }}{%- endmacro -%}
+
+{#- A NULL of the double type (ClickHouse's types refuse NULL unless declared Nullable). -#}
+{%- macro null_double() -%}{{ return(adapter.dispatch('null_double', 'sqlndcg')()) }}{%- endmacro -%}
+
+{#- A number column that reads as text (plan.sql refuses it by its type): the value as a double, NULL where it is not
+    a number (checks.sql shows its first rows whose value is not a number, with how many there are). -#}
+{%- macro try_double(expression) -%}{{ return(adapter.dispatch('try_double', 'sqlndcg')(expression)) }}{%- endmacro -%}
+
+{#- log2(x) for a positive double: LN(x) / LN(2), portable; DuckDB's log2 is the C library's log2, which trec_eval's
+    m_*.c call (the two can differ in the last bit). -#}
+{%- macro _log2(x) -%}{{ return(adapter.dispatch('log2', 'sqlndcg')(x)) }}{%- endmacro -%}
+
+{#- The whole-number part of a non-negative double (C's (long) cast). -#}
+{%- macro whole(x) -%}{{ return(adapter.dispatch('whole', 'sqlndcg')(x)) }}{%- endmacro -%}
+
+{#- The integer part of a label, as trec_eval reads one (C's atol: 2.7 -> 2, -1.5 -> -1). -#}
+{%- macro integer_part(x) -%}{{ return(adapter.dispatch('integer_part', 'sqlndcg')(x)) }}{%- endmacro -%}

@@ -4,7 +4,10 @@
 ``sqlndcg.name(...)``. Python renders the same files with a small stand-in for the few dbt facilities they use:
 ``adapter.dispatch``/``adapter.quote``/``adapter.type``, ``return``, ``exceptions.raise_compiler_error``,
 ``modules.re`` and ``execute``. ``sql/local/`` holds the DuckDB-only helpers (file readers, session helpers) that
-dbt never sees. One renderer per target engine: dispatch picks that engine's fragments, as dbt's adapter would.
+dbt never sees. One renderer per target engine: dispatch picks that engine's fragments, as dbt's adapter would. Which
+engine a dialect name renders as, and the adapters it inherits from, are facts its file states
+(``sql/macros/dialects/<adapter>.sql``: :func:`dialect_facts`); a dialect no file names is rendered in the portable
+DuckDB form and translated by sqlglot (:func:`transpiled`).
 
 Nothing happens at import: Jinja and sqlglot are imported on the first render, and each template file is compiled
 when one of its macros is first called, once per process (a new dialect only binds the compiled macros to its
@@ -18,7 +21,7 @@ import copy
 import hashlib
 import re
 from collections import Counter, OrderedDict
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import cast
 
@@ -47,31 +50,82 @@ def _root() -> Path:
     """The templates' folder: SQL_DIR when it was set (a test pointing at a copy with one more file), else found."""
     return globals().get("SQL_DIR") or _sql_dir()
 
-#: sqlglot dialect -> the dbt adapter whose macros render for it, and the adapters it inherits from (as dbt's
-#: dispatch searches redshift__ then postgres__, databricks__ then spark__, before default__).
-ADAPTERS: dict[str, tuple[str, ...]] = {
-    "duckdb": ("duckdb",),
-    "postgres": ("postgres",),
-    "redshift": ("redshift", "postgres"),
-    "snowflake": ("snowflake",),
-    "bigquery": ("bigquery",),
-    "spark": ("spark",),
-    "spark2": ("spark",),
-    "databricks": ("databricks", "spark"),
-    "hive": ("spark",),
-    "tsql": ("sqlserver",),
-    "fabric": ("fabric", "sqlserver"),
-    "mysql": ("mysql",),
-    "clickhouse": ("clickhouse",),
-    "sqlite": ("sqlite",),
-    "trino": ("trino",),
-    "presto": ("trino",),
-    "athena": ("athena", "trino"),
-    "datafusion": ("datafusion",),  # no sqlglot dialect: rendered text runs as it is
-}
 
-#: Engines sqlglot has no dialect for, and the dialect whose rules (quoting, formatting) are closest.
-_NEAREST = {"datafusion": "postgres"}
+#: A dialect file's facts macro, ``<adapter>__dialect_facts()`` (see :func:`dialect_facts`), whole.
+_FACTS = re.compile(r"{%-?\s*macro\s+([a-z0-9_]+?)__dialect_facts\s*\(.*?{%-?\s*endmacro\s*-?%}", re.S)
+
+
+def dialect_facts() -> dict[str, dict]:
+    """adapter -> what its file (``sql/macros/dialects/<adapter>.sql``) says of it in ``<adapter>__dialect_facts()``:
+    ``dialects``, the names ``dialect=`` takes that render with it (sqlglot's, or the engine's own where sqlglot
+    has none); ``inherits``, the adapter whose rules apply where its own say nothing (dbt's adapter parents:
+    redshift -> postgres), or None; ``nearest``, the sqlglot dialect that reads and formats its SQL when sqlglot
+    has none of its name, or None. One file (transpiled.sql) serves every dialect no file names: its
+    ``transpiles_from`` names the sqlglot dialect its text is read in, ``identify`` whether every identifier is
+    quoted when sqlglot writes it. Read once per templates folder."""
+    return _facts_in(_root())
+
+
+@lru_cache(maxsize=None)
+def _facts_in(root: Path) -> dict[str, dict]:
+    # The facts macros alone, compiled as one template (the rest of each file is compiled when a dispatch first
+    # needs it: rendering for DuckDB compiles duckdb.sql and default.sql, not every engine's file). They use
+    # nothing but return().
+    found = [(match.group(1), match.group(0)) for path in sorted((root / "macros" / "dialects").glob("*.sql"))
+             for match in _FACTS.finditer(path.read_text(encoding="utf-8"))]
+    macros = _macros_of(_compile("\n".join(text for _, text in found)), {"return": _return})
+    return {adapter: {"dialects": [], "inherits": None, "nearest": None, "transpiles_from": None, "identify": False,
+                      **_unwrap(macros[f"{adapter}__dialect_facts"])()} for adapter, _ in found}
+
+
+def adapters() -> dict[str, tuple[str, ...]]:
+    """dialect name -> the adapter whose macros render it, then the adapters it inherits from (dbt's dispatch
+    searches redshift__ then postgres__, databricks__ then spark__, before default__), from the dialect files."""
+    return _adapters_in(_root())
+
+
+@lru_cache(maxsize=None)
+def _adapters_in(root: Path) -> dict[str, tuple[str, ...]]:
+    facts = _facts_in(root)
+
+    def chain(adapter: str) -> tuple[str, ...]:
+        parent = facts[adapter]["inherits"]
+        return (adapter, *chain(parent)) if parent else (adapter,)
+
+    return {name: chain(adapter) for adapter, said in facts.items() for name in said["dialects"]}
+
+
+@lru_cache(maxsize=None)
+def _transpiling_in(root: Path) -> tuple[str, dict]:
+    """The adapter that renders every dialect no file names, and its facts."""
+    found = [(adapter, said) for adapter, said in _facts_in(root).items() if said["transpiles_from"]]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} dialect files in {root} declare transpiles_from; one must")
+    return found[0]
+
+
+def _nearest(dialect: str) -> str:
+    """The sqlglot dialect ``dialect``'s rendered text is in: its own name, the nearest its file names (DataFusion:
+    postgres), or, for a dialect no file names, the one its text is transpiled from (DuckDB)."""
+    said = dialect_facts()[_chain(dialect)[0]]
+    return said["transpiles_from"] or said["nearest"] or dialect
+
+
+def transpiled(dialect: str) -> bool:
+    """Whether no dialect file names ``dialect``: its statements are rendered by sql/macros/dialects/transpiled.sql
+    (the portable forms, DuckDB's SQL) and sqlglot translates them from DuckDB's dialect to ``dialect``
+    (:func:`pretty`, :func:`executable`)."""
+    return dialect not in adapters()
+
+
+def sqlglot_has(dialect: str) -> bool:
+    """Whether sqlglot has a dialect of that name (its file names no nearest one, as DataFusion's does)."""
+    return not dialect_facts()[_chain(dialect)[0]]["nearest"]
+
+
+def _chain(dialect: str) -> tuple[str, ...]:
+    return adapters().get(dialect) or (_transpiling_in(_root())[0],)
+
 
 #: Messages raised by the templates start with one of these; each maps to the exception a Python caller catches.
 _ERROR_PREFIXES = {
@@ -211,8 +265,13 @@ class _Adapter:
 
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
-        self.chain = ADAPTERS.get(dialect, (dialect,))
         self.namespace: _Namespace | None = None
+
+    @cached_property
+    def chain(self) -> tuple[str, ...]:
+        """The adapters dispatch tries before default__, read from the dialect files on the first dispatch (a
+        declaration such as the settings' dispatches nothing, so --help compiles no dialect file)."""
+        return _chain(self.dialect)
 
     def type(self) -> str:
         return self.chain[0]
@@ -235,7 +294,7 @@ def _quote_chars(dialect: str) -> tuple[str, str]:
     """The identifier quotes of a dialect: ('"', '"'), ('`', '`'), ('[', ']')."""
     from sqlglot.dialects.dialect import Dialect
 
-    first = Dialect.get_or_raise(_NEAREST.get(dialect, dialect)).tokenizer_class.IDENTIFIERS[0]
+    first = Dialect.get_or_raise(_nearest(dialect)).tokenizer_class.IDENTIFIERS[0]  # transpiled: as read
     return (first, first) if isinstance(first, str) else cast("tuple[str, str]", tuple(first))
 
 
@@ -416,33 +475,54 @@ def string_literal(value: str) -> str:
 
 
 def sqlglot_dialect(dialect: str) -> str:
-    """The sqlglot dialect that reads and formats ``dialect``'s SQL (the nearest one for engines sqlglot lacks)."""
-    return _NEAREST.get(dialect, dialect)
+    """The sqlglot dialect that reads and formats ``dialect``'s SQL (the nearest one for engines sqlglot lacks):
+    the SQL :func:`pretty` gives, which for a transpiled dialect is written in that dialect."""
+    return dialect if transpiled(dialect) else _nearest(dialect)
 
 
 def known_dialect(dialect: str) -> str:
     from sqlglot.dialects.dialect import Dialect, Dialects
 
     try:
-        Dialect.get_or_raise(_NEAREST.get(dialect, dialect))
+        Dialect.get_or_raise(sqlglot_dialect(dialect))
     except ValueError:
         known = ", ".join(sorted(d.value for d in Dialects if d.value))
         raise SettingError(f"dialect={dialect!r} is not known; choose one of {known}") from None
     return dialect
 
 
+#: The first line of SQL that sqlglot translated (a dialect no dialect file names, so no engine in the tests runs it).
+TRANSPILED_HEADER = ("-- sqlndcg: transpiled by sqlglot from the portable DuckDB SQL to {dialect}, which has no "
+                     "dialect file of its own (sql/macros/dialects/) and is not run in sqlndcg's tests")
+
+
 def pretty(sql: str, dialect: str = "duckdb") -> str:
     """Format SQL rendered for ``dialect``: sqlglot reads it in that dialect and writes it back for people,
     normalizing what the portable text leaves to each engine (types, NULL ordering); anything sqlglot cannot
-    express in that dialect raises instead of emitting something else."""
+    express in that dialect raises instead of emitting something else. A dialect no dialect file names was
+    rendered in the portable DuckDB form: sqlglot reads it as DuckDB and writes it in ``dialect``, under a first
+    line saying so (:data:`TRANSPILED_HEADER`)."""
+    known_dialect(dialect)
+    if transpiled(dialect):
+        return TRANSPILED_HEADER.format(dialect=dialect) + "\n" + _transpile(sql, dialect, pretty=True)
+    return _transpile(sql, dialect, pretty=True)
+
+
+def executable(sql: str, dialect: str) -> str:
+    """SQL rendered for ``dialect`` as its engine runs it: as it is, or, for a dialect no dialect file names,
+    translated by sqlglot from the portable DuckDB form it was rendered in."""
+    return _transpile(sql, dialect, pretty=False) if transpiled(dialect) else sql
+
+
+def _transpile(sql: str, dialect: str, pretty: bool) -> str:
+    """SQL rendered for ``dialect`` read in the dialect it was rendered in and written in ``dialect``'s."""
     import sqlglot
     import sqlglot.errors
 
-    known_dialect(dialect)
-    dialect = _NEAREST.get(dialect, dialect)
+    read, write = _nearest(dialect), sqlglot_dialect(dialect)
+    identify = dialect_facts()[_chain(dialect)[0]]["identify"]
     try:
-        return sqlglot.transpile(
-            sql, read=dialect, write=dialect, pretty=True, unsupported_level=sqlglot.ErrorLevel.RAISE
-        )[0]
+        return sqlglot.transpile(sql, read=read, write=write, pretty=pretty, identify=identify,
+                                 unsupported_level=sqlglot.ErrorLevel.RAISE)[0]
     except sqlglot.errors.SqlglotError as exc:
-        raise SettingError(f"the SQL cannot be written in dialect {dialect!r}: {str(exc).splitlines()[0]}") from None
+        raise SettingError(f"the SQL cannot be written in dialect {write!r}: {str(exc).splitlines()[0]}") from None

@@ -53,9 +53,10 @@ class FormattedSQL:
 
     def __str__(self) -> str:
         if self._text is None:
-            from ..core.render import pretty
+            from ..core.render import pretty, sqlglot_has
 
-            self._text = self.raw if self.dialect == "datafusion" else pretty(self.raw, self.dialect)
+            # an engine sqlglot has no dialect for (DataFusion) is shown the SQL as it ran
+            self._text = pretty(self.raw, self.dialect) if sqlglot_has(self.dialect) else self.raw
         return self._text
 
 

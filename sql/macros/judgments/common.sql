@@ -5,16 +5,6 @@
   Source.describe), columns as {name, type, class}.
 -#}
 
-{#- A text value as an SQL string literal. Quotes are doubled; engines that read backslash escapes inside string
-    literals (Spark/Databricks, BigQuery, MySQL, ClickHouse) get backslashes and quotes escaped with a backslash. -#}
-{%- macro text_literal(value) -%}{{ return(adapter.dispatch('text_literal', 'sqlndcg')(value)) }}{%- endmacro -%}
-{%- macro default__text_literal(value) -%}{{ return("'" ~ (value | string | replace("'", "''")) ~ "'") }}{%- endmacro -%}
-{%- macro _backslash_text_literal(value) -%}{{ return("'" ~ (value | string | replace('\\', '\\\\') | replace("'", "\\'")) ~ "'") }}{%- endmacro -%}
-{%- macro spark__text_literal(value) -%}{{ return(sqlndcg._backslash_text_literal(value)) }}{%- endmacro -%}
-{%- macro bigquery__text_literal(value) -%}{{ return(sqlndcg._backslash_text_literal(value)) }}{%- endmacro -%}
-{%- macro mysql__text_literal(value) -%}{{ return(sqlndcg._backslash_text_literal(value)) }}{%- endmacro -%}
-{%- macro clickhouse__text_literal(value) -%}{{ return(sqlndcg._backslash_text_literal(value)) }}{%- endmacro -%}
-
 {#- Settings given to a judgment tool, checked against what it declares ({name: default}); an unknown name is a
     setting error listing the known ones. Returns the declared defaults updated with what was given (None counts
     as not given). -#}
@@ -150,11 +140,6 @@ HAVING COUNT(*) > 1
 SELECT {{ sqlndcg.text_literal('') }} AS problem, {{ sqlndcg.text_literal('') }} AS row_key FROM {{ relation }} AS input_rows WHERE 1 = 0
 {%- endif %}
 {%- endmacro -%}
-
-{#- A NULL of the double type (ClickHouse's types refuse NULL unless declared Nullable). -#}
-{%- macro null_double() -%}{{ return(adapter.dispatch('null_double', 'sqlndcg')()) }}{%- endmacro -%}
-{%- macro default__null_double() -%}{{ return('CAST(NULL AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
-{%- macro clickhouse__null_double() -%}{{ return('CAST(NULL AS Nullable(Float64))') }}{%- endmacro -%}
 
 {#- `a.c = b.c AND ...` over a list of column names. -#}
 {%- macro _judgment_on(columns, a, b) -%}

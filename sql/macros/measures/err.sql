@@ -17,14 +17,10 @@
                                      'why': 'the top grade g_max, R = (2^g - 1) / 2^g_max; 0 takes the largest label of the judgments'}},
            'ir_measures': 'ERR@k'}) }}
 {%- endmacro -%}
+{#- With rank_folds (DuckDB), the cascade folded over the list in rank order: the log of prod_{i<r} (1 - R_i) and
+    the count of R_i = 1 so far as running values, the same bits whatever the input's size or the thread count. -#}
 {%- macro default__aggregates_err(m, p) -%}
-{%- set c = sqlndcg._cascade_columns(m, p) -%}
-{%- set within = '1 = 1' if m.k is none else '_pos <= ' ~ m.k -%}
-{{ return([['sum', sqlndcg._rank_sum('CASE WHEN ' ~ within ~ ' AND ' ~ c.blocked ~ ' = 0 THEN ' ~ c.stop ~ ' * EXP(' ~ c.reach_ln ~ ') / _pos ELSE 0 END')]]) }}
-{%- endmacro -%}
-{#- In DuckDB, the cascade folded over the list in rank order: the log of prod_{i<r} (1 - R_i) and the count of
-    R_i = 1 so far as running values, the same bits whatever the input's size or the thread count. -#}
-{%- macro duckdb__aggregates_err(m, p) -%}
+{%- if sqlndcg.rank_folds() -%}
 {%- set c = sqlndcg._cascade_columns(m, p) -%}
 {%- set within = '1' if m.k is none else 'CASE WHEN _pos <= ' ~ m.k ~ ' THEN 1 ELSE 0 END' -%}
 {%- set fold = sqlndcg._rank_reduce([['r', c.stop], ['w', within], ['pos', '_pos']],
@@ -32,5 +28,10 @@
        ['s', '_acc.s + CASE WHEN _x.w = 1 AND _acc.b = 0 THEN _x.r * EXP(_acc.l) / _x.pos ELSE 0 END']],
       [['l', 0], ['b', 0], ['s', 0]]) -%}
 {{ return([['sum', fold ~ '.s']]) }}
+{%- else -%}
+{%- set c = sqlndcg._cascade_columns(m, p) -%}
+{%- set within = '1 = 1' if m.k is none else '_pos <= ' ~ m.k -%}
+{{ return([['sum', sqlndcg._rank_sum('CASE WHEN ' ~ within ~ ' AND ' ~ c.blocked ~ ' = 0 THEN ' ~ c.stop ~ ' * EXP(' ~ c.reach_ln ~ ') / _pos ELSE 0 END')]]) }}
+{%- endif -%}
 {%- endmacro -%}
 {%- macro default__value_err(m, p, a) -%}{{ return('COALESCE(' ~ a.own ~ 'sum, 0)') }}{%- endmacro -%}

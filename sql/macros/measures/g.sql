@@ -10,16 +10,17 @@
 {{ return({'help': 'normalized gain G: each gain discounted by how far the list is behind the ideal',
            'needs': ['ideal_rows', 'ideal_totals', 'own'], 'trec_eval': [{'name': 'G', 'order': 20, 'nicknames': ['all_trec'], 'params': 'gain_pairs'}]}) }}
 {%- endmacro -%}
+{#- With rank_folds (DuckDB), m_G.c's loop folded over the list in rank order (cost and got as its running sums). -#}
 {%- macro default__aggregates_g(m, p) -%}
-{{ return([['sum', sqlndcg._rank_sum('CASE WHEN _gain > 0 THEN _gain / ' ~ sqlndcg._log2('2 + _cost_run - _got_run') ~ ' ELSE 0 END')]]) }}
-{%- endmacro -%}
-{%- macro default__value_g(m, p, a) -%}{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.ideal_gain)) }}{%- endmacro -%}
-{#- In DuckDB, m_G.c's loop folded over the list in rank order (cost and got as its running sums). -#}
-{%- macro duckdb__aggregates_g(m, p) -%}
+{%- if sqlndcg.rank_folds() -%}
 {%- set cost = '(_acc.c + CASE WHEN _x.ig > 1 THEN _x.ig ELSE 1 END)' -%}
 {%- set got = '(_acc.t + _x.g)' -%}
 {%- set fold = sqlndcg._rank_reduce([['g', '_gain'], ['ig', '_igain']],
       [['c', cost], ['t', got], ['s', '_acc.s + CASE WHEN _x.g > 0 THEN _x.g / ' ~ sqlndcg._log2('2 + ' ~ cost ~ ' - ' ~ got) ~ ' ELSE 0 END']],
       [['c', 0], ['t', 0], ['s', 0]]) -%}
 {{ return([['sum', fold ~ '.s']]) }}
+{%- else -%}
+{{ return([['sum', sqlndcg._rank_sum('CASE WHEN _gain > 0 THEN _gain / ' ~ sqlndcg._log2('2 + _cost_run - _got_run') ~ ' ELSE 0 END')]]) }}
+{%- endif -%}
 {%- endmacro -%}
+{%- macro default__value_g(m, p, a) -%}{{ return(sqlndcg._ratio('COALESCE(' ~ a.own ~ 'sum, 0)', a.ideal_gain)) }}{%- endmacro -%}

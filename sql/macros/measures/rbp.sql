@@ -16,15 +16,16 @@
                              'why': 'the persistence, a probability of reading on: p = 1 scores every list 0 and p = 0 reads only the first document'}},
            'trec_eval': [{'name': 'rbp', 'order': 34, 'nicknames': ['all_trec'], 'since': 10, 'params': 'named', 'param': 'p'}], 'ir_measures': 'RBP(p=...)'}) }}
 {%- endmacro -%}
+{#- With rank_folds (DuckDB), m_rbp.c's loop itself, folded over the list's gains in rank order: sum += g * cur_p,
+    then cur_p *= p (cur_p a running product, which can differ from POWER(p, i) in the last bit). -#}
 {%- macro default__aggregates_rbp(m, p) -%}
-{%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
-{{ return([['sum', 'SUM(CASE WHEN _rel > 0 THEN (' ~ g ~ ') * POWER(' ~ sqlndcg._number(m.params.p) ~ ', _pos - 1) ELSE 0 END)']]) }}
-{%- endmacro -%}
-{#- In DuckDB, m_rbp.c's loop itself, folded over the list's gains in rank order: sum += g * cur_p, then
-    cur_p *= p (cur_p a running product, which can differ from POWER(p, i) in the last bit). -#}
-{%- macro duckdb__aggregates_rbp(m, p) -%}
+{%- if sqlndcg.rank_folds() -%}
 {%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
 {{ return([['sum', sqlndcg._rbp_fold('CASE WHEN _rel > 0 THEN ' ~ g ~ ' ELSE 0 END', sqlndcg._number(m.params.p)) ~ '.s']]) }}
+{%- else -%}
+{%- set g = 'CASE WHEN _max_rel > 1 THEN _rel / _max_rel ELSE _rel END' -%}
+{{ return([['sum', 'SUM(CASE WHEN _rel > 0 THEN (' ~ g ~ ') * POWER(' ~ sqlndcg._number(m.params.p) ~ ', _pos - 1) ELSE 0 END)']]) }}
+{%- endif -%}
 {%- endmacro -%}
 {#- {c, s} from {1, 0} over the terms x in rank order: s += x * c, then c *= p; s is the sum of x_i p^(i-1) and c is
     p^n, each p^i a running product of p (POWER(p, i) can differ from it in the last bit). -#}
@@ -39,22 +40,24 @@
 {{ return({'help': 'the RBP residual left by unjudged documents (p = 0.9)', 'needs': ['own'],
            'trec_eval': [{'name': 'rbp_resid', 'order': 35, 'nicknames': ['all_trec'], 'since': 10}]}) }}
 {%- endmacro -%}
+{#- With rank_folds (DuckDB), m_rbp_resid.c's loop, folded over the list in rank order: sum += cur_p at an unjudged
+    document, cur_p *= p; then cur_p (p^n as that running product) + (1 - p) * sum. -#}
 {%- macro default__aggregates_rbp_resid(m, p) -%}
+{%- if sqlndcg.rank_folds() -%}
+{{ return([['fold', sqlndcg._rbp_fold('1 - _judged', sqlndcg._number(0.9))], ['unjudged', 'SUM(1 - _judged)']]) }}
+{%- else -%}
 {%- set p9 = sqlndcg._number(0.9) -%}
 {{ return([['sum', 'SUM(CASE WHEN _judged = 0 THEN POWER(' ~ p9 ~ ', _pos - 1) ELSE 0 END)'],
            ['unjudged', 'SUM(1 - _judged)']]) }}
-{%- endmacro -%}
-{#- In DuckDB, m_rbp_resid.c's loop, folded over the list in rank order: sum += cur_p at an unjudged document,
-    cur_p *= p; then cur_p (p^n as that running product) + (1 - p) * sum. -#}
-{%- macro duckdb__aggregates_rbp_resid(m, p) -%}
-{{ return([['fold', sqlndcg._rbp_fold('1 - _judged', sqlndcg._number(0.9))], ['unjudged', 'SUM(1 - _judged)']]) }}
-{%- endmacro -%}
-{%- macro duckdb__value_rbp_resid(m, p, a) -%}
-{%- set o = a.own -%}
-{{ return('CASE WHEN COALESCE(' ~ o ~ 'unjudged, 0) = 0 THEN 0 ELSE ' ~ o ~ 'fold.c + (1 - ' ~ sqlndcg._number(0.9) ~ ') * ' ~ o ~ 'fold.s END') }}
+{%- endif -%}
 {%- endmacro -%}
 {%- macro default__value_rbp_resid(m, p, a) -%}
+{%- if sqlndcg.rank_folds() -%}
+{%- set o = a.own -%}
+{{ return('CASE WHEN COALESCE(' ~ o ~ 'unjudged, 0) = 0 THEN 0 ELSE ' ~ o ~ 'fold.c + (1 - ' ~ sqlndcg._number(0.9) ~ ') * ' ~ o ~ 'fold.s END') }}
+{%- else -%}
 {%- set o = a.own -%}
 {%- set p9 = sqlndcg._number(0.9) -%}
 {{ return('CASE WHEN COALESCE(' ~ o ~ 'unjudged, 0) = 0 THEN 0 ELSE POWER(' ~ p9 ~ ', ' ~ a.n ~ ') + (1 - ' ~ p9 ~ ') * ' ~ o ~ 'sum END') }}
+{%- endif -%}
 {%- endmacro -%}

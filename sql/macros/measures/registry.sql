@@ -111,10 +111,11 @@
     whatever the input's size or the thread count. -#}
 {%- macro _rank_sum(x) -%}{{ return(sqlndcg.ordered('SUM', x, '_pos')) }}{%- endmacro -%}
 {#- A measure's loop over the ranking, as trec_eval's m_*.c writes it, where the running values are doubles (DCG so
-    far, p^i as a running product, ...) and only that loop's order of additions gives trec_eval's bits. DuckDB only
-    (its list_reduce and lambdas; the measure's default__ variant is the portable SQL): the list's rows in rank
-    order, each a struct of `fields` ([name, expression] pairs, as doubles, read as _x.name), folded from the state
-    `init` by `step` ([name, expression] pairs over _acc, the state so far, and _x); gives the final state. -#}
+    far, p^i as a running product, ...) and only that loop's order of additions gives trec_eval's bits. Where the
+    engine has rank_folds (dialect.sql; DuckDB's list_reduce and lambdas; a measure's other branch is the portable
+    SQL): the list's rows in rank order, each a struct of `fields` ([name, expression] pairs, as doubles, read as
+    _x.name), folded from the state `init` by `step` ([name, expression] pairs over _acc, the state so far, and _x);
+    gives the final state. -#}
 {%- macro _rank_reduce(fields, step, init) -%}
 {{ return('list_reduce(list(' ~ sqlndcg._struct(fields) ~ ' ORDER BY _pos), lambda _acc, _x: ' ~ sqlndcg._struct(step) ~ ', '
           ~ sqlndcg._struct(init) ~ ')') }}
@@ -126,20 +127,3 @@
 {%- endmacro -%}
 {#- x / y as a double, 0 when y is 0. -#}
 {%- macro _ratio(x, y) -%}{{ return('CASE WHEN ' ~ y ~ ' = 0 THEN 0 ELSE ' ~ sqlndcg._as_double(x) ~ ' / ' ~ y ~ ' END') }}{%- endmacro -%}
-{#- log2(x) for a positive double: LN(x) / LN(2), portable; DuckDB's log2 is the C library's log2, which trec_eval's
-    m_*.c call (the two can differ in the last bit). Spelled system.main.log2: sqlglot rewrites a plain LOG2(x) as
-    LOG(2, x), which DuckDB computes as LN(x) / LN(2), so the SQL shown (to_sql) would give other bits. -#}
-{%- macro _log2(x) -%}{{ return(adapter.dispatch('log2', 'sqlndcg')(x)) }}{%- endmacro -%}
-{%- macro default__log2(x) -%}{{ return('(LN(' ~ sqlndcg._as_double(x) ~ ') / LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')))') }}{%- endmacro -%}
-{%- macro duckdb__log2(x) -%}{{ return('system.main.log2(' ~ sqlndcg._as_double(x) ~ ')') }}{%- endmacro -%}
-
-{#- The whole-number part of a non-negative double (C's (long) cast). SQLite has no FLOOR without its math
-    extension, and its CAST to INTEGER truncates; DuckDB's and Postgres's CAST round, so they use FLOOR. -#}
-{%- macro whole(x) -%}{{ return(adapter.dispatch('whole', 'sqlndcg')(x)) }}{%- endmacro -%}
-{%- macro default__whole(x) -%}{{ return('FLOOR(' ~ x ~ ')') }}{%- endmacro -%}
-{%- macro sqlite__whole(x) -%}{{ return('CAST(' ~ x ~ ' AS INTEGER)') }}{%- endmacro -%}
-
-{#- The integer part of a label, as trec_eval reads one (C's atol: 2.7 -> 2, -1.5 -> -1). -#}
-{%- macro integer_part(x) -%}{{ return(adapter.dispatch('integer_part', 'sqlndcg')(x)) }}{%- endmacro -%}
-{%- macro default__integer_part(x) -%}{{ return('(CASE WHEN ' ~ x ~ ' >= 0 THEN FLOOR(' ~ x ~ ') ELSE CEIL(' ~ x ~ ') END)') }}{%- endmacro -%}
-{%- macro sqlite__integer_part(x) -%}{{ return('CAST(CAST(' ~ x ~ ' AS INTEGER) AS REAL)') }}{%- endmacro -%}

@@ -129,14 +129,9 @@ class Engine:
 
 
 def classify(type_name: str, integers: tuple[str, ...], numbers: tuple[str, ...], texts: tuple[str, ...]) -> str:
-    """Class a type name by its prefix (case-insensitive): the first list it matches."""
+    """Class a type name by its prefix (case-insensitive): the first list it matches. An engine whose type names wrap
+    the type (ClickHouse's Nullable(...)) unwraps it first (its engine module)."""
     t = type_name.strip().lower()
-    if t.startswith("nullable(") and t.endswith(")"):
-        t = t[len("nullable("):-1]
-    if t.startswith("lowcardinality(") and t.endswith(")"):
-        t = t[len("lowcardinality("):-1]
-    if t.startswith("nullable(") and t.endswith(")"):
-        t = t[len("nullable("):-1]
     for cls, names in (("integer", integers), ("number", numbers), ("text", texts)):
         if any(t == n or t.startswith(n + "(") for n in names):
             return cls

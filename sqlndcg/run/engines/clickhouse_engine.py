@@ -6,6 +6,16 @@ from .base import MissingRelation, classify
 from .dbapi import DBAPIEngine
 
 
+def unwrapped(type_name: str) -> str:
+    """A ClickHouse column type without the wrappers that leave its values' type as it is:
+    ``LowCardinality(Nullable(String))`` -> ``String`` (Nullable outside or inside LowCardinality)."""
+    t = type_name.strip()
+    for wrapper in ("nullable(", "lowcardinality(", "nullable("):
+        if t.lower().startswith(wrapper) and t.endswith(")"):
+            t = t[len(wrapper):-1].strip()
+    return t
+
+
 class ClickHouseEngine(DBAPIEngine):
     name = "ClickHouse"
     dialect = "clickhouse"
@@ -26,7 +36,7 @@ class ClickHouseEngine(DBAPIEngine):
         return {r[0]: r[1] for r in rows}
 
     def column_class(self, type_name):
-        return classify(type_name, ("int8", "int16", "int32", "int64", "int128", "int256", "uint8", "uint16",
+        return classify(unwrapped(type_name), ("int8", "int16", "int32", "int64", "int128", "int256", "uint8", "uint16",
                                     "uint32", "uint64", "uint128", "uint256"),
                         ("float32", "float64", "decimal", "decimal32", "decimal64", "decimal128"),
                         ("string", "fixedstring"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...errors import InputError
 from .base import Engine, classify
-from ...core import templates
+from ...core import render, templates
 
 #: Rows per batch when a frame is copied into an engine.
 BATCH_ROWS = 50_000
@@ -88,7 +88,7 @@ class DBAPIEngine(Engine):
     def fetch(self, sql):
         cur = self.con.cursor()
         try:
-            cur.execute(sql)
+            cur.execute(render.executable(sql, self.dialect))  # translated where the dialect has no file
             if cur.description is None:
                 return [], []
             return [d[0] for d in cur.description], [tuple(r) for r in cur.fetchall()]
@@ -98,7 +98,7 @@ class DBAPIEngine(Engine):
     def columns(self, relation_sql):
         cur = self.con.cursor()
         try:
-            cur.execute(templates.no_rows(relation_sql))
+            cur.execute(render.executable(templates.no_rows(relation_sql), self.dialect))
             return {d[0]: str(d[1]) for d in cur.description}
         finally:
             cur.close()
