@@ -27,7 +27,15 @@
     ideal_rows   the ideal ranking's gain and IDCG at each run position, G's running cost, boundary flags
     ideal_totals positive-gain documents, their total gain and IDCG     ideal_tail  Rndcg's boundaries past the list
     in_run       whether the run answered the query   own        the measure's own aggregates (registry.sql)
-    cascade      per position, ERR's stop probability R_i and the log of prod_{i<r} (1 - R_i) (_cascade_tops)
+  Any other name a measure needs is a shared aggregate that a measure file declares (ERR's cascade: err.sql), with
+  two macros found by name (adapter.dispatch, as the registry finds a measure's), so a new one is no edit here:
+    default__shared_<need>(p)                    {labels, top_grade, stages}: the label columns the ranked rows
+                                                 carry, whether it reads the judgments' top grade (tg._top), the
+                                                 stages it adds columns to (scored, positioned, accumulated)
+    default__shared_<need>_columns(stage, p, f)  that stage's columns, as SQL ('expression AS name'): in scored
+                                                 over r (top_ranked; its label columns when f.join_first), l
+                                                 (labels) and tg; in positioned and accumulated over the stage
+                                                 before, with the windows f.running and f.before
 
   Reading it: per_query_sql lists the statement's stages (its CTEs) in order; each stage is a macro of its own
   below (per_query_<stage>, with a line saying what it computes), and per_query_flags derives once, at the top,
@@ -135,7 +143,7 @@ top_ranked AS (
 {%- set ideal_listed = sqlndcg.list_sums() and p.prune_k and needs_idcg and p.ideal == 'judgments'
     and not needs_ideal_rows and not needs_ideal_totals and not needs_tail and not p.get('many_lists') -%}
 {%- set needs_ideal = ((needs_idcg and p.ideal == 'judgments') or needs_ideal_rows or needs_ideal_totals) and not ideal_listed -%}
-{%- set cascade_tops = sqlndcg._cascade_tops(p) -%}
+{%- set hooks = sqlndcg._per_query_hooks(p) -%}
 {%- set average = p.ties == 'average' -%}
 {#- Relevant and judged counts within a cutoff are sums of 0/1 values, exact in any order, so they are plain sums in
     run_metrics, not running sums in rank order (a window's sort fewer), unless ties are averaged (fractions) or
@@ -157,7 +165,9 @@ top_ranked AS (
 {%- set cut = p.prune_k and not refilter and top_n == 'cut' and not (longest_list and longest_list <= p.prune_k) -%}
 {#- The label columns (joined to the run before or after the ranking), the running relevant counts AP reads, and
     which of them the ranking carries when the labels are joined first. -#}
-{%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel or cascade_tops else []) -%}
+{%- set carried_labels = ['_rel'] if needs_max_rel else [] -%}
+{%- for h in hooks %}{% for c in h.labels if c not in carried_labels %}{% do carried_labels.append(c) %}{% endfor %}{% endfor -%}
+{%- set label_cols = ['_gain', '_cg'] + carried_labels -%}
 {%- for t in p.thresholds %}{% do label_cols.append('_rel_t' ~ loop.index0) %}{% if needs_rows %}{% do label_cols.append('_nonrel_t' ~ loop.index0) %}{% endif %}{% endfor -%}
 {%- do label_cols.extend(['_pool', '_judged']) -%}
 {%- set seen_cols = [] -%}
@@ -207,13 +217,42 @@ top_ranked AS (
   'counted_judged': counted_judged, 'refilter': refilter, 'join_first': join_first, 'cut': cut,
   'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
   'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running, 'before': before,
-  'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops,
-  'needs_top_grade': 0 in cascade_tops or (p.get('upper', false) and p.get('unjudged_grade') is none),
+  'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'hooks': hooks,
+  'needs_top_grade': hooks | selectattr('top_grade') | list | length > 0 or (p.get('upper', false) and p.get('unjudged_grade') is none),
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), descending), 'descending': descending,
   'listed': listed, 'listed_names': listed_names, 'list_sums': sqlndcg.list_sums(), 'top_n': top_n, 'ideal_listed': ideal_listed,
 }) }}
 {%- endmacro -%}
 
+
+
+{#- The aggregates this statement computes itself (the header's list). Any other name in the plan's `needs` is a
+    shared aggregate declared by a measure file (default__shared_<need>, the header says how). -#}
+{%- macro _per_query_builtin_needs() -%}
+{{ return(['hits_at', 'judged_at', 'dcg_at', 'cg_at', 'ap_at', 'ideal_at', 'first', 'totals', 'r', 'r_rows',
+           'nonrel_run', 'pool_run', 'max_rel_rows', 'gain_at', 'ideal_gain_at', 'ideal_rows', 'ideal_totals',
+           'ideal_tail', 'in_run', 'own']) }}
+{%- endmacro -%}
+
+{#- The shared aggregates the metrics need that measure files declare, each as {need, labels, top_grade, stages}. -#}
+{%- macro _per_query_hooks(p) -%}
+{%- set hooks = [] -%}
+{%- for need in p.needs if need not in sqlndcg._per_query_builtin_needs() -%}
+  {%- set about = {'need': need, 'labels': [], 'top_grade': false, 'stages': []} -%}
+  {%- do about.update(sqlndcg._dispatched('shared_' ~ need)(p)) -%}
+  {%- do hooks.append(about) -%}
+{%- endfor -%}
+{{ return(hooks) }}
+{%- endmacro -%}
+
+{#- The columns the shared aggregates add to one stage (scored, positioned, accumulated), in the order of `needs`. -#}
+{%- macro _per_query_hook_columns(stage, p, f) -%}
+{%- set columns = [] -%}
+{%- for h in f.hooks if stage in h.stages -%}
+  {%- do columns.extend(sqlndcg._dispatched('shared_' ~ h.need ~ '_columns')(stage, p, f)) -%}
+{%- endfor -%}
+{{ return(columns) }}
+{%- endmacro -%}
 
 {#- The statement's stages, in the order they appear in it. -#}
 
@@ -485,8 +524,8 @@ scored AS (
     COALESCE(l._pool, 0) AS _pool,
     COALESCE(l._judged, 0) AS _judged,
     {%- endif %}
-    {%- for top in f.cascade_tops %}
-    {{ sqlndcg._cascade_stop('r._rel' if f.join_first else 'COALESCE(l._rel, 0)', 'tg._top' if top == 0 else sqlndcg._number(top)) }} AS _stop_c{{ loop.index0 }},
+    {%- for c in sqlndcg._per_query_hook_columns('scored', p, f) %}
+    {{ c }},
     {%- endfor %}
     r._q AS _q, r._d AS _d,{% if f.top_n not in ('aggregate', 'shared') %} r._key AS _key,{% endif %} r._pos AS _pos
   FROM top_ranked AS r
@@ -527,8 +566,8 @@ positioned AS (
     {%- if f.needs_ideal_rows %}
     _igain, _boundary,{% if not f.list_sums %} _idcg_at,{% endif %}
     {%- endif %}
-    {%- for top in f.cascade_tops %}
-    _stop_c{{ loop.index0 }},
+    {%- for c in sqlndcg._per_query_hook_columns('positioned', p, f) %}
+    {{ c }},
     {%- endfor %}
     {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
         fixes the order of summation, so the mean is the same bits on every run). #}
@@ -568,14 +607,8 @@ accumulated AS (
     {%- if 'pool_run' in p.needs %}
     SUM(_pool) OVER ({{ f.running }}) AS _pool_run,
     {%- endif %}
-    {%- for top in f.cascade_tops %}
-    {#- prod_{i<r} (1 - R_i) as the sum of its logs over the positions before (NULL at the first), R_i = 1 counted
-        apart: its LN(1 - R_i) does not exist and it makes the product 0. #}
-    _stop_c{{ loop.index0 }},
-    {%- if not f.list_sums %}
-    SUM(CASE WHEN _stop_c{{ loop.index0 }} < 1 THEN LN(1 - _stop_c{{ loop.index0 }}) ELSE 0 END) OVER ({{ f.before }}) AS _reach_ln_c{{ loop.index0 }},
-    SUM(CASE WHEN _stop_c{{ loop.index0 }} < 1 THEN 0 ELSE 1 END) OVER ({{ f.before }}) AS _blocked_c{{ loop.index0 }},
-    {%- endif %}
+    {%- for c in sqlndcg._per_query_hook_columns('accumulated', p, f) %}
+    {{ c }},
     {%- endfor %}
     {%- if f.needs_ideal_rows %}
     _igain, _boundary,
@@ -1016,31 +1049,6 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
   'own': 'rm.' ~ m.id ~ '_',
 } -%}
 {{ sqlndcg._measure_value(m, p, a) }}
-{%- endmacro -%}
-
-
-{#- The cascade's top grades: each distinct max_grade of the metrics that need it (0: the judgments' largest label),
-    one set of columns each. -#}
-{%- macro _cascade_tops(p) -%}
-{%- set kinds = sqlndcg._measures() -%}
-{%- set tops = [] -%}
-{%- for m in p.metrics if 'cascade' in kinds[m.kind].needs and m.params.max_grade not in tops -%}
-  {%- do tops.append(m.params.max_grade) -%}
-{%- endfor -%}
-{{ return(tops) }}
-{%- endmacro -%}
-
-{#- The cascade's columns for one metric, as its own aggregates read them in `accumulated`. -#}
-{%- macro _cascade_columns(m, p) -%}
-{%- set i = sqlndcg._cascade_tops(p).index(m.params.max_grade) -%}
-{{ return({'stop': '_stop_c' ~ i, 'reach_ln': 'COALESCE(_reach_ln_c' ~ i ~ ', 0)', 'blocked': 'COALESCE(_blocked_c' ~ i ~ ', 0)'}) }}
-{%- endmacro -%}
-
-{#- R = (2^g - 1) / 2^top, the probability of stopping at a document of label `rel`: g is the label clamped into
-    [0, top] (negative and unjudged: 0). -#}
-{%- macro _cascade_stop(rel, top) -%}
-{{ return('(' ~ sqlndcg._exp2_minus_1('CASE WHEN ' ~ rel ~ ' > ' ~ top ~ ' THEN ' ~ top ~ ' WHEN ' ~ rel ~ ' > 0 THEN ' ~ rel ~ ' ELSE 0 END')
-          ~ ' / POWER(CAST(2 AS ' ~ sqlndcg.double() ~ '), ' ~ top ~ '))') }}
 {%- endmacro -%}
 
 
