@@ -23,15 +23,23 @@
     r            R per threshold (per query)          r_rows     R and judged non-relevant counts on every row
     nonrel_run   running judged non-relevant count     pool_run   running count of negative (pooled unjudged) labels
     max_rel_rows the query's largest label on every row
-    gain_at      per cutoff: the gains' running sum      ideal_gain_at  beside ideal_at: the ideal's gains summed
     ideal_rows   the ideal ranking's gain and IDCG at each run position, G's running cost, boundary flags
     ideal_totals positive-gain documents, their total gain and IDCG     ideal_tail  Rndcg's boundaries past the list
     in_run       whether the run answered the query   own        the measure's own aggregates (registry.sql)
   Any other name a measure needs is a shared aggregate that a measure file declares (ERR's cascade: err.sql), with
   two macros found by name (adapter.dispatch, as the registry finds a measure's), so a new one is no edit here:
-    default__shared_<need>(p)                    {labels, top_grade, stages}: the label columns the ranked rows
-                                                 carry, whether it reads the judgments' top grade (tg._top), the
-                                                 stages it adds columns to (scored, positioned, accumulated)
+    default__shared_<need>(p)                    {labels, top_grade, stages, rank_sums, ideal_sums}: the label
+                                                 columns the ranked rows carry, whether it reads the judgments'
+                                                 top grade (tg._top), the stages it adds columns to (scored,
+                                                 positioned, accumulated; then the macro below gives them), and
+                                                 the sums read at each cutoff of a metric that needs it, each
+                                                 {name, term, value}: rank_sums add `term` (over positioned's
+                                                 columns: _gain_at, ...) in rank order, ideal_sums add `term` (over
+                                                 _gain and _ideal_pos) in the ideal ranking's order, beside IDCG
+                                                 and under the same `ideal` and `short_lists` (so the measure
+                                                 needs ideal_at as well); a value macro reads
+                                                 the sum at its cutoff as a.<value> (NCG's gain_at, ideal_gain_at:
+                                                 ncg.sql)
     default__shared_<need>_columns(stage, p, f)  that stage's columns, as SQL ('expression AS name'): in scored
                                                  over r (top_ranked; its label columns when f.join_first), l
                                                  (labels) and tg; in positioned and accumulated over the stage
@@ -127,7 +135,6 @@ top_ranked AS (
 {%- set needs = p.needs -%}
 {%- set needs_dcg = 'dcg_at' in needs or 'ideal_rows' in needs -%}
 {%- set needs_idcg = 'ideal_at' in needs -%}
-{%- set needs_icg = 'ideal_gain_at' in needs -%}
 {%- set needs_hits = 'hits_at' in needs or 'totals' in needs or 'own' in needs -%}
 {%- set needs_ap = 'ap_at' in needs -%}
 {%- set needs_rr = 'first' in needs -%}
@@ -144,6 +151,7 @@ top_ranked AS (
     and not needs_ideal_rows and not needs_ideal_totals and not needs_tail and not p.get('many_lists') -%}
 {%- set needs_ideal = ((needs_idcg and p.ideal == 'judgments') or needs_ideal_rows or needs_ideal_totals) and not ideal_listed -%}
 {%- set hooks = sqlndcg._per_query_hooks(p) -%}
+{%- set rank_sums, ideal_sums = sqlndcg._per_query_hook_sums(hooks, 'rank_sums'), sqlndcg._per_query_hook_sums(hooks, 'ideal_sums') -%}
 {%- set average = p.ties == 'average' -%}
 {#- Relevant and judged counts within a cutoff are sums of 0/1 values, exact in any order, so they are plain sums in
     run_metrics, not running sums in rank order (a window's sort fewer), unless ties are averaged (fractions) or
@@ -194,13 +202,13 @@ top_ranked AS (
 {%- if sqlndcg.list_sums() -%}
   {%- if 'dcg_at' in needs %}{% do listed.append(['_dcg', sqlndcg._discounted('_gain_at', '_pos'), '_pos']) %}{% endif -%}
   {%- if needs_cg %}{% do listed.append(['_cg', '_cg_at', '_pos']) %}{% endif -%}
-  {%- if 'gain_at' in needs %}{% do listed.append(['_gsum', '_gain_at', '_pos']) %}{% endif -%}
+  {%- for s in rank_sums %}{% do listed.append([s.name, s.term, '_pos']) %}{% endfor -%}
   {%- if needs_ap %}{% for t in p.thresholds -%}
     {%- do listed.append(['_ap_t' ~ loop.index0, 'CASE WHEN _rel_t' ~ loop.index0 ~ ' = 1 THEN CAST(_seen_t' ~ loop.index0 ~ ' AS ' ~ sqlndcg.double() ~ ') / _pos ELSE 0 END', '_pos']) -%}
   {%- endfor %}{% endif -%}
   {%- if needs_idcg and p.ideal == 'retrieved' -%}
     {%- do listed.append(['_idcg', sqlndcg._discounted('_gain', '_ideal_pos'), '_ideal_pos']) -%}
-    {%- if needs_icg %}{% do listed.append(['_icg', '_gain', '_ideal_pos']) %}{% endif -%}
+    {%- for s in ideal_sums %}{% do listed.append([s.name, s.term, '_ideal_pos']) %}{% endfor -%}
   {%- endif -%}
 {%- endif -%}
 {%- set listed_names = [] -%}{%- for x in listed %}{% do listed_names.append(x[0]) %}{% endfor -%}
@@ -217,7 +225,7 @@ top_ranked AS (
   'counted_judged': counted_judged, 'refilter': refilter, 'join_first': join_first, 'cut': cut,
   'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
   'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running, 'before': before,
-  'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'hooks': hooks,
+  'averaged': ns.values, 'own': own, 'hooks': hooks, 'rank_sums': rank_sums, 'ideal_sums': ideal_sums,
   'needs_top_grade': hooks | selectattr('top_grade') | list | length > 0 or (p.get('upper', false) and p.get('unjudged_grade') is none),
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), descending), 'descending': descending,
   'listed': listed, 'listed_names': listed_names, 'list_sums': sqlndcg.list_sums(), 'top_n': top_n, 'ideal_listed': ideal_listed,
@@ -230,19 +238,28 @@ top_ranked AS (
     shared aggregate declared by a measure file (default__shared_<need>, the header says how). -#}
 {%- macro _per_query_builtin_needs() -%}
 {{ return(['hits_at', 'judged_at', 'dcg_at', 'cg_at', 'ap_at', 'ideal_at', 'first', 'totals', 'r', 'r_rows',
-           'nonrel_run', 'pool_run', 'max_rel_rows', 'gain_at', 'ideal_gain_at', 'ideal_rows', 'ideal_totals',
-           'ideal_tail', 'in_run', 'own']) }}
+           'nonrel_run', 'pool_run', 'max_rel_rows', 'ideal_rows', 'ideal_totals', 'ideal_tail', 'in_run',
+           'own']) }}
 {%- endmacro -%}
 
-{#- The shared aggregates the metrics need that measure files declare, each as {need, labels, top_grade, stages}. -#}
+{#- The shared aggregates the metrics need that measure files declare, each as the header says, with its `need`. -#}
 {%- macro _per_query_hooks(p) -%}
 {%- set hooks = [] -%}
 {%- for need in p.needs if need not in sqlndcg._per_query_builtin_needs() -%}
-  {%- set about = {'need': need, 'labels': [], 'top_grade': false, 'stages': []} -%}
+  {%- set about = {'need': need, 'labels': [], 'top_grade': false, 'stages': [], 'rank_sums': [], 'ideal_sums': []} -%}
   {%- do about.update(sqlndcg._dispatched('shared_' ~ need)(p)) -%}
   {%- do hooks.append(about) -%}
 {%- endfor -%}
 {{ return(hooks) }}
+{%- endmacro -%}
+
+{#- The hooks' sums of one kind (rank_sums, ideal_sums), each {name, term, value, need}. -#}
+{%- macro _per_query_hook_sums(hooks, kind) -%}
+{%- set sums = [] -%}
+{%- for h in hooks -%}
+  {%- for s in h[kind] %}{% set x = {'need': h.need} %}{% do x.update(s) %}{% do sums.append(x) %}{% endfor -%}
+{%- endfor -%}
+{{ return(sums) }}
 {%- endmacro -%}
 
 {#- The columns the shared aggregates add to one stage (scored, positioned, accumulated), in the order of `needs`. -#}
@@ -436,9 +453,9 @@ ideal_ranking AS (
     {%- if not f.list_sums %},
     SUM({{ sqlndcg._discounted('_gain', '_ideal_pos') }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
     {%- endif %}
-    {%- if f.needs_icg and not f.list_sums %},
-    SUM(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _icg_run
-    {%- endif %}
+    {%- for s in f.ideal_sums if not f.list_sums %},
+    SUM({{ s.term }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS {{ s.name }}_run
+    {%- endfor %}
     {%- if f.needs_ideal_rows %},
     {#- The last position of each gain level of the ideal ranking (Rndcg's boundaries). #}
     CASE WHEN _gain <> COALESCE(LEAD(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }}), 0) THEN 1 ELSE 0 END AS _boundary
@@ -641,14 +658,14 @@ accumulated AS (
     _ideal_pos,
     {%- if '_idcg' not in f.listed_names %}
     SUM({{ sqlndcg._discounted('_gain', '_ideal_pos') }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
-    {%- if f.needs_icg %}
-    SUM(_gain) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _icg_run,
+    {%- for s in f.ideal_sums %}
+    SUM({{ s.term }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS {{ s.name }}_run,
+    {%- endfor %}
     {%- endif %}
     {%- endif %}
-    {%- endif %}
-    {%- if 'gain_at' in p.needs and '_gsum' not in f.listed_names %}
-    SUM(_gain_at) OVER ({{ f.running }}) AS _gsum_run,
-    {%- endif %}
+    {%- for s in f.rank_sums if s.name not in f.listed_names %}
+    SUM({{ s.term }}) OVER ({{ f.running }}) AS {{ s.name }}_run,
+    {%- endfor %}
     {%- for x in f.listed %}
     {{ x[1] }} AS {{ x[0] }}_term,
     {%- endfor %}
@@ -673,13 +690,13 @@ accumulated AS (
     {%- endif %}
     {%- if c.needs_ideal and p.ideal == 'retrieved' and '_idcg' not in f.listed_names %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }},
-    {%- if 'ideal_gain_at' in c.needs %}
-    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _icg_run ELSE 0 END) AS _icg_{{ c.suffix }},
+    {%- for s in f.ideal_sums if s.need in c.needs %}
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN {{ s.name }}_run ELSE 0 END) AS {{ s.name }}_{{ c.suffix }},
+    {%- endfor %}
     {%- endif %}
-    {%- endif %}
-    {%- if 'gain_at' in c.needs and '_gsum' not in f.listed_names %}
-    MAX(CASE WHEN {{ within }} THEN _gsum_run ELSE 0 END) AS _gsum_{{ c.suffix }},
-    {%- endif %}
+    {%- for s in f.rank_sums if s.need in c.needs and s.name not in f.listed_names %}
+    MAX(CASE WHEN {{ within }} THEN {{ s.name }}_run ELSE 0 END) AS {{ s.name }}_{{ c.suffix }},
+    {%- endfor %}
     {%- if 'cg_at' in c.needs and '_cg' not in f.listed_names %}
     MAX(CASE WHEN {{ within }} THEN _cg_run ELSE 0 END) AS _cg_{{ c.suffix }},
     {%- endif %}
@@ -726,13 +743,13 @@ run_metrics AS (
     {%- endif %}
     {%- if c.needs_ideal and '_idcg' in f.listed_names %}
     {{ sqlndcg._list_prefix_sum('_idcg_list', c.k) }} AS _idcg_{{ c.suffix }},
-    {%- if 'ideal_gain_at' in c.needs %}
-    {{ sqlndcg._list_prefix_sum('_icg_list', c.k) }} AS _icg_{{ c.suffix }},
+    {%- for s in f.ideal_sums if s.need in c.needs %}
+    {{ sqlndcg._list_prefix_sum(s.name ~ '_list', c.k) }} AS {{ s.name }}_{{ c.suffix }},
+    {%- endfor %}
     {%- endif %}
-    {%- endif %}
-    {%- if 'gain_at' in c.needs and '_gsum' in f.listed_names %}
-    {{ sqlndcg._list_prefix_sum('_gsum_list', c.k) }} AS _gsum_{{ c.suffix }},
-    {%- endif %}
+    {%- for s in f.rank_sums if s.need in c.needs and s.name in f.listed_names %}
+    {{ sqlndcg._list_prefix_sum(s.name ~ '_list', c.k) }} AS {{ s.name }}_{{ c.suffix }},
+    {%- endfor %}
     {%- if 'cg_at' in c.needs and '_cg' in f.listed_names %}
     {{ sqlndcg._list_prefix_sum('_cg_list', c.k) }} AS _cg_{{ c.suffix }},
     {%- endif %}
@@ -794,9 +811,9 @@ ideal_dcg AS (
   SELECT {{ f.s_cols }}_q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}
-    {%- if 'ideal_gain_at' in c.needs %},
-    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _icg_run ELSE 0 END) AS _icg_{{ c.suffix }}
-    {%- endif %}{% if not loop.last %},{% endif %}
+    {%- for s in f.ideal_sums if s.need in c.needs %},
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN {{ s.name }}_run ELSE 0 END) AS {{ s.name }}_{{ c.suffix }}
+    {%- endfor %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM ideal_ranking
   GROUP BY {{ f.s_cols }}_q
@@ -811,9 +828,9 @@ ideal_dcg AS (
     rm._q AS _q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
     MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}
-    {%- if 'ideal_gain_at' in c.needs %},
-    MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._icg_run ELSE 0 END) AS _icg_{{ c.suffix }}
-    {%- endif %}{% if not loop.last %},{% endif %}
+    {%- for s in f.ideal_sums if s.need in c.needs %},
+    MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i.{{ s.name }}_run ELSE 0 END) AS {{ s.name }}_{{ c.suffix }}
+    {%- endfor %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM run_metrics AS rm
   JOIN ideal_ranking AS i
@@ -823,7 +840,9 @@ ideal_dcg AS (
 {%- endif -%}
 {%- endmacro -%}
 
-{#- ideal_dcg from the ideal's terms listed in ideal order (list_sums): the first k of them (pad), or min(k, n) (truncate). -#}
+{#- ideal_dcg from the ideal's terms listed in ideal order (list_sums): the first k of them (pad), or min(k, n) (truncate).
+    Each query's lists: the IDCG terms (_idcg_list), the gains (_icg_list: their prefix sums are the ideal's
+    cumulative gain, which an ideal sum named _icg reads, NCG's) and each other ideal sum's terms. -#}
 {%- macro _per_query_ideal_dcg_listed(p, f) -%}
 {%- set pad = p.short_lists == 'pad' -%}
 {%- set ideals = p.cutoffs | selectattr('needs_ideal') | list -%}
@@ -836,15 +855,18 @@ ideal_dcg AS (
     {%- for c in ideals %}
     {%- set k = c.k if pad else (('rm._n' if c.k is none else sqlndcg._least(c.k, 'rm._n'))) %}
     {{ sqlndcg._list_prefix_sum('il._idcg_list', k) }} AS _idcg_{{ c.suffix }}
-    {%- if 'ideal_gain_at' in c.needs %},
-    {{ sqlndcg._list_prefix_sum('il._icg_list', k) }} AS _icg_{{ c.suffix }}
-    {%- endif %}{% if not loop.last %},{% endif %}
+    {%- for s in f.ideal_sums if s.need in c.needs %},
+    {{ sqlndcg._list_prefix_sum('il.' ~ s.name ~ '_list', k) }} AS {{ s.name }}_{{ c.suffix }}
+    {%- endfor %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM (
     {%- if f.ideal_listed %}
     SELECT {{ f.s_cols }}_q,
       list_transform(_top, lambda _g, _i: {{ sqlndcg._discounted('_g', '_i') }}) AS _idcg_list,
       _top AS _icg_list
+      {%- for s in f.ideal_sums if s.name not in ('_idcg', '_icg') %},
+      list_transform(_top, lambda _gain, _ideal_pos: {{ s.term }}) AS {{ s.name }}_list
+      {%- endfor %}
     FROM (
       SELECT {{ f.s_cols }}_q, max(_gain, {{ p.prune_k }}) FILTER (WHERE _gain > 0) AS _top
       FROM labels
@@ -854,6 +876,9 @@ ideal_dcg AS (
     SELECT {{ f.s_cols }}_q,
       list({{ sqlndcg._discounted('_gain', '_ideal_pos') }} ORDER BY _ideal_pos) AS _idcg_list,
       list(_gain ORDER BY _ideal_pos) AS _icg_list
+      {%- for s in f.ideal_sums if s.name not in ('_idcg', '_icg') %},
+      list({{ s.term }} ORDER BY _ideal_pos) AS {{ s.name }}_list
+      {%- endfor %}
     FROM ideal_ranking
     GROUP BY {{ f.s_cols }}_q
     {%- endif %}
@@ -898,7 +923,7 @@ SELECT
   {%- endfor %}
   sq._q AS {{ p.query_output }},
   {%- for m in p.metrics %}
-  CAST({{ sqlndcg._metric_value(m, p) }} AS {{ sqlndcg.double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
+  CAST({{ sqlndcg._metric_value(m, p, f) }} AS {{ sqlndcg.double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
   {%- endfor %}
 FROM scored_queries AS sq
 LEFT JOIN run_metrics AS rm
@@ -1013,7 +1038,7 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
 
 {#- One metric's value: its measure file's value macro (measures/), given the shared per-query aggregates as SQL
     expressions (rm: run side, jq: judged side, idl: ideal side, it: ideal totals, rq: whether the run has it). -#}
-{%- macro _metric_value(m, p) -%}
+{%- macro _metric_value(m, p, f) -%}
 {%- set s = m.suffix -%}
 {%- set t = m.threshold_index -%}
 {%- set n = 'COALESCE(rm._n, 0)' -%}
@@ -1026,11 +1051,9 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
 {%- endif -%}
 {%- if p.ideal == 'retrieved' -%}
 {%- set idcg %}COALESCE(rm._idcg_{{ s }}, 0){% endset -%}
-{%- set icg %}COALESCE(rm._icg_{{ s }}, 0){% endset -%}
 {%- set has_gain = 'COALESCE(rm._has_gain, 0)' -%}
 {%- else -%}
 {%- set idcg %}COALESCE(idl._idcg_{{ s }}, 0){% endset -%}
-{%- set icg %}COALESCE(idl._icg_{{ s }}, 0){% endset -%}
 {%- set has_gain = 'COALESCE(jq._has_gain, 0)' -%}
 {%- endif -%}
 {%- set a = {
@@ -1042,12 +1065,14 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
   'max_rel': 'COALESCE(jq._max_rel, 0)', 'in_run': 'COALESCE(rq._in_run, 0)',
   'npos': 'COALESCE(it._npos, 0)', 'ideal_gain': 'COALESCE(it._ideal_gain, 0)', 'idcg_total': 'it._idcg_total',
   'cg': 'COALESCE(rm._cg_' ~ s ~ ', 0)', 'dcg': 'COALESCE(rm._dcg_' ~ s ~ ', 0)',
-  'gain_sum': 'COALESCE(rm._gsum_' ~ s ~ ', 0)', 'icg': icg,
   'ap_sum': 'COALESCE(rm._ap_' ~ s ~ '_t' ~ t ~ ', 0)', 'ap_sum_all': 'COALESCE(rm._ap_all_t' ~ t ~ ', 0)',
   'first': 'rm._first_t' ~ t,
   'tail_inverse': 'COALESCE(rt._tail_inverse, 0)', 'tail_count': 'COALESCE(rt._tail_count, 0)', 'tail_terms': 'rt._tail_terms',
   'own': 'rm.' ~ m.id ~ '_',
 } -%}
+{#- The shared aggregates' sums at this metric's cutoff (the ideal's beside IDCG). -#}
+{%- for x in f.rank_sums %}{% do a.update({x.value: 'COALESCE(rm.' ~ x.name ~ '_' ~ s ~ ', 0)'}) %}{% endfor -%}
+{%- for x in f.ideal_sums %}{% do a.update({x.value: 'COALESCE(' ~ ('rm.' if p.ideal == 'retrieved' else 'idl.') ~ x.name ~ '_' ~ s ~ ', 0)'}) %}{% endfor -%}
 {{ sqlndcg._measure_value(m, p, a) }}
 {%- endmacro -%}
 
