@@ -163,3 +163,57 @@ def test_a_new_measure_file_is_evaluated_printed_by_trec_eval_and_documented(one
     assert "| `num_unjudged_ret` | number of retrieved documents without a judgment | - | `num_unjudged_ret` |" \
         in measure_docs.table()
     assert metric_range("num_unjudged_ret") is None
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# adding a measure with a shared aggregate of its own: still its file and its registration line, no edit of
+# statements/per_query.sql (which calls the aggregate's hooks, as it calls ERR's cascade and NCG's gain sums)
+
+POOLED_MEASURE = """{#-
+  pooled@k: retrieved documents within k whose label is negative (pooled, judged unusable). A measure written only
+  by this test, with a shared aggregate (`negatives`) of its own: a column on the ranked rows, summed in rank order.
+-#}
+{%- macro default__measure_pooled() -%}
+{{ return({'help': 'negative labels within k', 'k': true, 'needs': ['negatives'], 'summary': 'sum'}) }}
+{%- endmacro -%}
+{%- macro default__value_pooled(m, p, a) -%}{{ return(a.pooled) }}{%- endmacro -%}
+{%- macro default__shared_negatives(p) -%}
+{{ return({'labels': ['_rel'], 'stages': ['scored', 'positioned'],
+           'rank_sums': [{'name': '_negsum', 'term': '_neg', 'value': 'pooled'}]}) }}
+{%- endmacro -%}
+{%- macro default__shared_negatives_columns(stage, p, f) -%}
+{%- set rel = 'r._rel' if f.join_first else 'COALESCE(l._rel, 0)' -%}
+{{ return(['CASE WHEN ' ~ rel ~ ' < 0 THEN 1 ELSE 0 END AS _neg'] if stage == 'scored' else ['_neg']) }}
+{%- endmacro -%}
+"""
+
+
+@pytest.fixture
+def pooled_measure(tmp_path, monkeypatch):
+    sql = tmp_path / "sql"
+    shutil.copytree(render.SQL_DIR, sql)
+    (sql / "macros" / "measures" / "pooled.sql").write_text(POOLED_MEASURE, encoding="utf-8")
+    registry = sql / "macros" / "measures" / "registry.sql"
+    text = registry.read_text(encoding="utf-8")
+    registry.write_text(text.replace("'err', 'ncg',", "'err', 'ncg', 'pooled',", 1), encoding="utf-8")
+    monkeypatch.setattr(render, "SQL_DIR", sql)
+    measures.forget()
+    yield
+    monkeypatch.undo()
+    measures.forget()
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "sqlite"])
+def test_a_new_shared_aggregate_is_in_its_measures_file(pooled_measure, dialect):
+    import duckdb
+    import sqlite3
+
+    con = duckdb.connect() if dialect == "duckdb" else sqlite3.connect(":memory:")
+    for name, frame in (("runs", RUN), ("qrels", JUDGMENTS)):
+        if dialect == "duckdb":
+            con.register(name, frame)
+        else:
+            frame.to_sql(name, con, index=False)
+    for metric, expected in (("pooled@1", {"q1": 0, "q2": 0}), ("pooled", {"q1": 0, "q2": 1})):
+        res = sqlndcg.evaluate("runs", "qrels", [metric], con=con)
+        assert {row["query_id"]: row[metric] for row in res.per_query.to_dicts()} == expected, (dialect, metric)

@@ -1,4 +1,4 @@
-"""The settings are declared once (``settings_declared()`` in sql/macros/settings.sql); everything else follows it.
+"""The settings are declared once (``settings_declared()`` in sql/macros/spec/settings.sql); everything else follows it.
 
 The public verbs keep explicit keyword signatures (an editor can only show keywords that are written out), so
 these tests hold them to the declaration by construction: every expected name comes from iterating the

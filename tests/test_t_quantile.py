@@ -17,7 +17,7 @@ from sqlndcg.stats import distributions as stats
 
 import scipy.stats as scipy_stats
 
-MACRO_FILE = Path(__file__).resolve().parent.parent / "sql" / "macros" / "t975_expression.sql"
+MACRO_FILE = Path(__file__).resolve().parent.parent / "sql" / "macros" / "stats" / "t975_expression.sql"
 N = stats.T975_TABLE_MAX
 
 # Every integer df from 1 to 5000, then about 3000 integers spread geometrically up to 10^9 (and its neighbours).

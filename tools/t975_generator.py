@@ -1,9 +1,9 @@
 """The generators of the 97.5% t quantile's constants (in distributions.py) and of its SQL expression
-(sql/macros/t975_expression.sql): a development tool, run by hand when the formula changes; tests/test_t_quantile.py
+(sql/macros/stats/t975_expression.sql): a development tool, run by hand when the formula changes; tests/test_t_quantile.py
 checks that both files are what it generates.
 
     python -m tools.t975_generator --print-t975-table   # the constants block (needs SciPy)
-    python -m tools.t975_generator --print-t975-macro > sql/macros/t975_expression.sql
+    python -m tools.t975_generator --print-t975-macro > sql/macros/stats/t975_expression.sql
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Sequence
 from sqlndcg.stats import distributions as stats
 
 _T975_SERIES_TERMS = 8
-_MACRO_PATH = "sql/macros/t975_expression.sql"
+_MACRO_PATH = "sql/macros/stats/t975_expression.sql"
 
 
 def _format(x: float) -> str:
@@ -33,7 +33,7 @@ def t975_constants_text() -> str:
 
 
 def t975_macro_text() -> str:
-    """The text of sql/macros/t975_expression.sql, from the constants in sqlndcg/stats/distributions.py."""
+    """The text of sql/macros/stats/t975_expression.sql, from the constants in sqlndcg/stats/distributions.py."""
     d = "{{ d }}"
     u = "{{ u }}"
     series = list(stats._T975_SERIES)

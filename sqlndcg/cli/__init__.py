@@ -3,7 +3,7 @@
 :mod:`.judgments`.
 
 One package, one way for everything every verb shares (:mod:`.common`): the settings flags are generated from the
-one declaration of the settings (``_settings_declared()`` in ``sql/macros/settings.sql``), so a setting added there
+one declaration of the settings (``_settings_declared()`` in ``sql/macros/spec/settings.sql``), so a setting added there
 is a flag of every verb that takes settings; one table writer (:mod:`.output`); every error is one line on
 standard error and exit status 2, the traceback only with ``--debug``.
 

@@ -1,7 +1,7 @@
 """Metric names people type (``nDCG@10``, ``P(rel=2)@5``, ``MAP``, ``rbp(p=0.95)``) in their canonical form.
 
 The measures live in the SQL package, one file per family (``sql/macros/measures/``: the definition on top, its
-SQL below, registered once in ``registry.sql``); the parser is ``sql/macros/spec.sql``. dbt models and Python read
+SQL below, registered once in ``registry.sql``); the parser is ``sql/macros/spec/spec.sql``. dbt models and Python read
 names the same way; this module gives them Python types. A result column carries the name as the caller spelled it (``"NDCG@10"``,
 ``"map"``), and the settings its canonical name (``ndcg@10``, ``ap``); :func:`metric_column` finds one from the
 other.

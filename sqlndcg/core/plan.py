@@ -1,6 +1,6 @@
 """The plan's keys, stated once on the Python side.
 
-The plan is built by one Jinja macro (``plan`` in sql/macros/plan.sql), so that dbt and Python share one builder;
+The plan is built by one Jinja macro (``plan`` in sql/macros/plan/plan.sql), so that dbt and Python share one builder;
 it stays plain data (a dict) because that is what the templates, dbt and the render cache take. These TypedDicts
 mirror it so Python reads it by declared keys, and :func:`checked` refuses a plan whose keys differ from the
 mirror (tests/test_plan.py renders the macro and compares, so a key added on one side fails until the other has
@@ -15,7 +15,7 @@ from typing import Any, Optional, TypedDict, cast
 
 
 class OutputGroup(TypedDict):
-    """A group column as the per-query table holds it (output_columns in sql/macros/outputs.sql)."""
+    """A group column as the per-query table holds it (output_columns in sql/macros/outputs/outputs.sql)."""
 
     name: str
     output: str  # quoted
@@ -35,7 +35,7 @@ class OutputMetric(TypedDict):
 
 class Outputs(TypedDict):
     """What the statements over a per-query table read (summary, comparison, weights, generic tests): the
-    ``output_columns`` macro (sql/macros/outputs.sql) gives it from a spec alone, and every plan has these keys."""
+    ``output_columns`` macro (sql/macros/outputs/outputs.sql) gives it from a spec alone, and every plan has these keys."""
 
     spec: dict
     groups: list[OutputGroup]

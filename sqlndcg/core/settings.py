@@ -1,6 +1,6 @@
 """The settings as Python sees them: one TypedDict that every verb takes as ``**settings: Unpack[Settings]``.
 
-The declaration is ``_settings_declared()`` in sql/macros/settings.sql (names, allowed values, defaults, help); this
+The declaration is ``_settings_declared()`` in sql/macros/spec/settings.sql (names, allowed values, defaults, help); this
 is its typed mirror, so an editor can offer the keywords and their values, and tests/test_settings_declared.py
 holds the two equal (the names, and each list of values). A setting left out is not given: the preset, else the
 declaration's default, decides.

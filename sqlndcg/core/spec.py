@@ -1,7 +1,7 @@
 """Metrics and settings, validated once into an immutable :class:`Spec`; everything downstream trusts it.
 
-The declaration of every setting and the presets (``sql/macros/settings.sql``) and the validation
-(``sql/macros/spec.sql``) live in the SQL package, where dbt models call them too; this module gives the result
+The declaration of every setting and the presets (``sql/macros/spec/settings.sql``) and the validation
+(``sql/macros/spec/spec.sql``) live in the SQL package, where dbt models call them too; this module gives the result
 Python types. Nothing is
 rendered at import: the declaration's constants (``SETTINGS``, ``PRESETS``, ``GAINS``, ...) are read from the
 templates on first use and kept, so importing the package (or the command line's ``--help``) stays quick.

@@ -16,7 +16,7 @@ from .plan import Plan
 
 
 def account_sql(p, duplicates=False, bucket=None, unique=(), *, dialect: str = "duckdb") -> str:
-    """``_account_sql`` (sql/macros/account.sql): SQL."""
+    """``_account_sql`` (sql/macros/statements/account.sql): SQL."""
     return render.call('_account_sql', p, duplicates, bucket, unique, dialect=dialect)
 
 
@@ -71,22 +71,22 @@ def append(name, query, *, dialect: str = "duckdb") -> str:
 
 
 def assumed_facts(spec, run_sql, judgments_sql, id_type=None, *, dialect: str = "duckdb") -> dict:
-    """``_assumed_facts`` (sql/macros/plan.sql)."""
+    """``_assumed_facts`` (sql/macros/plan/plan.sql)."""
     return render.call('_assumed_facts', spec, run_sql, judgments_sql, id_type, dialect=dialect)
 
 
 def bootstrap_suffixes(*, dialect: str = "duckdb") -> Any:
-    """``_bootstrap_suffixes`` (sql/macros/outputs.sql)."""
+    """``_bootstrap_suffixes`` (sql/macros/outputs/outputs.sql)."""
     return render.call('_bootstrap_suffixes', dialect=dialect)
 
 
 def compare_parts(p, system, weights=None, *, dialect: str = "duckdb") -> Any:
-    """``_compare_parts`` (sql/macros/compare.sql)."""
+    """``_compare_parts`` (sql/macros/statements/compare.sql)."""
     return render.call('_compare_parts', p, system, weights, dialect=dialect)
 
 
 def compare_union_sql(inputs, columns, system, *, dialect: str = "duckdb") -> str:
-    """``_compare_union_sql`` (sql/macros/compare.sql): SQL."""
+    """``_compare_union_sql`` (sql/macros/statements/compare.sql): SQL."""
     return render.call('_compare_union_sql', inputs, columns, system, dialect=dialect)
 
 
@@ -146,17 +146,17 @@ def duckdb_setting(name, *, dialect: str = "duckdb") -> str:
 
 
 def duplicates(relation, keys, limit=None, *, dialect: str = "duckdb") -> str:
-    """``_duplicates`` (sql/macros/checks.sql): SQL."""
+    """``_duplicates`` (sql/macros/checks/checks.sql): SQL."""
     return render.call('_duplicates', relation, keys, limit, dialect=dialect)
 
 
 def facts(spec, run, judgments, *, dialect: str = "duckdb") -> dict:
-    """``_facts`` (sql/macros/plan.sql)."""
+    """``_facts`` (sql/macros/plan/plan.sql)."""
     return render.call('_facts', spec, run, judgments, dialect=dialect)
 
 
 def file_options_declared(*, dialect: str = "duckdb") -> dict[str, dict]:
-    """``_file_options_declared`` (sql/macros/settings.sql)."""
+    """``_file_options_declared`` (sql/macros/spec/settings.sql)."""
     return render.call('_file_options_declared', dialect=dialect)
 
 
@@ -191,7 +191,7 @@ def frame_insert(name, columns, placeholder, *, dialect: str = "duckdb") -> str:
 
 
 def input_checks(role, spec, columns, shared=(), *, dialect: str = "duckdb") -> Any:
-    """``_input_checks`` (sql/macros/checks.sql)."""
+    """``_input_checks`` (sql/macros/checks/checks.sql)."""
     return render.call('_input_checks', role, spec, columns, shared, dialect=dialect)
 
 
@@ -221,12 +221,12 @@ def materialize(name, query, *, dialect: str = "duckdb") -> str:
 
 
 def max_exponential_rel(*, dialect: str = "duckdb") -> Any:
-    """``_max_exponential_rel`` (sql/macros/spec.sql)."""
+    """``_max_exponential_rel`` (sql/macros/spec/spec.sql)."""
     return render.call('_max_exponential_rel', dialect=dialect)
 
 
 def max_k(*, dialect: str = "duckdb") -> Any:
-    """``_max_k`` (sql/macros/spec.sql)."""
+    """``_max_k`` (sql/macros/spec/spec.sql)."""
     return render.call('_max_k', dialect=dialect)
 
 
@@ -236,7 +236,7 @@ def measures(*, dialect: str = "duckdb") -> Any:
 
 
 def missing_weights_sql(per_query, p, w, limit=None, *, dialect: str = "duckdb") -> str:
-    """``_missing_weights_sql`` (sql/macros/weights.sql): SQL."""
+    """``_missing_weights_sql`` (sql/macros/statements/weights.sql): SQL."""
     return render.call('_missing_weights_sql', per_query, p, w, limit, dialect=dialect)
 
 
@@ -246,47 +246,47 @@ def no_rows(relation, *, dialect: str = "duckdb") -> str:
 
 
 def not_numbers(relation, column, columns, limit, *, dialect: str = "duckdb") -> str:
-    """``_not_numbers`` (sql/macros/checks.sql): SQL."""
+    """``_not_numbers`` (sql/macros/checks/checks.sql): SQL."""
     return render.call('_not_numbers', relation, column, columns, limit, dialect=dialect)
 
 
 def number_rule(key, shown, *, dialect: str = "duckdb") -> Any:
-    """``_number_rule`` (sql/macros/spec.sql)."""
+    """``_number_rule`` (sql/macros/spec/spec.sql)."""
     return render.call('_number_rule', key, shown, dialect=dialect)
 
 
 def order_conflicts(relation, c, limit, *, dialect: str = "duckdb") -> str:
-    """``_order_conflicts`` (sql/macros/checks.sql): SQL."""
+    """``_order_conflicts`` (sql/macros/checks/checks.sql): SQL."""
     return render.call('_order_conflicts', relation, c, limit, dialect=dialect)
 
 
 def paired_differences_sql(per_query, p, system, baseline, weights=None, *, dialect: str = "duckdb") -> str:
-    """``_paired_differences_sql`` (sql/macros/compare.sql): SQL."""
+    """``_paired_differences_sql`` (sql/macros/statements/compare.sql): SQL."""
     return render.call('_paired_differences_sql', per_query, p, system, baseline, weights, dialect=dialect)
 
 
 def paired_sql(per_query, p, system, baseline, weights=None, *, dialect: str = "duckdb") -> str:
-    """``_paired_sql`` (sql/macros/compare.sql): SQL."""
+    """``_paired_sql`` (sql/macros/statements/compare.sql): SQL."""
     return render.call('_paired_sql', per_query, p, system, baseline, weights, dialect=dialect)
 
 
 def parse_metric(item, *, dialect: str = "duckdb") -> Any:
-    """``_parse_metric`` (sql/macros/spec.sql)."""
+    """``_parse_metric`` (sql/macros/spec/spec.sql)."""
     return render.call('_parse_metric', item, dialect=dialect)
 
 
 def parse_metrics(names, *, dialect: str = "duckdb") -> Any:
-    """``_parse_metrics`` (sql/macros/spec.sql)."""
+    """``_parse_metrics`` (sql/macros/spec/spec.sql)."""
     return render.call('_parse_metrics', names, dialect=dialect)
 
 
 def per_query_sql(p, ordered=True, bucket=None, longest_list=None, *, dialect: str = "duckdb") -> str:
-    """``_per_query_sql`` (sql/macros/per_query.sql): SQL."""
+    """``_per_query_sql`` (sql/macros/statements/per_query.sql): SQL."""
     return render.call('_per_query_sql', p, ordered, bucket, longest_list, dialect=dialect)
 
 
 def plan(facts, *, dialect: str = "duckdb") -> Plan:
-    """``_plan`` (sql/macros/plan.sql)."""
+    """``_plan`` (sql/macros/plan/plan.sql)."""
     return render.call('_plan', facts, dialect=dialect)
 
 
@@ -306,7 +306,7 @@ def positions_sql(pp, *, dialect: str = "duckdb") -> str:
 
 
 def presets(*, dialect: str = "duckdb") -> dict[str, dict]:
-    """``_presets`` (sql/macros/settings.sql)."""
+    """``_presets`` (sql/macros/spec/settings.sql)."""
     return render.call('_presets', dialect=dialect)
 
 
@@ -326,7 +326,7 @@ def read_parquet(path, *, dialect: str = "duckdb") -> str:
 
 
 def recorded_settings(spec, *, dialect: str = "duckdb") -> Any:
-    """``_recorded_settings`` (sql/macros/spec.sql)."""
+    """``_recorded_settings`` (sql/macros/spec/spec.sql)."""
     return render.call('_recorded_settings', spec, dialect=dialect)
 
 
@@ -336,17 +336,17 @@ def result_size(p, *, dialect: str = "duckdb") -> str:
 
 
 def rows_where(relation, identity, columns, test, limit=None, *, dialect: str = "duckdb") -> str:
-    """``_rows_where`` (sql/macros/checks.sql): SQL."""
+    """``_rows_where`` (sql/macros/checks/checks.sql): SQL."""
     return render.call('_rows_where', relation, identity, columns, test, limit, dialect=dialect)
 
 
 def run_top_sql(p, *, dialect: str = "duckdb") -> str:
-    """``_run_top_sql`` (sql/macros/run_top.sql): SQL."""
+    """``_run_top_sql`` (sql/macros/statements/run_top.sql): SQL."""
     return render.call('_run_top_sql', p, dialect=dialect)
 
 
 def sampled(plan, sample, seed, *, dialect: str = "duckdb") -> Any:
-    """``_sampled`` (sql/macros/entry.sql)."""
+    """``_sampled`` (sql/macros/entry/entry.sql)."""
     return render.call('_sampled', plan, sample, seed, dialect=dialect)
 
 
@@ -356,32 +356,32 @@ def select_all(name, order_by=None, *, dialect: str = "duckdb") -> str:
 
 
 def settings_declared(*, dialect: str = "duckdb") -> dict[str, dict]:
-    """``_settings_declared`` (sql/macros/settings.sql)."""
+    """``_settings_declared`` (sql/macros/spec/settings.sql)."""
     return render.call('_settings_declared', dialect=dialect)
 
 
 def shares_top(p, *, dialect: str = "duckdb") -> bool:
-    """``_shares_top`` (sql/macros/run_top.sql)."""
+    """``_shares_top`` (sql/macros/statements/run_top.sql)."""
     return render.call('_shares_top', p, dialect=dialect)
 
 
 def some_system_queries(relation, system, query_id, value, limit, *, dialect: str = "duckdb") -> str:
-    """``_some_system_queries`` (sql/macros/compare.sql): SQL."""
+    """``_some_system_queries`` (sql/macros/statements/compare.sql): SQL."""
     return render.call('_some_system_queries', relation, system, query_id, value, limit, dialect=dialect)
 
 
 def some_values(relation, column, limit, *, dialect: str = "duckdb") -> str:
-    """``_some_values`` (sql/macros/checks.sql): SQL."""
+    """``_some_values`` (sql/macros/checks/checks.sql): SQL."""
     return render.call('_some_values', relation, column, limit, dialect=dialect)
 
 
 def spec(metrics, settings, *, dialect: str = "duckdb") -> Any:
-    """``_spec`` (sql/macros/spec.sql)."""
+    """``_spec`` (sql/macros/spec/spec.sql)."""
     return render.call('_spec', metrics, settings, dialect=dialect)
 
 
 def summary_sql(per_query, p, weights=None, rereadable=False, *, dialect: str = "duckdb") -> str:
-    """``_summary_sql`` (sql/macros/summary.sql): SQL."""
+    """``_summary_sql`` (sql/macros/statements/summary.sql): SQL."""
     return render.call('_summary_sql', per_query, p, weights, rereadable, dialect=dialect)
 
 
@@ -476,24 +476,24 @@ def trec_table_rows(name, *, dialect: str = "duckdb") -> str:
 
 
 def weights_checks(w, *, dialect: str = "duckdb") -> Any:
-    """``_weights_checks`` (sql/macros/weights.sql)."""
+    """``_weights_checks`` (sql/macros/statements/weights.sql)."""
     return render.call('_weights_checks', w, dialect=dialect)
 
 
 def weights_plan(p, weights, weight_column='weight', *, dialect: str = "duckdb") -> Any:
-    """``_weights_plan`` (sql/macros/weights.sql)."""
+    """``_weights_plan`` (sql/macros/statements/weights.sql)."""
     return render.call('_weights_plan', p, weights, weight_column, dialect=dialect)
 
 
 # -- macros Python picks between (passed as functions: which one is the caller's choice) ---------------------------
 
 def profile(relation, checks, *, dialect: str = "duckdb") -> str:
-    """``_profile`` (sql/macros/checks.sql): SQL counting each of evaluate's row checks in one scan."""
+    """``_profile`` (sql/macros/checks/checks.sql): SQL counting each of evaluate's row checks in one scan."""
     return render.call("_profile", relation, checks, dialect=dialect)
 
 
 def offending_rows(relation, c, columns, limit, *, dialect: str = "duckdb") -> str:
-    """``_offending_rows`` (sql/macros/checks.sql): SQL of a few rows failing check ``c``."""
+    """``_offending_rows`` (sql/macros/checks/checks.sql): SQL of a few rows failing check ``c``."""
     return render.call("_offending_rows", relation, c, columns, limit, dialect=dialect)
 
 
@@ -538,10 +538,10 @@ def unique_keys(name, *, dialect: str = "duckdb") -> str:
 
 
 def explain_ranking(p, limit, longest_list=None, *, dialect: str = "duckdb") -> str:
-    """``_explain_ranking`` (sql/macros/explain.sql): SQL of each list's ranked top with its labels."""
+    """``_explain_ranking`` (sql/macros/statements/explain.sql): SQL of each list's ranked top with its labels."""
     return render.call("_explain_ranking", p, limit, longest_list, dialect=dialect)
 
 
 def explain_labels(p, *, dialect: str = "duckdb") -> str:
-    """``_explain_labels`` (sql/macros/explain.sql): SQL of the judgments as the statement labels them."""
+    """``_explain_labels`` (sql/macros/statements/explain.sql): SQL of the judgments as the statement labels them."""
     return render.call("_explain_labels", p, dialect=dialect)

@@ -161,7 +161,7 @@ class Result:
     summary: Table
     settings: dict
     statement: object  # the SQL that ran: text, or a FormattedSQL formatted on first use
-    account: Table  # per group: rows and queries that went in, and what was left out (sql/macros/account.sql)
+    account: Table  # per group: rows and queries that went in, and what was left out (sql/macros/statements/account.sql)
     #: Inputs whose (query, document) pairs a constraint the engine enforces makes unique, so they were not counted
     #: for repeats: role -> the constraint ('PRIMARY KEY (query_id, doc_id)').
     unique_by_constraint: dict = field(default_factory=dict)

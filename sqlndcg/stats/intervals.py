@@ -1,6 +1,6 @@
 """Intervals that respect the metric: a seeded bootstrap interval of each summary mean, beside the t interval.
 
-The t interval of the summary (computed in SQL, ``sql/macros/summary.sql``) is symmetric around the mean and can
+The t interval of the summary (computed in SQL, ``sql/macros/statements/summary.sql``) is symmetric around the mean and can
 leave the metric's range: an rr@10 whose queries mostly score 1 gets an upper bound above 1, and two queries give
 an interval wider than [0, 1]. A percentile bootstrap interval is made of resampled means, so it always lies
 within the observed values, hence within the metric's range; BCa corrects it for bias and skew. docs/compare.md

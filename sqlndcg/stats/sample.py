@@ -17,7 +17,7 @@ from ..core import templates
 
 def sample_of(fraction, seed) -> dict | None:
     """The sample as the statements read it ({fraction, seed}), or None for no sample; a bad fraction or seed is
-    refused by the macro dbt uses too (_sampled in sql/macros/entry.sql)."""
+    refused by the macro dbt uses too (_sampled in sql/macros/entry/entry.sql)."""
     return templates.sampled({}, fraction, seed).get("sample")
 
 

@@ -1,6 +1,6 @@
 """Comparing systems honestly: :func:`compare` pairs every system with a baseline query by query.
 
-The per-query work is SQL (``sql/macros/compare.sql``): the systems are evaluated together in one statement
+The per-query work is SQL (``sql/macros/statements/compare.sql``): the systems are evaluated together in one statement
 (the system is a group column), the per-query table is kept in the engine, and one template computes, per
 (system, metric), the pairs, both means, the mean difference with its 95% t interval, wins/ties/losses and the
 queries present on one side only. Python then adds the small statistics of the per-query differences it fetches

@@ -59,7 +59,7 @@ def evaluate(
     chooses (the same on every engine and every day): the summary's intervals are those of the whole input's
     mean, with the finite-population correction; the settings say it is a sample, of how many queries, and the
     checks and the account read the sampled queries (what went in). ``settings`` are
-    those of docs/SEMANTICS.md (:class:`~sqlndcg.core.settings.Settings`, declared in sql/macros/settings.sql);
+    those of docs/SEMANTICS.md (:class:`~sqlndcg.core.settings.Settings`, declared in sql/macros/spec/settings.sql);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 
     >>> import sqlndcg

@@ -13,3 +13,13 @@
 {{ return('CASE WHEN ' ~ a.has_gain ~ ' = 0 THEN ' ~ a.empty ~ ' WHEN ' ~ a.icg ~ ' = 0 THEN 0 ELSE ' ~ a.gain_sum
           ~ ' / ' ~ a.icg ~ ' END') }}
 {%- endmacro -%}
+{#- The shared aggregates NCG reads (per_query.sql computes what a metric `needs`, at the cutoffs that need it):
+    gain_at, the gains' running sum in rank order (CG with the `gain` setting's gains), read as a.gain_sum; and
+    ideal_gain_at, the ideal ranking's gains summed in its order beside IDCG (the same ideal and short lists), read
+    as a.icg. -#}
+{%- macro default__shared_gain_at(p) -%}
+{{ return({'rank_sums': [{'name': '_gsum', 'term': '_gain_at', 'value': 'gain_sum'}]}) }}
+{%- endmacro -%}
+{%- macro default__shared_ideal_gain_at(p) -%}
+{{ return({'ideal_sums': [{'name': '_icg', 'term': '_gain', 'value': 'icg'}]}) }}
+{%- endmacro -%}

@@ -22,7 +22,9 @@
     params          extra parameters {name: default}, written kind(name=value)
     domains         each parameter's allowed values {name: {min, max, min_open, max_open, integer, why}}, checked
                     where names are parsed (spec.sql); a bound left out is no bound, {} any finite number
-    needs           shared aggregates it reads (per_query.sql computes only what some metric needs)
+    needs           shared aggregates it reads (per_query.sql computes only what some metric needs); a name
+                    per_query.sql does not compute itself is declared by a measure file, default__shared_<need>
+                    (its hooks: per_query.sql's header; ERR's cascade in err.sql, NCG's gain sums in ncg.sql)
     range           [lo, hi] every per-query value lies in (for non-negative gains, whatever the settings); none:
                     no fixed range. Confidence intervals and plots keep to it.
     summary         trec_eval's rule for the `all` line: mean, gm (geometric mean), sum

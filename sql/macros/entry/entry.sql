@@ -22,40 +22,6 @@
   (sqlndcg.valid_run / valid_judgments) run before the model and refuse the same rows.
 -#}
 
-{#- A relation's columns classed as the plan expects: integer, number, text or other, as Python classes them
-    (checks.py, column_class). dbt's Column methods compare the bare type name, so they miss DuckDB's DECIMAL(p,s)
-    (and its TINYINT, HUGEINT and unsigned integers): the type name before any parenthesis is compared too. -#}
-{%- macro _relation_columns(relation) -%}
-{%- set columns = [] -%}
-{%- set integers = ['tinyint', 'smallint', 'integer', 'bigint', 'hugeint', 'utinyint', 'usmallint', 'uinteger',
-                    'ubigint', 'uhugeint', 'int', 'int1', 'int2', 'int4', 'int8', 'int16', 'int32', 'int64'] -%}
-{%- set numbers = ['decimal', 'numeric', 'number', 'real', 'float', 'float4', 'float8', 'float32', 'float64',
-                   'double', 'double precision'] -%}
-{%- for c in adapter.get_columns_in_relation(relation) -%}
-  {%- set base = (c.dtype | lower).split('(')[0] | trim -%}
-  {%- if c.is_integer() or base in integers -%}{%- set cls = 'integer' -%}
-  {%- elif c.is_number() or c.is_float() or c.is_numeric() or base in numbers -%}{%- set cls = 'number' -%}
-  {%- elif c.is_string() -%}{%- set cls = 'text' -%}
-  {%- else -%}{%- set cls = 'other' -%}
-  {%- endif -%}
-  {%- do columns.append({'name': c.name, 'type': c.dtype, 'class': cls}) -%}
-{%- endfor -%}
-{{ return(columns) }}
-{%- endmacro -%}
-
-{#- An input relation as the plan takes it; `where` narrows its rows. -#}
-{%- macro _input_relation(role, relation, where=none) -%}
-{%- if relation is none or relation is string -%}
-  {{ sqlndcg._fail('setting', role ~ '= must be a relation (ref(...) or source(...)), got ' ~ sqlndcg._show(relation)) }}
-{%- endif -%}
-{%- set columns = sqlndcg._relation_columns(relation) -%}
-{%- if not columns -%}
-  {{ sqlndcg._fail('input', role ~ ' relation ' ~ relation ~ ' does not exist or has no columns') }}
-{%- endif -%}
-{%- set sql = relation | string if where is none else '(SELECT * FROM ' ~ relation ~ ' WHERE ' ~ where ~ ')' -%}
-{{ return({'sql': sql, 'label': role ~ ' relation ' ~ relation, 'columns': columns}) }}
-{%- endmacro -%}
-
 {#- relations + metric names + settings -> the plan (validated; a bad argument is a compilation error). The inputs
     are checked first unless check_inputs is false (it may also arrive among the settings: compare passes its
     keywords on). -#}
@@ -171,10 +137,6 @@
   {{ sqlndcg._fail('input', 'per_query relation ' ~ relation ~ ' has no column for the metric(s) ' ~ sqlndcg._show(missing)
                   ~ ' (its columns: ' ~ sqlndcg._show(have) ~ '); build it with sqlndcg.per_query(metrics=...) listing them, or ask summary only for the metrics it has') }}
 {%- endif -%}
-{%- endmacro -%}
-
-{%- macro _parse_time_placeholder() -%}
-{{ return('SELECT 1 AS sqlndcg_parse_placeholder') }}
 {%- endmacro -%}
 
 {#- sample= (or the variable sqlndcg_sample) and seed= (sqlndcg_seed): a share of the queries chosen by a hash of

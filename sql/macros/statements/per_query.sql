@@ -23,11 +23,27 @@
     r            R per threshold (per query)          r_rows     R and judged non-relevant counts on every row
     nonrel_run   running judged non-relevant count     pool_run   running count of negative (pooled unjudged) labels
     max_rel_rows the query's largest label on every row
-    gain_at      per cutoff: the gains' running sum      ideal_gain_at  beside ideal_at: the ideal's gains summed
     ideal_rows   the ideal ranking's gain and IDCG at each run position, G's running cost, boundary flags
     ideal_totals positive-gain documents, their total gain and IDCG     ideal_tail  Rndcg's boundaries past the list
     in_run       whether the run answered the query   own        the measure's own aggregates (registry.sql)
-    cascade      per position, ERR's stop probability R_i and the log of prod_{i<r} (1 - R_i) (_cascade_tops)
+  Any other name a measure needs is a shared aggregate that a measure file declares (ERR's cascade: err.sql), with
+  two macros found by name (adapter.dispatch, as the registry finds a measure's), so a new one is no edit here:
+    default__shared_<need>(p)                    {labels, top_grade, stages, rank_sums, ideal_sums}: the label
+                                                 columns the ranked rows carry, whether it reads the judgments'
+                                                 top grade (tg._top), the stages it adds columns to (scored,
+                                                 positioned, accumulated; then the macro below gives them), and
+                                                 the sums read at each cutoff of a metric that needs it, each
+                                                 {name, term, value}: rank_sums add `term` (over positioned's
+                                                 columns: _gain_at, ...) in rank order, ideal_sums add `term` (over
+                                                 _gain and _ideal_pos) in the ideal ranking's order, beside IDCG
+                                                 and under the same `ideal` and `short_lists` (so the measure
+                                                 needs ideal_at as well); a value macro reads
+                                                 the sum at its cutoff as a.<value> (NCG's gain_at, ideal_gain_at:
+                                                 ncg.sql)
+    default__shared_<need>_columns(stage, p, f)  that stage's columns, as SQL ('expression AS name'): in scored
+                                                 over r (top_ranked; its label columns when f.join_first), l
+                                                 (labels) and tg; in positioned and accumulated over the stage
+                                                 before, with the windows f.running and f.before
 
   Reading it: per_query_sql lists the statement's stages (its CTEs) in order; each stage is a macro of its own
   below (per_query_<stage>, with a line saying what it computes), and per_query_flags derives once, at the top,
@@ -119,7 +135,6 @@ top_ranked AS (
 {%- set needs = p.needs -%}
 {%- set needs_dcg = 'dcg_at' in needs or 'ideal_rows' in needs -%}
 {%- set needs_idcg = 'ideal_at' in needs -%}
-{%- set needs_icg = 'ideal_gain_at' in needs -%}
 {%- set needs_hits = 'hits_at' in needs or 'totals' in needs or 'own' in needs -%}
 {%- set needs_ap = 'ap_at' in needs -%}
 {%- set needs_rr = 'first' in needs -%}
@@ -135,7 +150,8 @@ top_ranked AS (
 {%- set ideal_listed = sqlndcg.list_sums() and p.prune_k and needs_idcg and p.ideal == 'judgments'
     and not needs_ideal_rows and not needs_ideal_totals and not needs_tail and not p.get('many_lists') -%}
 {%- set needs_ideal = ((needs_idcg and p.ideal == 'judgments') or needs_ideal_rows or needs_ideal_totals) and not ideal_listed -%}
-{%- set cascade_tops = sqlndcg._cascade_tops(p) -%}
+{%- set hooks = sqlndcg._per_query_hooks(p) -%}
+{%- set rank_sums, ideal_sums = sqlndcg._per_query_hook_sums(hooks, 'rank_sums'), sqlndcg._per_query_hook_sums(hooks, 'ideal_sums') -%}
 {%- set average = p.ties == 'average' -%}
 {#- Relevant and judged counts within a cutoff are sums of 0/1 values, exact in any order, so they are plain sums in
     run_metrics, not running sums in rank order (a window's sort fewer), unless ties are averaged (fractions) or
@@ -157,7 +173,9 @@ top_ranked AS (
 {%- set cut = p.prune_k and not refilter and top_n == 'cut' and not (longest_list and longest_list <= p.prune_k) -%}
 {#- The label columns (joined to the run before or after the ranking), the running relevant counts AP reads, and
     which of them the ranking carries when the labels are joined first. -#}
-{%- set label_cols = ['_gain', '_cg'] + (['_rel'] if needs_max_rel or cascade_tops else []) -%}
+{%- set carried_labels = ['_rel'] if needs_max_rel else [] -%}
+{%- for h in hooks %}{% for c in h.labels if c not in carried_labels %}{% do carried_labels.append(c) %}{% endfor %}{% endfor -%}
+{%- set label_cols = ['_gain', '_cg'] + carried_labels -%}
 {%- for t in p.thresholds %}{% do label_cols.append('_rel_t' ~ loop.index0) %}{% if needs_rows %}{% do label_cols.append('_nonrel_t' ~ loop.index0) %}{% endif %}{% endfor -%}
 {%- do label_cols.extend(['_pool', '_judged']) -%}
 {%- set seen_cols = [] -%}
@@ -184,13 +202,13 @@ top_ranked AS (
 {%- if sqlndcg.list_sums() -%}
   {%- if 'dcg_at' in needs %}{% do listed.append(['_dcg', sqlndcg._discounted('_gain_at', '_pos'), '_pos']) %}{% endif -%}
   {%- if needs_cg %}{% do listed.append(['_cg', '_cg_at', '_pos']) %}{% endif -%}
-  {%- if 'gain_at' in needs %}{% do listed.append(['_gsum', '_gain_at', '_pos']) %}{% endif -%}
+  {%- for s in rank_sums %}{% do listed.append([s.name, s.term, '_pos']) %}{% endfor -%}
   {%- if needs_ap %}{% for t in p.thresholds -%}
     {%- do listed.append(['_ap_t' ~ loop.index0, 'CASE WHEN _rel_t' ~ loop.index0 ~ ' = 1 THEN CAST(_seen_t' ~ loop.index0 ~ ' AS ' ~ sqlndcg.double() ~ ') / _pos ELSE 0 END', '_pos']) -%}
   {%- endfor %}{% endif -%}
   {%- if needs_idcg and p.ideal == 'retrieved' -%}
     {%- do listed.append(['_idcg', sqlndcg._discounted('_gain', '_ideal_pos'), '_ideal_pos']) -%}
-    {%- if needs_icg %}{% do listed.append(['_icg', '_gain', '_ideal_pos']) %}{% endif -%}
+    {%- for s in ideal_sums %}{% do listed.append([s.name, s.term, '_ideal_pos']) %}{% endfor -%}
   {%- endif -%}
 {%- endif -%}
 {%- set listed_names = [] -%}{%- for x in listed %}{% do listed_names.append(x[0]) %}{% endfor -%}
@@ -207,13 +225,51 @@ top_ranked AS (
   'counted_judged': counted_judged, 'refilter': refilter, 'join_first': join_first, 'cut': cut,
   'label_cols': label_cols, 'seen_cols': seen_cols, 'carried': carried, 'first': first, 'last': last,
   'direction': direction, 'shared': shared, 'g_cols': g_cols, 's_cols': s_cols, 'running': running, 'before': before,
-  'averaged': ns.values, 'own': own, 'needs_icg': needs_icg, 'cascade_tops': cascade_tops,
-  'needs_top_grade': 0 in cascade_tops or (p.get('upper', false) and p.get('unjudged_grade') is none),
+  'averaged': ns.values, 'own': own, 'hooks': hooks, 'rank_sums': rank_sums, 'ideal_sums': ideal_sums,
+  'needs_top_grade': hooks | selectattr('top_grade') | list | length > 0 or (p.get('upper', false) and p.get('unjudged_grade') is none),
   'rank_order': sqlndcg._rank_order('_key', sqlndcg._tie_doc(p), descending), 'descending': descending,
   'listed': listed, 'listed_names': listed_names, 'list_sums': sqlndcg.list_sums(), 'top_n': top_n, 'ideal_listed': ideal_listed,
 }) }}
 {%- endmacro -%}
 
+
+
+{#- The aggregates this statement computes itself (the header's list). Any other name in the plan's `needs` is a
+    shared aggregate declared by a measure file (default__shared_<need>, the header says how). -#}
+{%- macro _per_query_builtin_needs() -%}
+{{ return(['hits_at', 'judged_at', 'dcg_at', 'cg_at', 'ap_at', 'ideal_at', 'first', 'totals', 'r', 'r_rows',
+           'nonrel_run', 'pool_run', 'max_rel_rows', 'ideal_rows', 'ideal_totals', 'ideal_tail', 'in_run',
+           'own']) }}
+{%- endmacro -%}
+
+{#- The shared aggregates the metrics need that measure files declare, each as the header says, with its `need`. -#}
+{%- macro _per_query_hooks(p) -%}
+{%- set hooks = [] -%}
+{%- for need in p.needs if need not in sqlndcg._per_query_builtin_needs() -%}
+  {%- set about = {'need': need, 'labels': [], 'top_grade': false, 'stages': [], 'rank_sums': [], 'ideal_sums': []} -%}
+  {%- do about.update(sqlndcg._dispatched('shared_' ~ need)(p)) -%}
+  {%- do hooks.append(about) -%}
+{%- endfor -%}
+{{ return(hooks) }}
+{%- endmacro -%}
+
+{#- The hooks' sums of one kind (rank_sums, ideal_sums), each {name, term, value, need}. -#}
+{%- macro _per_query_hook_sums(hooks, kind) -%}
+{%- set sums = [] -%}
+{%- for h in hooks -%}
+  {%- for s in h[kind] %}{% set x = {'need': h.need} %}{% do x.update(s) %}{% do sums.append(x) %}{% endfor -%}
+{%- endfor -%}
+{{ return(sums) }}
+{%- endmacro -%}
+
+{#- The columns the shared aggregates add to one stage (scored, positioned, accumulated), in the order of `needs`. -#}
+{%- macro _per_query_hook_columns(stage, p, f) -%}
+{%- set columns = [] -%}
+{%- for h in f.hooks if stage in h.stages -%}
+  {%- do columns.extend(sqlndcg._dispatched('shared_' ~ h.need ~ '_columns')(stage, p, f)) -%}
+{%- endfor -%}
+{{ return(columns) }}
+{%- endmacro -%}
 
 {#- The statement's stages, in the order they appear in it. -#}
 
@@ -397,9 +453,9 @@ ideal_ranking AS (
     {%- if not f.list_sums %},
     SUM({{ sqlndcg._discounted('_gain', '_ideal_pos') }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run
     {%- endif %}
-    {%- if f.needs_icg and not f.list_sums %},
-    SUM(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _icg_run
-    {%- endif %}
+    {%- for s in f.ideal_sums if not f.list_sums %},
+    SUM({{ s.term }}) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS {{ s.name }}_run
+    {%- endfor %}
     {%- if f.needs_ideal_rows %},
     {#- The last position of each gain level of the ideal ranking (Rndcg's boundaries). #}
     CASE WHEN _gain <> COALESCE(LEAD(_gain) OVER (PARTITION BY {{ f.s_cols }}_q ORDER BY _ideal_pos{{ f.first }}), 0) THEN 1 ELSE 0 END AS _boundary
@@ -485,8 +541,8 @@ scored AS (
     COALESCE(l._pool, 0) AS _pool,
     COALESCE(l._judged, 0) AS _judged,
     {%- endif %}
-    {%- for top in f.cascade_tops %}
-    {{ sqlndcg._cascade_stop('r._rel' if f.join_first else 'COALESCE(l._rel, 0)', 'tg._top' if top == 0 else sqlndcg._number(top)) }} AS _stop_c{{ loop.index0 }},
+    {%- for c in sqlndcg._per_query_hook_columns('scored', p, f) %}
+    {{ c }},
     {%- endfor %}
     r._q AS _q, r._d AS _d,{% if f.top_n not in ('aggregate', 'shared') %} r._key AS _key,{% endif %} r._pos AS _pos
   FROM top_ranked AS r
@@ -527,8 +583,8 @@ positioned AS (
     {%- if f.needs_ideal_rows %}
     _igain, _boundary,{% if not f.list_sums %} _idcg_at,{% endif %}
     {%- endif %}
-    {%- for top in f.cascade_tops %}
-    _stop_c{{ loop.index0 }},
+    {%- for c in sqlndcg._per_query_hook_columns('positioned', p, f) %}
+    {{ c }},
     {%- endfor %}
     {#- Tie-averaged values: each position gets the mean over the tied documents it belongs to (the ORDER BY only
         fixes the order of summation, so the mean is the same bits on every run). #}
@@ -568,14 +624,8 @@ accumulated AS (
     {%- if 'pool_run' in p.needs %}
     SUM(_pool) OVER ({{ f.running }}) AS _pool_run,
     {%- endif %}
-    {%- for top in f.cascade_tops %}
-    {#- prod_{i<r} (1 - R_i) as the sum of its logs over the positions before (NULL at the first), R_i = 1 counted
-        apart: its LN(1 - R_i) does not exist and it makes the product 0. #}
-    _stop_c{{ loop.index0 }},
-    {%- if not f.list_sums %}
-    SUM(CASE WHEN _stop_c{{ loop.index0 }} < 1 THEN LN(1 - _stop_c{{ loop.index0 }}) ELSE 0 END) OVER ({{ f.before }}) AS _reach_ln_c{{ loop.index0 }},
-    SUM(CASE WHEN _stop_c{{ loop.index0 }} < 1 THEN 0 ELSE 1 END) OVER ({{ f.before }}) AS _blocked_c{{ loop.index0 }},
-    {%- endif %}
+    {%- for c in sqlndcg._per_query_hook_columns('accumulated', p, f) %}
+    {{ c }},
     {%- endfor %}
     {%- if f.needs_ideal_rows %}
     _igain, _boundary,
@@ -608,14 +658,14 @@ accumulated AS (
     _ideal_pos,
     {%- if '_idcg' not in f.listed_names %}
     SUM({{ sqlndcg._discounted('_gain', '_ideal_pos') }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _idcg_run,
-    {%- if f.needs_icg %}
-    SUM(_gain) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _icg_run,
+    {%- for s in f.ideal_sums %}
+    SUM({{ s.term }}) OVER (PARTITION BY {{ f.g_cols }}_q ORDER BY _ideal_pos{{ f.first }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS {{ s.name }}_run,
+    {%- endfor %}
     {%- endif %}
     {%- endif %}
-    {%- endif %}
-    {%- if 'gain_at' in p.needs and '_gsum' not in f.listed_names %}
-    SUM(_gain_at) OVER ({{ f.running }}) AS _gsum_run,
-    {%- endif %}
+    {%- for s in f.rank_sums if s.name not in f.listed_names %}
+    SUM({{ s.term }}) OVER ({{ f.running }}) AS {{ s.name }}_run,
+    {%- endfor %}
     {%- for x in f.listed %}
     {{ x[1] }} AS {{ x[0] }}_term,
     {%- endfor %}
@@ -640,13 +690,13 @@ accumulated AS (
     {%- endif %}
     {%- if c.needs_ideal and p.ideal == 'retrieved' and '_idcg' not in f.listed_names %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }},
-    {%- if 'ideal_gain_at' in c.needs %}
-    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _icg_run ELSE 0 END) AS _icg_{{ c.suffix }},
+    {%- for s in f.ideal_sums if s.need in c.needs %}
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN {{ s.name }}_run ELSE 0 END) AS {{ s.name }}_{{ c.suffix }},
+    {%- endfor %}
     {%- endif %}
-    {%- endif %}
-    {%- if 'gain_at' in c.needs and '_gsum' not in f.listed_names %}
-    MAX(CASE WHEN {{ within }} THEN _gsum_run ELSE 0 END) AS _gsum_{{ c.suffix }},
-    {%- endif %}
+    {%- for s in f.rank_sums if s.need in c.needs and s.name not in f.listed_names %}
+    MAX(CASE WHEN {{ within }} THEN {{ s.name }}_run ELSE 0 END) AS {{ s.name }}_{{ c.suffix }},
+    {%- endfor %}
     {%- if 'cg_at' in c.needs and '_cg' not in f.listed_names %}
     MAX(CASE WHEN {{ within }} THEN _cg_run ELSE 0 END) AS _cg_{{ c.suffix }},
     {%- endif %}
@@ -693,13 +743,13 @@ run_metrics AS (
     {%- endif %}
     {%- if c.needs_ideal and '_idcg' in f.listed_names %}
     {{ sqlndcg._list_prefix_sum('_idcg_list', c.k) }} AS _idcg_{{ c.suffix }},
-    {%- if 'ideal_gain_at' in c.needs %}
-    {{ sqlndcg._list_prefix_sum('_icg_list', c.k) }} AS _icg_{{ c.suffix }},
+    {%- for s in f.ideal_sums if s.need in c.needs %}
+    {{ sqlndcg._list_prefix_sum(s.name ~ '_list', c.k) }} AS {{ s.name }}_{{ c.suffix }},
+    {%- endfor %}
     {%- endif %}
-    {%- endif %}
-    {%- if 'gain_at' in c.needs and '_gsum' in f.listed_names %}
-    {{ sqlndcg._list_prefix_sum('_gsum_list', c.k) }} AS _gsum_{{ c.suffix }},
-    {%- endif %}
+    {%- for s in f.rank_sums if s.need in c.needs and s.name in f.listed_names %}
+    {{ sqlndcg._list_prefix_sum(s.name ~ '_list', c.k) }} AS {{ s.name }}_{{ c.suffix }},
+    {%- endfor %}
     {%- if 'cg_at' in c.needs and '_cg' in f.listed_names %}
     {{ sqlndcg._list_prefix_sum('_cg_list', c.k) }} AS _cg_{{ c.suffix }},
     {%- endif %}
@@ -761,9 +811,9 @@ ideal_dcg AS (
   SELECT {{ f.s_cols }}_q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
     MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}
-    {%- if 'ideal_gain_at' in c.needs %},
-    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN _icg_run ELSE 0 END) AS _icg_{{ c.suffix }}
-    {%- endif %}{% if not loop.last %},{% endif %}
+    {%- for s in f.ideal_sums if s.need in c.needs %},
+    MAX(CASE WHEN {% if c.k is none %}1 = 1{% else %}_ideal_pos <= {{ c.k }}{% endif %} THEN {{ s.name }}_run ELSE 0 END) AS {{ s.name }}_{{ c.suffix }}
+    {%- endfor %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM ideal_ranking
   GROUP BY {{ f.s_cols }}_q
@@ -778,9 +828,9 @@ ideal_dcg AS (
     rm._q AS _q,
     {%- for c in p.cutoffs | selectattr('needs_ideal') %}
     MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._idcg_run ELSE 0 END) AS _idcg_{{ c.suffix }}
-    {%- if 'ideal_gain_at' in c.needs %},
-    MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i._icg_run ELSE 0 END) AS _icg_{{ c.suffix }}
-    {%- endif %}{% if not loop.last %},{% endif %}
+    {%- for s in f.ideal_sums if s.need in c.needs %},
+    MAX(CASE WHEN {% if c.k is not none %}i._ideal_pos <= {{ c.k }} AND {% endif %}i._ideal_pos <= rm._n THEN i.{{ s.name }}_run ELSE 0 END) AS {{ s.name }}_{{ c.suffix }}
+    {%- endfor %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM run_metrics AS rm
   JOIN ideal_ranking AS i
@@ -790,7 +840,9 @@ ideal_dcg AS (
 {%- endif -%}
 {%- endmacro -%}
 
-{#- ideal_dcg from the ideal's terms listed in ideal order (list_sums): the first k of them (pad), or min(k, n) (truncate). -#}
+{#- ideal_dcg from the ideal's terms listed in ideal order (list_sums): the first k of them (pad), or min(k, n) (truncate).
+    Each query's lists: the IDCG terms (_idcg_list), the gains (_icg_list: their prefix sums are the ideal's
+    cumulative gain, which an ideal sum named _icg reads, NCG's) and each other ideal sum's terms. -#}
 {%- macro _per_query_ideal_dcg_listed(p, f) -%}
 {%- set pad = p.short_lists == 'pad' -%}
 {%- set ideals = p.cutoffs | selectattr('needs_ideal') | list -%}
@@ -803,15 +855,18 @@ ideal_dcg AS (
     {%- for c in ideals %}
     {%- set k = c.k if pad else (('rm._n' if c.k is none else sqlndcg._least(c.k, 'rm._n'))) %}
     {{ sqlndcg._list_prefix_sum('il._idcg_list', k) }} AS _idcg_{{ c.suffix }}
-    {%- if 'ideal_gain_at' in c.needs %},
-    {{ sqlndcg._list_prefix_sum('il._icg_list', k) }} AS _icg_{{ c.suffix }}
-    {%- endif %}{% if not loop.last %},{% endif %}
+    {%- for s in f.ideal_sums if s.need in c.needs %},
+    {{ sqlndcg._list_prefix_sum('il.' ~ s.name ~ '_list', k) }} AS {{ s.name }}_{{ c.suffix }}
+    {%- endfor %}{% if not loop.last %},{% endif %}
     {%- endfor %}
   FROM (
     {%- if f.ideal_listed %}
     SELECT {{ f.s_cols }}_q,
       list_transform(_top, lambda _g, _i: {{ sqlndcg._discounted('_g', '_i') }}) AS _idcg_list,
       _top AS _icg_list
+      {%- for s in f.ideal_sums if s.name not in ('_idcg', '_icg') %},
+      list_transform(_top, lambda _gain, _ideal_pos: {{ s.term }}) AS {{ s.name }}_list
+      {%- endfor %}
     FROM (
       SELECT {{ f.s_cols }}_q, max(_gain, {{ p.prune_k }}) FILTER (WHERE _gain > 0) AS _top
       FROM labels
@@ -821,6 +876,9 @@ ideal_dcg AS (
     SELECT {{ f.s_cols }}_q,
       list({{ sqlndcg._discounted('_gain', '_ideal_pos') }} ORDER BY _ideal_pos) AS _idcg_list,
       list(_gain ORDER BY _ideal_pos) AS _icg_list
+      {%- for s in f.ideal_sums if s.name not in ('_idcg', '_icg') %},
+      list({{ s.term }} ORDER BY _ideal_pos) AS {{ s.name }}_list
+      {%- endfor %}
     FROM ideal_ranking
     GROUP BY {{ f.s_cols }}_q
     {%- endif %}
@@ -865,7 +923,7 @@ SELECT
   {%- endfor %}
   sq._q AS {{ p.query_output }},
   {%- for m in p.metrics %}
-  CAST({{ sqlndcg._metric_value(m, p) }} AS {{ sqlndcg.double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
+  CAST({{ sqlndcg._metric_value(m, p, f) }} AS {{ sqlndcg.double() }}) AS {{ m.column }}{% if not loop.last %},{% endif %}
   {%- endfor %}
 FROM scored_queries AS sq
 LEFT JOIN run_metrics AS rm
@@ -980,7 +1038,7 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
 
 {#- One metric's value: its measure file's value macro (measures/), given the shared per-query aggregates as SQL
     expressions (rm: run side, jq: judged side, idl: ideal side, it: ideal totals, rq: whether the run has it). -#}
-{%- macro _metric_value(m, p) -%}
+{%- macro _metric_value(m, p, f) -%}
 {%- set s = m.suffix -%}
 {%- set t = m.threshold_index -%}
 {%- set n = 'COALESCE(rm._n, 0)' -%}
@@ -993,11 +1051,9 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
 {%- endif -%}
 {%- if p.ideal == 'retrieved' -%}
 {%- set idcg %}COALESCE(rm._idcg_{{ s }}, 0){% endset -%}
-{%- set icg %}COALESCE(rm._icg_{{ s }}, 0){% endset -%}
 {%- set has_gain = 'COALESCE(rm._has_gain, 0)' -%}
 {%- else -%}
 {%- set idcg %}COALESCE(idl._idcg_{{ s }}, 0){% endset -%}
-{%- set icg %}COALESCE(idl._icg_{{ s }}, 0){% endset -%}
 {%- set has_gain = 'COALESCE(jq._has_gain, 0)' -%}
 {%- endif -%}
 {%- set a = {
@@ -1009,38 +1065,15 @@ CASE{% for grade, value in p.gain_map %} WHEN {{ rel }} = {{ sqlndcg._number(gra
   'max_rel': 'COALESCE(jq._max_rel, 0)', 'in_run': 'COALESCE(rq._in_run, 0)',
   'npos': 'COALESCE(it._npos, 0)', 'ideal_gain': 'COALESCE(it._ideal_gain, 0)', 'idcg_total': 'it._idcg_total',
   'cg': 'COALESCE(rm._cg_' ~ s ~ ', 0)', 'dcg': 'COALESCE(rm._dcg_' ~ s ~ ', 0)',
-  'gain_sum': 'COALESCE(rm._gsum_' ~ s ~ ', 0)', 'icg': icg,
   'ap_sum': 'COALESCE(rm._ap_' ~ s ~ '_t' ~ t ~ ', 0)', 'ap_sum_all': 'COALESCE(rm._ap_all_t' ~ t ~ ', 0)',
   'first': 'rm._first_t' ~ t,
   'tail_inverse': 'COALESCE(rt._tail_inverse, 0)', 'tail_count': 'COALESCE(rt._tail_count, 0)', 'tail_terms': 'rt._tail_terms',
   'own': 'rm.' ~ m.id ~ '_',
 } -%}
+{#- The shared aggregates' sums at this metric's cutoff (the ideal's beside IDCG). -#}
+{%- for x in f.rank_sums %}{% do a.update({x.value: 'COALESCE(rm.' ~ x.name ~ '_' ~ s ~ ', 0)'}) %}{% endfor -%}
+{%- for x in f.ideal_sums %}{% do a.update({x.value: 'COALESCE(' ~ ('rm.' if p.ideal == 'retrieved' else 'idl.') ~ x.name ~ '_' ~ s ~ ', 0)'}) %}{% endfor -%}
 {{ sqlndcg._measure_value(m, p, a) }}
-{%- endmacro -%}
-
-
-{#- The cascade's top grades: each distinct max_grade of the metrics that need it (0: the judgments' largest label),
-    one set of columns each. -#}
-{%- macro _cascade_tops(p) -%}
-{%- set kinds = sqlndcg._measures() -%}
-{%- set tops = [] -%}
-{%- for m in p.metrics if 'cascade' in kinds[m.kind].needs and m.params.max_grade not in tops -%}
-  {%- do tops.append(m.params.max_grade) -%}
-{%- endfor -%}
-{{ return(tops) }}
-{%- endmacro -%}
-
-{#- The cascade's columns for one metric, as its own aggregates read them in `accumulated`. -#}
-{%- macro _cascade_columns(m, p) -%}
-{%- set i = sqlndcg._cascade_tops(p).index(m.params.max_grade) -%}
-{{ return({'stop': '_stop_c' ~ i, 'reach_ln': 'COALESCE(_reach_ln_c' ~ i ~ ', 0)', 'blocked': 'COALESCE(_blocked_c' ~ i ~ ', 0)'}) }}
-{%- endmacro -%}
-
-{#- R = (2^g - 1) / 2^top, the probability of stopping at a document of label `rel`: g is the label clamped into
-    [0, top] (negative and unjudged: 0). -#}
-{%- macro _cascade_stop(rel, top) -%}
-{{ return('(' ~ sqlndcg._exp2_minus_1('CASE WHEN ' ~ rel ~ ' > ' ~ top ~ ' THEN ' ~ top ~ ' WHEN ' ~ rel ~ ' > 0 THEN ' ~ rel ~ ' ELSE 0 END')
-          ~ ' / POWER(CAST(2 AS ' ~ sqlndcg.double() ~ '), ' ~ top ~ '))') }}
 {%- endmacro -%}
 
 

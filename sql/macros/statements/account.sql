@@ -247,10 +247,3 @@ CASE WHEN {{ column }} = LAG({{ column }}) OVER ({{ window }})
       AND ({{ column }} <> LAG({{ column }}, 2) OVER ({{ window }}) OR LAG({{ column }}, 2) OVER ({{ window }}) IS NULL)
      THEN 1 ELSE 0 END
 {%- endmacro -%}
-
-{#- The account's columns after the group columns, in order: what each counts is in account_sql's header. Group
-    columns may not take these names (spec.sql refuses them, so no output column shadows another). -#}
-{%- macro _account_columns() -%}
-{{ return(['run_rows', 'run_queries', 'run_queries_without_judgments', 'judgments', 'judged_queries',
-           'judged_queries_missing_from_run', 'retrieved_unjudged', 'scored_queries']) }}
-{%- endmacro -%}

@@ -22,6 +22,22 @@
     named with this suffix, after every metric; the summary treats it as one more metric. -#}
 {%- macro _upper_suffix() -%}{{ return('_upper') }}{%- endmacro -%}
 
+{#- The account's columns after the group columns, in order: what each counts is in account_sql's header
+    (statements/account.sql). Group columns may not take these names (spec.sql refuses them, so no output column
+    shadows another). -#}
+{%- macro _account_columns() -%}
+{{ return(['run_rows', 'run_queries', 'run_queries_without_judgments', 'judgments', 'judged_queries',
+           'judged_queries_missing_from_run', 'retrieved_unjudged', 'scored_queries']) }}
+{%- endmacro -%}
+
+{#- paired_sql's columns (statements/compare.sql) after the strata and the system column, in order (output_columns
+    below names them). -#}
+{%- macro _compare_columns() -%}
+{{ return(['baseline', 'metric', 'metric_index', 'pairs', 'effective_pairs', 'baseline_mean', 'mean', 'difference',
+           'difference_std', 't_low', 't_high', 'relative_change', 'effect_size', 'wins', 'ties', 'losses', 'only_baseline',
+           'only_system']) }}
+{%- endmacro -%}
+
 {#- The bootstrap interval's suffixes: Python adds these columns to the summary (evaluate(bootstrap=...)). -#}
 {%- macro _bootstrap_suffixes() -%}
 {{ return(['_bootstrap_low', '_bootstrap_high']) }}
@@ -32,7 +48,7 @@
 {%- macro _metric_column(m) -%}{{ return(m.get('output') or m.name) }}{%- endmacro -%}
 
 {%- macro _output_columns(spec, system=none) -%}
-{%- set kinds = sqlndcg._metric_kinds() -%}
+{%- set kinds = sqlndcg._measures() -%}
 {%- set groups, metrics = [], [] -%}
 {%- set per_query, summary, added, account = [], [], [], [] -%}
 {%- for name in spec.group_by -%}
