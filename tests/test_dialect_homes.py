@@ -5,12 +5,14 @@ The rules, precisely:
 - A *variant* is a macro named ``<adapter>__<rule>`` with an adapter other than ``default``. Every variant lives in
   ``sql/macros/dialects/<adapter>.sql``, or, for a rule only Python uses (``sql/local``, which dbt never sees), in
   the mirror ``sql/local/dialects/<adapter>.sql``; those files define nothing else. No other file names an adapter.
+  Beside them, ``sql/macros/dialects/rules.sql`` lists the rules: each dispatcher, with what it decides.
 - A *dialect rule* is a dispatch family whose name is written literally in an ``adapter.dispatch('<rule>', ...)``
   call (``double``, ``byte_order``, ``text_literal``, ``sqlndcg_frame_type``, ...). Its portable form
   ``default__<rule>`` lives in ``sql/macros/dialects/default.sql`` (``sql/local/dialects/default.sql`` for a
   ``sql/local`` rule), which defines nothing else.
 - Dispatch families whose name is computed (``_dispatched('value_' ~ kind)``: the measure registry's
-  ``measure_<kind>``, ``aggregates_<kind>`` and ``value_<kind>``) are not dialect rules: a measure keeps its
+  ``measure_<kind>``, ``aggregates_<kind>`` and ``value_<kind>``, and a measure's shared aggregate
+  ``shared_<need>``) are not dialect rules: a measure keeps its
   ``default__`` macros in its own file and branches on a capability flag (``rank_folds()``) instead of having
   variants. They are the only ``default__`` macros outside the dialect folders.
 - Every ``sql/macros/dialects/<adapter>.sql`` declares ``<adapter>__dialect_facts()``; every adapter the facts
@@ -31,8 +33,10 @@ SQL = ROOT / "sql"
 DEFINED = re.compile(r"{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 LITERAL_DISPATCH = re.compile(r"adapter\.dispatch\(\s*'([a-z0-9_]+)'")
 COMMENT = re.compile(r"{#.*?#}", re.S)
-REGISTRY_FAMILIES = ("measure_", "aggregates_", "value_")
+REGISTRY_FAMILIES = ("measure_", "aggregates_", "value_", "shared_")
 HOMES = ("macros/dialects", "local/dialects")
+#: Not an adapter: the dialect rules themselves, each a dispatcher with what it decides (sql/macros/dialects/rules.sql).
+RULES = "rules"
 
 
 def _definitions() -> list[tuple[str, Path]]:
@@ -56,7 +60,7 @@ def test_every_variant_lives_in_its_dialects_file():
 
 def test_a_dialects_file_defines_only_its_own_adapters_macros():
     strangers = [f"{name} ({path.relative_to(ROOT)})" for name, path in _definitions()
-                 if _home(path) and not name.startswith(path.stem + "__")]
+                 if _home(path) and path.stem != RULES and not name.startswith(path.stem + "__")]
     assert not strangers, strangers
 
 
@@ -83,7 +87,7 @@ def test_only_the_measure_registrys_families_keep_default_macros_elsewhere():
 
 
 def test_every_dialects_file_declares_its_facts_and_every_adapter_named_has_a_file():
-    files = {path.stem for path in (SQL / "macros" / "dialects").glob("*.sql")} - {"default"}
+    files = {path.stem for path in (SQL / "macros" / "dialects").glob("*.sql")} - {"default", RULES}
     facts = render.dialect_facts()
     assert set(facts) == files, "each sql/macros/dialects/<adapter>.sql declares <adapter>__dialect_facts()"
     named = {said["inherits"] for said in facts.values() if said["inherits"]}

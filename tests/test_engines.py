@@ -261,7 +261,7 @@ def test_a_frame_is_copied_into_the_engine_once_per_evaluation(monkeypatch):
     con = sqlite3.connect(":memory:")
     got = sqlndcg.evaluate(run, qrels, ["ndcg@2"], con=con).per_query.to_dicts()
     # the same values up to the last bit: DuckDB discounts by gain / log2(i + 1) as trec_eval does, SQLite by the
-    # portable gain * LN(2) / LN(i + 1) (dialect.sql, _discounted)
+    # portable gain * LN(2) / LN(i + 1) (dialects/rules.sql, _discounted)
     want = sqlndcg.evaluate(run, qrels, ["ndcg@2"]).per_query.to_dicts()
     assert [g["query_id"] for g in got] == [w["query_id"] for w in want]
     assert [g["ndcg@2"] for g in got] == pytest.approx([w["ndcg@2"] for w in want], rel=1e-15)

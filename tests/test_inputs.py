@@ -401,7 +401,7 @@ def test_results_round_trip_back_into_sqlndcg_tables():
 
 def test_inputs_cheap_to_read_again_are_read_per_use_and_give_the_same_numbers(tmp_path):
     """DuckDB reads a Parquet file, a base table or an Arrow frame once per use in the statement (NOT MATERIALIZED,
-    dialect.sql reread); a CSV file (parsed), a view (computed) or a pandas frame (converted) is left to DuckDB, which
+    dialects/rules.sql reread); a CSV file (parsed), a view (computed) or a pandas frame (converted) is left to DuckDB, which
     holds one copy. The numbers are the same either way."""
     RUN.to_parquet(tmp_path / "run.parquet")
     RUN.to_csv(tmp_path / "run.csv", index=False)

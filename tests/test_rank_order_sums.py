@@ -3,7 +3,7 @@ input holds, and they are trec_eval's: a query's terms are added in rank order, 
 them. DuckDB runs a running window SUM on a segment tree, whose grouping of the additions depends on where a
 query's rows fall among the others', and a plain SUM in any order; AP = 0.36875 (relevant at 2, 5, 8, 20 of 20)
 came out as the double above it for a few queries among 20,000 and printed 0.3688 where trec_eval prints 0.3687.
-The sums read at a cutoff are taken from the list of their terms in rank order (sql/macros/dialect.sql,
+The sums read at a cutoff are taken from the list of their terms in rank order (sql/macros/dialects/rules.sql,
 list_sums), a measure's own sums are ordered aggregates or folds of its loop (registry.sql, _rank_sum and
 _rank_reduce)."""
 

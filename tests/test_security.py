@@ -1,7 +1,7 @@
 """Security: names never escape their quotes on any engine, passwords never reach a message, and a caller's
 PostgreSQL transaction survives whatever sqlndcg does on its connection.
 
-Identifiers are quoted by each engine's own lexical rules (sql/macros/dialect.sql, escape_identifier): ClickHouse
+Identifiers are quoted by each engine's own lexical rules (sql/macros/dialects/rules.sql, escape_identifier): ClickHouse
 and BigQuery read backslash escapes inside quoted identifiers, the others a doubled closing quote. The tables with
 odd names are made here with sqlglot's quoting (or the engine's own API), independently of sqlndcg's.
 """

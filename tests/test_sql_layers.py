@@ -14,7 +14,7 @@ import pytest
 SQL = Path(__file__).resolve().parents[1] / "sql"
 MACROS = SQL / "macros"
 
-#: Bottom first. Each layer is a folder of sql/macros (dialects: dialect.sql, and dialects/ once it exists).
+#: Bottom first. Each layer is a folder of sql/macros.
 LAYERS = [
     "dialects",       # each engine's fragments and the portable functions dispatched per engine
     "stats",          # the t quantile (t975): numbers, no statement
@@ -30,24 +30,16 @@ LAYERS = [
     "local",          # sql/local: Python's own macros (readers, sessions, frames), which dbt never sees
 ]
 
-#: Calls that point up today and that the dialects branch removes by moving the called macro into the dialects
-#: layer (dialects/default.sql): _log2 (dialect.sql's duckdb__discounted calls it; it is in measures/registry.sql
-#: here), text_literal (statements/compare.sql calls it; it is in judgments/common.sql here) and _as_double (the
-#: log2 variants call it once they are in dialects/; registry.sql keeps it). Not a place for new entries.
-PENDING = {"_log2", "_as_double", "text_literal"}
-
 _DEFINED = re.compile(r"\{%-?\s*(?:macro|test)\s+(\w+)\s*\(")
 _CALLED = re.compile(r"\bsqlndcg\.(\w+)\s*\(|adapter\.dispatch\(\s*['\"](\w+)['\"]")
 _COMMENT = re.compile(r"\{#.*?#\}", re.S)
 
 
 def layer_of(path: Path) -> str:
-    """The layer of a template file: its folder under sql/macros (dialect.sql: dialects), or local."""
+    """The layer of a template file: its folder under sql/macros, or local."""
     if path.is_relative_to(SQL / "local"):
         return "local"
     parts = path.relative_to(MACROS).parts
-    if parts == ("dialect.sql",):
-        return "dialects"
     assert len(parts) > 1, f"sql/macros/{parts[0]}: put it in a folder, one of {LAYERS}"
     assert parts[0] in LAYERS, (f"sql/macros/{parts[0]}/: which layer is it? give it a place in LAYERS in "
                                 f"tests/test_sql_layers.py")
@@ -73,15 +65,14 @@ def calls(path: Path) -> list[tuple[str, Path]]:
 def test_the_calls_are_found():
     edges = {(layer_of(p), layer_of(t)) for p in FILES for _, t in calls(p)}
     assert ("statements", "measures") in edges and ("entry", "statements") in edges
-    assert {layer_of(p) for p in FILES} == set(LAYERS) - ({"dialects"} if not (MACROS / "dialect.sql").exists()
-                                                           and not (MACROS / "dialects").exists() else set())
+    assert {layer_of(p) for p in FILES} == set(LAYERS)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(SQL)))
 def test_every_call_points_down(path):
     mine = LAYERS.index(layer_of(path))
     upward = sorted({f"{name} ({target.relative_to(SQL)})" for name, target in calls(path)
-                     if name not in PENDING and LAYERS.index(layer_of(target)) > mine})
+                     if LAYERS.index(layer_of(target)) > mine})
     assert not upward, (f"{path.relative_to(SQL)} (layer {LAYERS[mine]}) calls macros of the layers above it: "
                         f"{upward}; move the called macro down (or this one up)")
 
@@ -89,8 +80,8 @@ def test_every_call_points_down(path):
 def test_no_cycle_between_folders():
     graph: dict[str, set[str]] = {}
     for path in FILES:
-        for name, target in calls(path):
-            if name not in PENDING and layer_of(target) != layer_of(path):
+        for _, target in calls(path):
+            if layer_of(target) != layer_of(path):
                 graph.setdefault(layer_of(path), set()).add(layer_of(target))
     state: dict[str, int] = {}
     trail: list[str] = []
@@ -109,9 +100,3 @@ def test_no_cycle_between_folders():
     for folder in sorted(graph):
         if not state.get(folder):
             visit(folder)
-
-
-def test_pending_calls_are_only_the_known_ones():
-    """The exemptions name macros that exist and are called from below today (an entry that no longer points up
-    may go: the test passes either way, so the dialects branch can land in any order)."""
-    assert PENDING <= set(DEFINED)

@@ -1,4 +1,4 @@
-"""Each list's top k, found the way each engine finds it fastest (top_n in sql/macros/dialect.sql): DuckDB's top-N
+"""Each list's top k, found the way each engine finds it fastest (top_n in sql/macros/dialects/rules.sql): DuckDB's top-N
 aggregate over one sort key, Spark's ROW_NUMBER planned as a per-group limit, the cut by key elsewhere. The forms
 rank the same documents at the same positions: per-query values are the same bits on DuckDB whatever its thread
 count and the input's row order, and the same values on an engine that cuts (SQLite), on data with ties at the

@@ -32,7 +32,7 @@ SELECT 1 FROM {{ name }} AS input_rows LIMIT 1
 {%- endmacro -%}
 
 {#- Whether the run holds many lists (DuckDB: an estimate, HyperLogLog): the top-N aggregate then costs more memory
-    than the window's sort, which spills (top_n in dialect.sql). 500,000 lists hold about 1.3 GB of aggregate state
+    than the window's sort, which spills (top_n in dialects/rules.sql). 500,000 lists hold about 1.3 GB of aggregate state
     at k = 10. -#}
 {%- macro sqlndcg_duckdb_many_lists(p) -%}
 SELECT approx_count_distinct(row({% for g in p.groups %}{{ g.alias }}, {% endfor %}_q)) >= 500000 AS many

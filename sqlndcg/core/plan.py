@@ -116,7 +116,7 @@ class Plan(Outputs):
     iprec_reach: str
     prune_k: Optional[int]
     checked_within: Optional[int]
-    many_lists: bool  # DuckDB: the run holds many lists (evaluate() counts them; top_n in dialect.sql)
+    many_lists: bool  # DuckDB: the run holds many lists (evaluate() counts them; top_n in dialects/rules.sql)
     sample: Optional[dict]  # {fraction, seed}: every statement reads only the sampled queries (per_query.sql)
     top_table: Optional[str]  # the run's ranked top, made once by a checked evaluation for its passes (run_top.sql)
 

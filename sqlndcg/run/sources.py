@@ -84,7 +84,7 @@ class Source:
     shown_sql: str | None = None
     rows_checked: bool = False  # a delimited file's rows were counted against its lines (refuse_joined_lines)
     # Cheap to read a second time (a Parquet file, a base table, an Arrow-backed frame): the SQL may read it once per
-    # use instead of holding a copy (dialect.sql, reread).
+    # use instead of holding a copy (dialects/rules.sql, reread).
     rereadable: bool = False
     table: str | None = None  # the engine's table of that exact name, which may carry unique constraints
     relation: tuple | None = None  # the parts of the table or view name this input reads, to tell broken from missing

@@ -212,7 +212,7 @@ LIMIT {{ limit }}
 {%- endmacro -%}
 
 {#- A number column that reads as text (plan.sql refuses it by its type): its first rows whose value is not a number,
-    with how many there are, so the message shows what made the column text (try_double, dialect.sql). -#}
+    with how many there are, so the message shows what made the column text (try_double, dialects/rules.sql). -#}
 {%- macro _not_numbers(relation, column, columns, limit) -%}
 SELECT {{ columns | join(', ') }}, COUNT(*) OVER () AS bad_rows
 FROM {{ relation }} AS input_rows

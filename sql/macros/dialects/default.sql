@@ -1,5 +1,5 @@
 {#-
-  The portable form of every dialect rule (dialect.sql names and explains each): DuckDB's SQL, which most engines
+  The portable form of every dialect rule (dialects/rules.sql names and explains each): DuckDB's SQL, which most engines
   share. dbt's dispatch falls back to these where an adapter's file (dialects/<adapter>.sql) says nothing, and a
   dialect with no file of its own renders these alone, then sqlglot writes them in that dialect (read as DuckDB).
 -#}

@@ -1,5 +1,5 @@
 {#- DuckDB: the default engine. Its SQL is the portable form (default.sql); here only what DuckDB does faster or
-    to trec_eval's bits (dialect.sql explains each rule). -#}
+    to trec_eval's bits (dialects/rules.sql explains each rule). -#}
 {%- macro duckdb__dialect_facts() -%}{{ return({'dialects': ['duckdb']}) }}{%- endmacro -%}
 
 {%- macro duckdb__binary_text(expression) -%}{{ return(expression ~ ' COLLATE "binary"') }}{%- endmacro -%}

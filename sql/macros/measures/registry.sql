@@ -107,14 +107,13 @@
 {#- Shared helpers for the measure files. -#}
 {%- macro _least(a, b) -%}{{ return('(CASE WHEN ' ~ a ~ ' < ' ~ b ~ ' THEN ' ~ a ~ ' ELSE ' ~ b ~ ' END)') }}{%- endmacro -%}
 {%- macro _greatest(a, b) -%}{{ return('(CASE WHEN ' ~ a ~ ' > ' ~ b ~ ' THEN ' ~ a ~ ' ELSE ' ~ b ~ ' END)') }}{%- endmacro -%}
-{%- macro _as_double(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
 {#- SUM(x) over a list's rows (an own aggregate of run_metrics), added in rank order where the engine orders an
-    aggregate's input (DuckDB: ordered, dialect.sql), as trec_eval's loop over the ranking adds: the same bits
+    aggregate's input (DuckDB: ordered, dialects/rules.sql), as trec_eval's loop over the ranking adds: the same bits
     whatever the input's size or the thread count. -#}
 {%- macro _rank_sum(x) -%}{{ return(sqlndcg.ordered('SUM', x, '_pos')) }}{%- endmacro -%}
 {#- A measure's loop over the ranking, as trec_eval's m_*.c writes it, where the running values are doubles (DCG so
     far, p^i as a running product, ...) and only that loop's order of additions gives trec_eval's bits. Where the
-    engine has rank_folds (dialect.sql; DuckDB's list_reduce and lambdas; a measure's other branch is the portable
+    engine has rank_folds (dialects/rules.sql; DuckDB's list_reduce and lambdas; a measure's other branch is the portable
     SQL): the list's rows in rank order, each a struct of `fields` ([name, expression] pairs, as doubles, read as
     _x.name), folded from the state `init` by `step` ([name, expression] pairs over _acc, the state so far, and _x);
     gives the final state. -#}

@@ -180,7 +180,7 @@
     row (none: checks='full', a measure reading whole lists, or settings that read past the cutoff: tied groups
     averaged whole, an ideal from the retrieved documents, trec_eval's -M and -J). -#}
 {#- many_lists (in the plan below): DuckDB, whether the run holds many lists, which evaluate() counts and sets
-    (top_n, dialect.sql); false wherever nobody counted. sample: {fraction, seed} when a call scores a hashed
+    (top_n, dialects/rules.sql); false wherever nobody counted. sample: {fraction, seed} when a call scores a hashed
     sample of the queries (evaluate's sample=, dbt's _sampled in entry.sql), which every statement reads.
     top_table: the ranked top a checked evaluation makes once for the account and the statement (run_top.sql). -#}
 {%- set checked_within = (positive_k | max) if prune and spec.get('checks', 'depth') == 'depth' and spec.ties != 'average' and spec.ideal == 'judgments' and spec.get('depth') is none and not spec.get('judged_only', false) else none -%}

@@ -51,7 +51,7 @@
 
   The plan `p` is plain data (lists, dicts, strings, validated numbers; identifiers already quoted), so the same
   macro renders from Python and from dbt. Written in DuckDB SQL restricted to a portable subset; what differs
-  between engines is in dialect.sql.
+  between engines is in dialects/rules.sql.
 -#}
 
 {#- ordered=false leaves out the final ORDER BY, for a relation read further (a table Python fetches in order,
@@ -165,7 +165,7 @@ top_ranked AS (
 {%- set join_first = not p.prune_k and not refilter -%}
 {#- The cut is skipped when the input checks found no list longer than k (longest_list, from the account's
     pass): every row is a candidate then, and ranking them directly is faster and holds less. -#}
-{#- How each list's top k is found where every metric has a cutoff (top_n, dialect.sql): a top-N aggregate, a
+{#- How each list's top k is found where every metric has a cutoff (top_n, dialects/rules.sql): a top-N aggregate, a
     ROW_NUMBER the engine plans as a per-group limit, or the cut below. Tie-averaged and refiltered lists rank
     every candidate (the cut). -#}
 {#- 'shared': the checks made the ranked top once, for the account and this statement (run_top.sql). -#}
@@ -196,7 +196,7 @@ top_ranked AS (
 {%- set ns = namespace(values=['_gain', '_cg', '_judged']) -%}
 {%- for t in p.thresholds %}{% set ns.values = ns.values + ['_rel_t' ~ loop.index0] %}{% endfor -%}
 {#- The sums that metrics read at a cutoff, as [name, term, order], where they are summed from the list of their
-    terms in rank order (list_sums, dialect.sql; empty elsewhere: running window sums read at the cutoff): the
+    terms in rank order (list_sums, dialects/rules.sql; empty elsewhere: running window sums read at the cutoff): the
     additions trec_eval's loops make, in their order, whatever the input's size or the thread count. -#}
 {%- set listed = [] -%}
 {%- if sqlndcg.list_sums() -%}
@@ -954,7 +954,7 @@ ORDER BY {% for g in p.groups %}sq.{{ g.alias }}, {% endfor %}sq._q
 
 {#- The run's rows with internal names: group columns _g0.., query _q, document _d, and _key: the score (higher
     is better, or lower under lower_is_better) or the rank (lower is better), by which the documents are ordered
-    (_descending, dialect.sql). Internal names cannot collide
+    (_descending, dialects/rules.sql). Internal names cannot collide
     with whatever the user's columns are called. -#}
 {%- macro _run_rows(p, bucket=none) -%}
 SELECT
@@ -971,7 +971,7 @@ SELECT
 
 
 {#- How a statement holds the CTE over an input (`role`: 'run' or 'judgments'): read again per use where that is
-    cheap (dialect.sql, reread), except in a pass over one bucket of queries (partitions) or over a sample: that
+    cheap (dialects/rules.sql, reread), except in a pass over one bucket of queries (partitions) or over a sample: that
     pass keeps only its bucket's or sample's rows, and holding them costs less than reading (and hashing) the whole
     input again for each use. -#}
 {%- macro _input_cte(p, role, bucket=none) -%}

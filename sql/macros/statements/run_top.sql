@@ -6,7 +6,7 @@
 
   Made only where the checks count within a cutoff (the plan's checked_within, which is then the statement's
   prune_k) and in one pass (no partitions); the plan carries its name as top_table. Columns: the group aliases,
-  _q, _d, _pos (1 = best, ranked as per_query.sql ranks: rank_order, dialect.sql) and _rows (the list's length,
+  _q, _d, _pos (1 = best, ranked as per_query.sql ranks: rank_order, dialects/rules.sql) and _rows (the list's length,
   on each of its rows).
 -#}
 

@@ -11,7 +11,7 @@
   The t quantile is SQL too (t975.sql): every engine and dbt give the numbers Python gives. Sums run in query order
   (sqlndcg.ordered) so the bits do not depend on thread count.
   `weights` (optional): the weights plan of weights.sql. `rereadable`: per_query is a stored table (evaluate()'s own),
-  read once for the means and once for the spread instead of copied first (dialect.sql, reread: a lower peak of
+  read once for the means and once for the spread instead of copied first (dialects/rules.sql, reread: a lower peak of
   memory on large results); dbt's per_query is a model or a subquery, left to the engine.
   weighted_moments computes these per key and value, for the summary and for the paired comparison (compare.sql),
   so the two state one weighted mean, one weighted standard deviation and one effective n.

@@ -45,7 +45,7 @@ class SQLiteEngine(DBAPIEngine):
     def __init__(self, con, **kwargs):
         super().__init__(con, **kwargs)
         con.create_aggregate("STDDEV_SAMP", 1, _StddevSamp)
-        con.create_function("sqlndcg_md5", 1, _md5_hex, deterministic=True)  # sample= (dialect.sql, md5_hex)
+        con.create_function("sqlndcg_md5", 1, _md5_hex, deterministic=True)  # sample= (dialects/rules.sql, md5_hex)
         try:
             con.execute("SELECT LN(2), POWER(2, 3), SQRT(4), FLOOR(1.5)").fetchall()
         except sqlite3.OperationalError:  # built without SQLITE_ENABLE_MATH_FUNCTIONS

@@ -181,6 +181,9 @@
     a number (checks.sql shows its first rows whose value is not a number, with how many there are). -#}
 {%- macro try_double(expression) -%}{{ return(adapter.dispatch('try_double', 'sqlndcg')(expression)) }}{%- endmacro -%}
 
+{#- x as the dialect's double (a ratio of counts divides as doubles everywhere). -#}
+{%- macro _as_double(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.double() ~ ')') }}{%- endmacro -%}
+
 {#- log2(x) for a positive double: LN(x) / LN(2), portable; DuckDB's log2 is the C library's log2, which trec_eval's
     m_*.c call (the two can differ in the last bit). -#}
 {%- macro _log2(x) -%}{{ return(adapter.dispatch('log2', 'sqlndcg')(x)) }}{%- endmacro -%}
