@@ -94,6 +94,14 @@ def test_postgres_tables(postgres):
         check("postgres", battery(con, load_dbapi("TEXT", "BIGINT", "DOUBLE PRECISION", "%s")))
 
 
+def test_mariadb_tables(mariadb):
+    con = mariadb.connect()
+    try:
+        check("mariadb", battery(con, load_dbapi("TEXT", "BIGINT", "DOUBLE", "%s")))
+    finally:
+        con.close()
+
+
 def test_spark_tables(spark):
     def load(con, ids, run_df, qrels_df):
         spark.createDataFrame(run_df).coalesce(1).createOrReplaceTempView(f"battery_run_{ids}")

@@ -1,7 +1,7 @@
 """The same call on every engine we run here: evaluate(con=...) on SQLite, PostgreSQL (C and ICU en-US databases),
-Spark, ClickHouse (chdb) and DataFusion gives DuckDB's per-query numbers, summaries and account to 1e-9, for every
-metric family and the main settings, with text and integer ids. Inputs are tables in that engine (and frames where
-the engine reads them natively)."""
+MariaDB (a case-insensitive database), Spark, ClickHouse (chdb) and DataFusion gives DuckDB's per-query numbers,
+summaries and account to 1e-9, for every metric family and the main settings, with text and integer ids. Inputs are
+tables in that engine (and frames where the engine reads them natively)."""
 
 from __future__ import annotations
 
@@ -64,16 +64,18 @@ def _sql_type(series, ids_integer: bool, text: str, integer: str, double: str) -
     return text
 
 
-def load_dbapi(text: str, integer: str, double: str, placeholder: str, engine_clause: str = ""):
+def load_dbapi(text: str, integer: str, double: str, placeholder: str, engine_clause: str = "", quote: str = ""):
+    """``quote``: the engine's identifier quote, for engines that fold unquoted names (Snowflake: upper case)."""
     def load(con, ids, run_df, qrels_df):
         names = []
         for df, table in ((run_df, f"run_{ids}"), (qrels_df, f"qrels_{ids}")):
             cur = con.cursor()
-            cols = ", ".join(f"{c} {_sql_type(df[c], ids == 'int', text, integer, double)}" for c in df.columns)
-            cur.execute(f"DROP TABLE IF EXISTS {table}")
-            cur.execute(f"CREATE TABLE {table} ({cols}){engine_clause}")
+            cols = ", ".join(f"{quote}{c}{quote} {_sql_type(df[c], ids == 'int', text, integer, double)}"
+                             for c in df.columns)
+            cur.execute(f"DROP TABLE IF EXISTS {quote}{table}{quote}")
+            cur.execute(f"CREATE TABLE {quote}{table}{quote} ({cols}){engine_clause}")
             marks = ", ".join([placeholder] * len(df.columns))
-            cur.executemany(f"INSERT INTO {table} VALUES ({marks})",
+            cur.executemany(f"INSERT INTO {quote}{table}{quote} VALUES ({marks})",
                             [tuple(r) for r in df.itertuples(index=False, name=None)])
             if hasattr(con, "commit"):
                 con.commit()
@@ -93,6 +95,26 @@ def test_postgres_equals_duckdb(postgres, collation):
     """Also on a database whose default collation is linguistic (ICU en-US): text ids break ties in byte order."""
     with postgres.connect(postgres.dbname_c if collation == "c" else postgres.dbname_icu) as con:
         check_engine(con, load_dbapi("TEXT", "BIGINT", "DOUBLE PRECISION", "%s"), f"PostgreSQL ({collation})")
+
+
+def test_mariadb_equals_duckdb(mariadb):
+    """MariaDB for the mysql dialect, in a database whose default collation is case-insensitive
+    (utf8mb4_general_ci, where 'Doc' = 'doc'): text ids still join and break ties byte by byte."""
+    con = mariadb.connect()
+    try:
+        check_engine(con, load_dbapi("TEXT", "BIGINT", "DOUBLE", "%s"), "MariaDB")
+    finally:
+        con.close()
+
+
+def test_a_missing_table_is_named_on_mariadb(mariadb):
+    con = mariadb.connect()
+    try:
+        with pytest.raises(sqlndcg.InputError, match=r"run table 'nope': no table or view of that name in the "
+                                                     r"MariaDB connection"):
+            sqlndcg.evaluate("nope", "qrels", con=con)
+    finally:
+        con.close()
 
 
 def load_clickhouse(con, ids, run_df, qrels_df):
