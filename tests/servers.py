@@ -24,6 +24,9 @@ MariaDB's case-insensitive ``utf8mb4_general_ci``::
     def test_something(mariadb):
         con = mariadb.connect()                                 # PyMySQL, utf8mb4
 
+``fakesnow`` yields a ``snowflake.connector`` connection that fakesnow answers (Snowflake's SQL translated by
+sqlglot and run on an in-memory DuckDB): no server, but its statements take seconds, so it is an engine test too.
+
 ``spark`` yields a ``pyspark.sql.SparkSession`` (``local[2]``, time zone UTC, 2 shuffle partitions, no UI).
 
 ``spark_cluster`` yields the URL of a Spark standalone cluster (``spark://127.0.0.1:PORT``): a master and two workers,
@@ -51,7 +54,7 @@ from pathlib import Path
 
 import pytest
 
-ENGINE_FIXTURES = ("postgres", "mariadb", "spark", "spark_cluster", "spark_connect")
+ENGINE_FIXTURES = ("postgres", "mariadb", "fakesnow", "spark", "spark_cluster", "spark_connect")
 
 # How long a server start may take before we give up (it takes ~1-3 s here).
 PG_START_TIMEOUT = 60
@@ -582,6 +585,23 @@ def mariadb(request):
         yield server
     finally:
         proc.stop()
+
+
+@pytest.fixture(scope="session")
+def fakesnow(request):
+    """A Snowflake connection emulated by fakesnow (database ``sqlndcg``, schema ``tests``) for the whole run."""
+    _refuse_in_the_quick_subset(request, "fakesnow")
+    try:
+        import fakesnow as fake
+        import snowflake.connector
+    except Exception as e:  # ImportError, or a connector fakesnow cannot patch
+        _fail(f"fakesnow and snowflake-connector-python are not importable ({type(e).__name__}: {e}). {INSTALL_PY}")
+    with fake.patch():
+        con = snowflake.connector.connect(database="sqlndcg", schema="tests")
+        try:
+            yield con
+        finally:
+            con.close()
 
 
 # --------------------------------------------------------------------------------------------------------------

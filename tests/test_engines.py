@@ -1,7 +1,7 @@
 """The same call on every engine we run here: evaluate(con=...) on SQLite, PostgreSQL (C and ICU en-US databases),
-MariaDB (a case-insensitive database), Spark, ClickHouse (chdb) and DataFusion gives DuckDB's per-query numbers,
-summaries and account to 1e-9, for every metric family and the main settings, with text and integer ids. Inputs are
-tables in that engine (and frames where the engine reads them natively)."""
+MariaDB (a case-insensitive database), Snowflake (emulated by fakesnow), Spark, ClickHouse (chdb) and DataFusion
+gives DuckDB's per-query numbers, summaries and account to 1e-9, for every metric family and the main settings,
+with text and integer ids. Inputs are tables in that engine (and frames where the engine reads them natively)."""
 
 from __future__ import annotations
 
@@ -115,6 +115,33 @@ def test_a_missing_table_is_named_on_mariadb(mariadb):
             sqlndcg.evaluate("nope", "qrels", con=con)
     finally:
         con.close()
+
+
+def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
+    """Tables and columns created with quoted lower-case names, as sqlndcg names them (unquoted, Snowflake would
+    make them upper case: then pass the names, query_id="QUERY_ID" and so on)."""
+    check_engine(fakesnow, load_dbapi("VARCHAR", "BIGINT", "DOUBLE", "%s", quote='"'),
+                 "Snowflake (fakesnow)")
+
+
+def test_a_missing_table_is_named_on_snowflake(fakesnow):
+    with pytest.raises(sqlndcg.InputError, match=r"run table 'nope': no table or view of that name in the "
+                                                 r"Snowflake \(fakesnow\) connection"):
+        sqlndcg.evaluate("nope", "qrels", con=fakesnow)
+
+
+def test_snowflake_result_names_get_back_the_case_the_statement_wrote():
+    """Snowflake folds unquoted aliases to upper case; quoted names (metrics, a user's columns) keep theirs. On
+    fakesnow, COLLATE(x, 'utf8') (byte order) goes, since DuckDB there compares bytes and has no such collation."""
+    from sqlndcg.run.engines.snowflake_engine import _unfolded, _without_utf8_collation
+
+    sql = 'SELECT 1 AS judged, 2 AS "SYSTEM", 3 AS "ndcg@10", 4 AS run_longest_list'
+    assert _unfolded(sql, ["JUDGED", "SYSTEM", "ndcg@10", "RUN_LONGEST_LIST"]) == [
+        "judged", "SYSTEM", "ndcg@10", "run_longest_list"]
+    assert _without_utf8_collation("SELECT COLLATE(CAST(d AS VARCHAR), 'utf8') AS d FROM t") == \
+        "SELECT CAST(d AS VARCHAR) AS d FROM t"
+    kept = "SELECT COLLATE(d, 'en-ci') AS d FROM t"
+    assert _without_utf8_collation(kept) == kept
 
 
 def load_clickhouse(con, ids, run_df, qrels_df):

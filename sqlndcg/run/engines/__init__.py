@@ -2,7 +2,7 @@
 
 :func:`for_connection` picks the engine from the connection a user passes: a DuckDB connection (or none: an
 in-memory DuckDB, shared by the calls of a process), a DB-API connection (sqlite3, psycopg, chdb, PyMySQL,
-mysqlclient or mysql.connector), a ``pyspark.sql.SparkSession`` or a
+mysqlclient, mysql.connector, snowflake.connector or fakesnow's), a ``pyspark.sql.SparkSession`` or a
 ``datafusion.SessionContext``. Adding an engine is one module here plus one line in ``_KINDS``.
 """
 
@@ -24,6 +24,8 @@ _KINDS = (
     ("pymysql", "mysql_engine", "MySQLEngine"),
     ("MySQLdb", "mysql_engine", "MySQLEngine"),
     ("mysql", "mysql_engine", "MySQLEngine"),  # mysql.connector
+    ("snowflake", "snowflake_engine", "SnowflakeEngine"),  # snowflake.connector
+    ("fakesnow", "snowflake_engine", "SnowflakeEngine"),  # fakesnow's stand-in for it
 )
 
 
@@ -61,7 +63,7 @@ def for_connection(con=None, dialect: str | None = None, **limits) -> Engine:
 
         return DBAPIEngine(con, dialect=dialect)
     raise SettingError(
-        f"con must be a DuckDB connection, a DB-API connection (sqlite3, psycopg, chdb, pymysql), "
-        f"a SparkSession or a DataFusion SessionContext, got {type(con).__module__}.{type(con).__name__}; for another DB-API "
-        "connection also pass dialect= (a sqlglot dialect name)"
+        "con must be a DuckDB connection, a DB-API connection (sqlite3, psycopg, chdb, pymysql, snowflake.connector), "
+        f"a SparkSession or a DataFusion SessionContext, got {type(con).__module__}.{type(con).__name__}; for "
+        "another DB-API connection also pass dialect= (a sqlglot dialect name)"
     )
