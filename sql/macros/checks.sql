@@ -50,13 +50,20 @@ LIMIT {{ limit }}
 {%- macro _duplicates(relation, keys, limit=none) -%}
 SELECT {{ keys | join(', ') }}, COUNT(*) AS copies, COUNT(*) OVER () AS duplicated_keys
 FROM {{ relation }} AS input_rows
-GROUP BY {{ keys | join(', ') }}
+GROUP BY {{ sqlndcg.distinct_keys(keys) | join(', ') }}
 HAVING COUNT(*) > 1
 {%- if limit is not none %}
-ORDER BY {{ keys | join(', ') }}
+ORDER BY {{ sqlndcg.distinct_keys(keys) | join(', ') }}
 LIMIT {{ limit }}
 {%- endif %}
 {%- endmacro -%}
+
+{#- The GROUP BY list that tells key values apart byte by byte, whatever the columns' collation (their types
+    unknown here): the keys themselves where text compares as bytes or in a deterministic collation; on MySQL,
+    whose default collations are case-insensitive ('Doc' = 'doc'), each key followed by its bytes
+    (sql/macros/dialects/mysql.sql). -#}
+{%- macro distinct_keys(keys) -%}{{ return(adapter.dispatch('distinct_keys', 'sqlndcg')(keys)) }}{%- endmacro -%}
+{%- macro default__distinct_keys(keys) -%}{{ return(keys) }}{%- endmacro -%}
 
 {#- A run whose score and rank columns order some query differently (`c`: input_checks' order_conflict): per such
     (group, query), its first rank r at which a document scores better than a document at the rank just above

@@ -1,0 +1,11 @@
+{#- MySQL's (and MariaDB's) variants of dispatched macros, found by sqlndcg's renderer and by dbt in any file of
+    the macro path. Tested on MariaDB 10.11 (tests/servers.py). -#}
+
+{#- Each key and then its bytes: a case-insensitive collation groups 'Doc' with 'doc', the bytes part them; an
+    integer key's bytes part nothing its value does not. The key itself stays in the list, so the SELECT may name
+    it under ONLY_FULL_GROUP_BY (MySQL's default), and an ORDER BY on the list still sorts integers as numbers. -#}
+{%- macro mysql__distinct_keys(keys) -%}
+{%- set listed = [] -%}
+{%- for k in keys -%}{%- do listed.append(k) -%}{%- do listed.append('CAST(' ~ k ~ ' AS BINARY)') -%}{%- endfor -%}
+{{ return(listed) }}
+{%- endmacro -%}
