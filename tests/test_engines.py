@@ -124,6 +124,16 @@ def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
                  "Snowflake (fakesnow)")
 
 
+def test_a_frame_on_mariadb_is_refused_by_name(mariadb):
+    """MySQL takes its own tables; a frame is refused saying so (not copied in, as on SQLite and PostgreSQL)."""
+    con = mariadb.connect()
+    try:
+        with pytest.raises(sqlndcg.InputError, match=r"MariaDB cannot read a pandas.*DataFrame here; pass a table"):
+            sqlndcg.evaluate(*frames("text"), con=con)
+    finally:
+        con.close()
+
+
 def test_a_missing_table_is_named_on_snowflake(fakesnow):
     with pytest.raises(sqlndcg.InputError, match=r"run table 'nope': no table or view of that name in the "
                                                  r"Snowflake \(fakesnow\) connection"):
