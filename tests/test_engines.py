@@ -124,6 +124,39 @@ def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
                  "Snowflake (fakesnow)")
 
 
+def test_a_call_on_mariadb_leaves_the_callers_transaction_alone(mariadb, monkeypatch):
+    """sqlndcg's temporary tables are created and dropped without committing what the caller has not: MySQL
+    commits an open transaction on DROP TABLE, though not on DROP TEMPORARY TABLE."""
+    import pymysql
+
+    from sqlndcg.run.engines.mysql_engine import MySQLEngine
+
+    made = []
+    materialize = MySQLEngine.materialize
+    monkeypatch.setattr(MySQLEngine, "materialize",
+                        lambda self, name, sql, summed=True: (made.append(name), materialize(self, name, sql, summed)))
+    con = mariadb.connect()
+    try:
+        run, judgments = load_dbapi("TEXT", "BIGINT", "DOUBLE", "%s")(con, "text", *frames("text"))
+        with con.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS pending")
+            cur.execute("CREATE TABLE pending (x INT) ENGINE = InnoDB")
+            con.commit()
+            cur.execute("INSERT INTO pending VALUES (1)")  # opens a transaction, not committed
+        got = sqlndcg.evaluate(run, judgments, metrics=["ndcg@10", "ap"], group_by="system", con=con)
+        assert_same(got, sqlndcg.evaluate(*frames("text"), metrics=["ndcg@10", "ap"], group_by="system"), "MariaDB")
+        con.rollback()
+        with con.cursor() as cur:
+            cur.execute("SELECT COUNT(*) FROM pending")
+            assert cur.fetchone()[0] == 0, "the caller's INSERT was committed by sqlndcg"
+            assert made
+            for name in made:  # every temporary table dropped (MariaDB 10.11 lists none in its catalog)
+                with pytest.raises(pymysql.err.ProgrammingError, match="doesn't exist"):
+                    cur.execute(f"SELECT 1 FROM {name}")
+    finally:
+        con.close()
+
+
 def test_a_frame_on_mariadb_is_refused_by_name(mariadb):
     """MySQL takes its own tables; a frame is refused saying so (not copied in, as on SQLite and PostgreSQL)."""
     con = mariadb.connect()

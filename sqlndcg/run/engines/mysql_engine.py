@@ -1,7 +1,9 @@
 """MySQL and MariaDB through the user's DB-API connection: PyMySQL, mysqlclient (``MySQLdb``) or MySQL
 Connector/Python. Column types come from the result's field type codes (the protocol's, shared by the three
 drivers); a missing table is MySQL's error 1146. Text ids are compared in ``utf8mb4_bin`` and ordered as bytes
-whatever the column's or database's collation (sql/macros/dialects/mysql.sql). Inputs are tables or views."""
+whatever the column's or database's collation (sql/macros/dialect.sql, sql/macros/dialects/mysql.sql). Inputs
+are tables or views. The caller's transaction stays theirs: the temporary tables sqlndcg makes are created and
+dropped without committing it."""
 
 from __future__ import annotations
 
@@ -48,6 +50,11 @@ class MySQLEngine(DBAPIEngine):
             return str(self.fetch("SELECT VERSION()")[1][0][0])
         except self.errors:
             return ""
+
+    def drop(self, name):
+        """sqlndcg's tables here are temporary (sql/local/session.sql); DROP TEMPORARY TABLE, unlike DROP TABLE,
+        does not commit the caller's open transaction."""
+        self.execute(f"DROP TEMPORARY TABLE IF EXISTS {name}")
 
     def describe_error(self, exc):
         text = str(exc.args[1]) if len(exc.args) > 1 and isinstance(exc.args[1], str) else str(exc)
