@@ -97,7 +97,8 @@ def _unfolded(sql: str, names: list[str]) -> list[str]:
     from sqlglot.tokens import TokenType
     from sqlglot.dialects.snowflake import Snowflake
 
-    written, quoted = {}, set()
+    written: dict[str, str] = {}
+    quoted: set[str] = set()
     for token in Snowflake().tokenize(sql):
         if token.token_type == TokenType.IDENTIFIER:
             quoted.add(token.text)
