@@ -5,8 +5,8 @@ Each is started once per test run, on first use, and stopped at the end of the s
 test failure (``pytest.fail``) with a message saying what is missing and how to install it, never a skip: CI must
 fail rather than silently test less.
 
-Registered from ``tests/conftest.py`` (imported there by name, like ``reference_impl``). Tests that request
-``postgres`` or ``spark`` are marked ``engine`` automatically, so ``pytest -m "not engine"`` leaves them out; tests
+Registered from ``tests/conftest.py`` (imported there by name, like ``reference_impl``). Tests that request one
+of them (ENGINE_FIXTURES) are marked ``engine`` automatically, so ``pytest -m "not engine"`` leaves them out; tests
 that need an engine without these fixtures (dbt-duckdb, say) should carry ``@pytest.mark.engine`` themselves.
 
 ``postgres`` yields a :class:`PostgresServer`::
