@@ -157,16 +157,6 @@ def test_a_call_on_mariadb_leaves_the_callers_transaction_alone(mariadb, monkeyp
         con.close()
 
 
-def test_a_frame_on_mariadb_is_refused_by_name(mariadb):
-    """MySQL takes its own tables; a frame is refused saying so (not copied in, as on SQLite and PostgreSQL)."""
-    con = mariadb.connect()
-    try:
-        with pytest.raises(sqlndcg.InputError, match=r"MariaDB cannot read a pandas.*DataFrame here; pass a table"):
-            sqlndcg.evaluate(*frames("text"), con=con)
-    finally:
-        con.close()
-
-
 def test_a_missing_table_is_named_on_snowflake(fakesnow):
     with pytest.raises(sqlndcg.InputError, match=r"run table 'nope': no table or view of that name in the "
                                                  r"Snowflake \(fakesnow\) connection"):
@@ -380,16 +370,52 @@ def test_frames_on_postgres_equal_duckdb_and_leave_no_table(postgres, driver):
         con.close()
 
 
+def mariadb_leftover(monkeypatch):
+    """A leftover(con) for MariaDB, which lists no temporary tables in its catalog (10.11): how many of the tables
+    register made are still there (SHOW CREATE TABLE shows the temporary table where one shadows a permanent)."""
+    from sqlndcg.run.engines.mysql_engine import MySQLEngine
+
+    made = set()
+    register = MySQLEngine.register
+    monkeypatch.setattr(MySQLEngine, "register", lambda self, name, frame: (made.add(name),
+                                                                           register(self, name, frame))[1])
+
+    def leftover(con) -> int:
+        found = 0
+        for name in made:
+            with con.cursor() as cur:
+                try:
+                    cur.execute(f"SHOW CREATE TABLE `{name}`")
+                    found += cur.fetchone()[1].startswith("CREATE TEMPORARY TABLE")
+                except Exception as exc:  # noqa: BLE001 - MySQL's error 1146: no such table
+                    assert exc.args[0] == 1146, exc
+        return found
+
+    return leftover
+
+
+def test_frames_on_mariadb_equal_duckdb_and_leave_no_table(mariadb, monkeypatch):
+    """Frames copied into temporary tables (executemany), in a transaction of the caller's that stays open."""
+    con = mariadb.connect()
+    try:
+        check_frames(con, "MariaDB", mariadb_leftover(monkeypatch))
+    finally:
+        con.close()
+
+
 def _connection(engine: str, request):
     if engine == "sqlite":
         return sqlite3.connect(":memory:"), sqlite_temporary_tables
+    if engine == "mariadb":
+        return request.getfixturevalue("mariadb").connect(), mariadb_leftover(request.getfixturevalue("monkeypatch"))
     import psycopg
 
     server = request.getfixturevalue("postgres")
     return psycopg.connect(server.dsn(), autocommit=engine == "postgres"), postgres_temporary_tables
 
 
-@pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.engine)])
+@pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.engine),
+                                    pytest.param("mariadb", marks=pytest.mark.engine)])
 def test_register_makes_a_typed_temporary_table_in_batches_and_unregister_drops_it(engine, request, monkeypatch):
     import duckdb
     import pyarrow as pa
@@ -431,7 +457,8 @@ def test_register_makes_a_typed_temporary_table_in_batches_and_unregister_drops_
 
 
 @pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.engine),
-                                    pytest.param("postgres-transaction", marks=pytest.mark.engine)])
+                                    pytest.param("postgres-transaction", marks=pytest.mark.engine),
+                                    pytest.param("mariadb", marks=pytest.mark.engine)])
 def test_a_frame_column_of_a_type_the_engine_cannot_take_is_refused_by_name(engine, request):
     """The run (registered first) is dropped too when the judgments cannot be copied."""
     con, leftover = _connection(engine, request)

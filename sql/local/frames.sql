@@ -49,6 +49,7 @@ VALUES ({% for c in columns %}{{ placeholder }}{% if not loop.last %}, {% endif 
 COPY {{ sqlndcg.sqlndcg_frame_table(name) }} ({{ sqlndcg.sqlndcg_frame_columns(columns) }}) FROM STDIN
 {%- endmacro -%}
 
-{%- macro sqlndcg_frame_drop(name) -%}
-DROP TABLE IF EXISTS {{ sqlndcg.sqlndcg_frame_table(name) }}
+{%- macro sqlndcg_frame_drop(name) -%}{{ return(adapter.dispatch('sqlndcg_frame_drop', 'sqlndcg')(name)) }}{%- endmacro -%}
+{%- macro default__sqlndcg_frame_drop(name) -%}
+{{ return('DROP TABLE IF EXISTS ' ~ sqlndcg.sqlndcg_frame_table(name)) }}
 {%- endmacro -%}

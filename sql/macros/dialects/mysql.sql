@@ -9,3 +9,13 @@
 {%- for k in keys -%}{%- do listed.append(k) -%}{%- do listed.append('CAST(' ~ k ~ ' AS BINARY)') -%}{%- endfor -%}
 {{ return(listed) }}
 {%- endmacro -%}
+
+{#- Data frames copied into temporary tables (sql/local/frames.sql): MySQL casts to SIGNED but declares columns
+    BIGINT; and DROP TEMPORARY TABLE, which neither commits the caller's transaction (DROP TABLE does) nor ever
+    drops a permanent table of the same name. -#}
+{%- macro mysql__sqlndcg_frame_type(kind) -%}
+{{ return({'integer': 'BIGINT', 'float': 'DOUBLE', 'text': 'TEXT', 'boolean': 'BOOLEAN'}[kind]) }}
+{%- endmacro -%}
+{%- macro mysql__sqlndcg_frame_drop(name) -%}
+{{ return('DROP TEMPORARY TABLE IF EXISTS ' ~ sqlndcg.sqlndcg_frame_table(name)) }}
+{%- endmacro -%}

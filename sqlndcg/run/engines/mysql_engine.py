@@ -2,8 +2,8 @@
 Connector/Python. Column types come from the result's field type codes (the protocol's, shared by the three
 drivers); a missing table is MySQL's error 1146. Text ids are compared in ``utf8mb4_bin`` and ordered as bytes
 whatever the column's or database's collation (sql/macros/dialect.sql, sql/macros/dialects/mysql.sql). Inputs
-are tables or views. The caller's transaction stays theirs: the temporary tables sqlndcg makes are created and
-dropped without committing it."""
+are tables or views, and data frames, copied into temporary tables (executemany, a batch at a time). The caller's
+transaction stays theirs: the temporary tables sqlndcg makes are created and dropped without committing it."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ def _errno(exc: BaseException) -> int | None:
 class MySQLEngine(DBAPIEngine):
     name = "MySQL"
     dialect = "mysql"
+    frames_as_temporary_tables = True
+    placeholder = "%s"
 
     def __init__(self, con, **kwargs):
         super().__init__(con, **kwargs)
