@@ -1,8 +1,10 @@
 import pytest
 
-# Session-scoped engine fixtures (a throwaway PostgreSQL server, a local SparkSession) and the hook that marks the
-# tests using them `engine`; see tests/servers.py. Imported by name so pytest registers them from this conftest.
-from servers import postgres, pytest_collection_modifyitems, spark, spark_cluster, spark_connect  # noqa: F401
+# Session-scoped engine fixtures (throwaway PostgreSQL and MariaDB servers, a fakesnow connection, a local
+# SparkSession) and the hook that marks the tests using them `engine`; see tests/servers.py. Imported by name so
+# pytest registers them from here.
+from servers import (  # noqa: F401
+    fakesnow, mariadb, postgres, pytest_collection_modifyitems, spark, spark_cluster, spark_connect)
 
 
 # --- helpers for the reference-comparison tests (test_worked_example.py, test_reference_*.py) ------------------

@@ -1,12 +1,12 @@
-"""Session-scoped fixtures for the real engines the tests run SQL on: a throwaway PostgreSQL server and a local
-SparkSession.
+"""Session-scoped fixtures for the real engines the tests run SQL on: throwaway PostgreSQL and MariaDB servers and a
+local SparkSession.
 
-Both are started once per test run, on first use, and stopped at the end of the session. A missing engine is a
+Each is started once per test run, on first use, and stopped at the end of the session. A missing engine is a
 test failure (``pytest.fail``) with a message saying what is missing and how to install it, never a skip: CI must
 fail rather than silently test less.
 
-Registered from ``tests/conftest.py`` (imported there by name, like ``reference_impl``). Tests that request
-``postgres`` or ``spark`` are marked ``engine`` automatically, so ``pytest -m "not engine"`` leaves them out; tests
+Registered from ``tests/conftest.py`` (imported there by name, like ``reference_impl``). Tests that request one
+of them (ENGINE_FIXTURES) are marked ``engine`` automatically, so ``pytest -m "not engine"`` leaves them out; tests
 that need an engine without these fixtures (dbt-duckdb, say) should carry ``@pytest.mark.engine`` themselves.
 
 ``postgres`` yields a :class:`PostgresServer`::
@@ -16,6 +16,16 @@ that need an engine without these fixtures (dbt-duckdb, say) should carry ``@pyt
             conn.execute("select 1").fetchone()
         postgres.dsn(postgres.dbname_icu)                       # libpq keyword/value string
         postgres.host, postgres.port, postgres.user, postgres.password
+
+``mariadb`` yields a :class:`MariaDBServer` (the ``mysql`` dialect's engine): its own data directory, a free
+loopback port and a socket in a temporary directory, one database ``sqlndcg`` whose default collation is
+MariaDB's case-insensitive ``utf8mb4_general_ci``::
+
+    def test_something(mariadb):
+        con = mariadb.connect()                                 # PyMySQL, utf8mb4
+
+``fakesnow`` yields a ``snowflake.connector`` connection that fakesnow answers (Snowflake's SQL translated by
+sqlglot and run on an in-memory DuckDB): no server, but its statements take seconds, so it is an engine test too.
 
 ``spark`` yields a ``pyspark.sql.SparkSession`` (``local[2]``, time zone UTC, 2 shuffle partitions, no UI).
 
@@ -44,7 +54,7 @@ from pathlib import Path
 
 import pytest
 
-ENGINE_FIXTURES = ("postgres", "spark", "spark_cluster", "spark_connect")
+ENGINE_FIXTURES = ("postgres", "mariadb", "fakesnow", "spark", "spark_cluster", "spark_connect")
 
 # How long a server start may take before we give up (it takes ~1-3 s here).
 PG_START_TIMEOUT = 60
@@ -58,6 +68,11 @@ INSTALL_PG = (
 INSTALL_JAVA = (
     "Install a Java runtime (17 or newer for pyspark 4): on Debian/Ubuntu `apt-get install -y default-jre-headless`, "
     "or set JAVA_HOME. `.ci/run` installs it when missing."
+)
+INSTALL_MARIADB = (
+    "Install the MariaDB server binaries: on Debian/Ubuntu `apt-get install -y mariadb-server` (provides "
+    "/usr/sbin/mariadbd and /usr/bin/mariadb-install-db), or point SQLNDCG_MARIADB_BIN at a directory holding "
+    "mariadbd and mariadb-install-db. `.ci/run` installs them when missing."
 )
 INSTALL_PY = "Install the test dependencies: `.venv/bin/pip install -e '.[test]'`."
 
@@ -410,6 +425,183 @@ def postgres(request):
         yield server
     finally:
         proc.stop()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# MariaDB (the mysql dialect)
+# --------------------------------------------------------------------------------------------------------------
+
+MARIADB_START_TIMEOUT = 60
+
+
+@dataclass
+class MariaDBServer:
+    """A running throwaway MariaDB server (TCP on ``host``:``port``, password authentication)."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+    database: str = "sqlndcg"          # CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci: case-insensitive
+    version: str = ""                  # VERSION(), e.g. "10.11.14-MariaDB-0+deb12u2"
+    socket: str = ""
+    start_seconds: float = 0.0
+
+    def connect(self, database: str | None = None, **kwargs):
+        """A new PyMySQL connection to ``database`` (default: ``database``), utf8mb4; close it."""
+        import pymysql
+
+        return pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password,
+                               database=database or self.database, charset="utf8mb4", **kwargs)
+
+
+def find_mariadb_bin() -> tuple[str, str] | None:
+    """(mariadbd, mariadb-install-db): in $SQLNDCG_MARIADB_BIN, else on PATH or in /usr/sbin, /usr/bin."""
+    override = os.environ.get("SQLNDCG_MARIADB_BIN")
+    path = override or os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/usr/bin"])
+    server = shutil.which("mariadbd", path=path)
+    install = shutil.which("mariadb-install-db", path=path)
+    return (server, install) if server and install else None
+
+
+class _MariaDBProcess:
+    """Owns the data directory and the server process; ``stop()`` is idempotent (also registered with atexit)."""
+
+    def __init__(self):
+        found = find_mariadb_bin()
+        if found is None:
+            _fail("MariaDB server binaries not found (no mariadbd and mariadb-install-db in $SQLNDCG_MARIADB_BIN, "
+                  "on PATH, /usr/sbin or /usr/bin). " + INSTALL_MARIADB)
+        self.server_bin, self.install_bin = found
+        self.root = tempfile.mkdtemp(prefix="sqlndcg-mariadb-")
+        self.data_dir = os.path.join(self.root, "data")
+        self.socket = os.path.join(self.root, "mariadb.sock")
+        self.log_file = os.path.join(self.root, "server.log")
+        self.proc: subprocess.Popen | None = None
+        # root runs the server as root (CI does); anyone else as themselves
+        self.user_args = ["--user=root"] if os.geteuid() == 0 else []
+        atexit.register(self.stop)
+
+    def _log_tail(self, n: int = 30) -> str:
+        try:
+            lines = Path(self.log_file).read_text(errors="replace").splitlines()[-n:]
+        except OSError:
+            return ""
+        return "\n--- server log (tail) ---\n" + "\n".join(lines)
+
+    def install(self) -> None:
+        argv = [self.install_bin, "--no-defaults", f"--datadir={self.data_dir}", *self.user_args,
+                "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"]
+        try:
+            res = subprocess.run(argv, cwd=self.root, capture_output=True, text=True, timeout=PG_CMD_TIMEOUT,
+                                 stdin=subprocess.DEVNULL, env=dict(os.environ, LANG="C", LC_ALL="C"))
+        except subprocess.TimeoutExpired as e:
+            _fail(f"MariaDB: mariadb-install-db did not finish within {PG_CMD_TIMEOUT} s\n{e.stdout or ''}{e.stderr or ''}")
+        if res.returncode != 0:
+            _fail(f"MariaDB: mariadb-install-db failed (exit {res.returncode}): {' '.join(argv)}\n"
+                  f"{res.stdout}{res.stderr}")
+
+    def start(self, port: int) -> bool:
+        """Start on ``port`` (loopback only); False if the port was taken meanwhile (the caller retries)."""
+        argv = [self.server_bin, "--no-defaults", f"--datadir={self.data_dir}", *self.user_args,
+                f"--port={port}", "--bind-address=127.0.0.1", f"--socket={self.socket}",
+                f"--pid-file={os.path.join(self.root, 'mariadb.pid')}", f"--log-error={self.log_file}",
+                "--skip-name-resolve", "--skip-log-bin", "--performance-schema=OFF",
+                "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0", "--innodb-buffer-pool-size=64M",
+                "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
+                "--default-time-zone=+00:00", "--max-connections=40", "--lc-messages=en_US"]
+        Path(self.log_file).touch()
+        self.proc = subprocess.Popen(argv, cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True,
+                                     env=dict(os.environ, LANG="C", LC_ALL="C"))
+        deadline = time.monotonic() + MARIADB_START_TIMEOUT
+        while time.monotonic() < deadline:
+            log = Path(self.log_file).read_text(errors="replace")
+            if "ready for connections" in log and os.path.exists(self.socket):
+                return True
+            if self.proc.poll() is not None:
+                self.proc = None
+                if "Address already in use" in log or "Bind on TCP/IP port" in log:
+                    return False
+                _fail(f"MariaDB failed to start.{self._log_tail()}")
+            time.sleep(0.1)
+        self.stop(remove=False)
+        _fail(f"MariaDB did not start within {MARIADB_START_TIMEOUT} s.{self._log_tail()}")
+
+    def stop(self, remove: bool = True) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=30)
+        if remove and os.path.isdir(self.root):
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def start_mariadb() -> tuple[MariaDBServer, _MariaDBProcess]:
+    """Start a fresh server, create the database and a user with a password; the caller must ``proc.stop()``."""
+    try:
+        import pymysql
+    except ImportError as e:
+        _fail(f"PyMySQL is not importable ({e}). {INSTALL_PY}")
+    proc = _MariaDBProcess()
+    try:
+        proc.install()
+        for _attempt in range(5):
+            port = _free_port()
+            if proc.start(port):
+                break
+        else:
+            _fail("MariaDB: no free port after 5 attempts.")
+        server = MariaDBServer(host="127.0.0.1", port=port, user="sqlndcg", password="pw-" + secrets.token_hex(12),
+                               socket=proc.socket)
+        con = pymysql.connect(unix_socket=proc.socket, user="root", charset="utf8mb4", autocommit=True)
+        try:
+            with con.cursor() as cur:
+                cur.execute("SELECT VERSION()")
+                server.version = cur.fetchone()[0]
+                cur.execute(f"CREATE DATABASE {server.database} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci")
+                cur.execute(f"CREATE USER '{server.user}'@'127.0.0.1' IDENTIFIED BY '{server.password}'")
+                cur.execute(f"GRANT ALL PRIVILEGES ON *.* TO '{server.user}'@'127.0.0.1'")
+        finally:
+            con.close()
+        return server, proc
+    except BaseException:
+        proc.stop()
+        raise
+
+
+@pytest.fixture(scope="session")
+def mariadb(request):
+    """A throwaway MariaDB server for the whole test run (see :class:`MariaDBServer`)."""
+    _refuse_in_the_quick_subset(request, "mariadb")
+    t0 = time.perf_counter()
+    server, proc = start_mariadb()
+    server.start_seconds = time.perf_counter() - t0
+    try:
+        yield server
+    finally:
+        proc.stop()
+
+
+@pytest.fixture(scope="session")
+def fakesnow(request):
+    """A Snowflake connection emulated by fakesnow (database ``sqlndcg``, schema ``tests``) for the whole run."""
+    _refuse_in_the_quick_subset(request, "fakesnow")
+    try:
+        import fakesnow as fake
+        import snowflake.connector
+    except Exception as e:  # ImportError, or a connector fakesnow cannot patch
+        _fail(f"fakesnow and snowflake-connector-python are not importable ({type(e).__name__}: {e}). {INSTALL_PY}")
+    with fake.patch():
+        con = snowflake.connector.connect(database="sqlndcg", schema="tests")
+        try:
+            yield con
+        finally:
+            con.close()
 
 
 # --------------------------------------------------------------------------------------------------------------

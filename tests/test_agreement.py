@@ -407,13 +407,29 @@ def _load_postgres(postgres, tables):
     return con
 
 
+def _load_dbapi(con, tables, quote: str, double: str, text: str):
+    """Tables through a DB-API cursor (%s markers): MariaDB (backticks), Snowflake on fakesnow (quoted names keep
+    their lower case)."""
+    cur = con.cursor()
+    for name, table in tables.items():
+        types = {"i": "BIGINT", "f": double, "b": "BOOLEAN"}
+        cur.execute(f"DROP TABLE IF EXISTS {quote}{name}{quote}")
+        cur.execute(f"CREATE TABLE {quote}{name}{quote} (" + ", ".join(
+            f"{quote}{c}{quote} {types.get(table[c].dtype.kind, text)}" for c in table.columns) + ")")
+        cur.executemany(f"INSERT INTO {quote}{name}{quote} VALUES (" + ", ".join(["%s"] * len(table.columns)) + ")",
+                        [tuple(None if v != v else v for v in row) for row in table.astype(object).itertuples(index=False)])
+    if hasattr(con, "commit"):
+        con.commit()
+    return con
+
+
 def _load_spark(spark, tables):
     for name, table in tables.items():
         spark.createDataFrame(table).createOrReplaceTempView(name)
     return spark
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "datafusion", "clickhouse", "postgres", "spark"])
+@pytest.mark.parametrize("engine", ["sqlite", "datafusion", "clickhouse", "postgres", "mariadb", "fakesnow", "spark"])
 def test_every_verb_gives_the_same_rows_on_every_engine(engine, request):
     """The same SQL, rendered for each engine and run there through the engine interface, equals DuckDB's."""
     from test_labels import LOG, RULES, SHOWN
@@ -435,6 +451,10 @@ def test_every_verb_gives_the_same_rows_on_every_engine(engine, request):
         con = _load_clickhouse(tables)
     elif engine == "postgres":
         con = _load_postgres(request.getfixturevalue("postgres"), tables)
+    elif engine == "mariadb":
+        con = _load_dbapi(request.getfixturevalue("mariadb").connect(), tables, "`", "DOUBLE", "TEXT")
+    elif engine == "fakesnow":
+        con = _load_dbapi(request.getfixturevalue("fakesnow"), tables, '"', "DOUBLE", "VARCHAR")
     else:
         con = _load_spark(request.getfixturevalue("spark"), tables)
     got, want = sqlndcg.agreement("ratings", con=con), sqlndcg.agreement(frame)

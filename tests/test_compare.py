@@ -290,6 +290,37 @@ def test_compare_runs_on_postgres_with_the_same_numbers(postgres):
             assert (math.isclose(float(x), float(y), rel_tol=0, abs_tol=1e-9) if isinstance(y, float) else x == y), (a, b)
 
 
+@pytest.mark.parametrize("engine", ["mariadb", "fakesnow"])
+def test_compare_runs_on_mariadb_and_snowflake_with_the_same_numbers(engine, request):
+    """MariaDB (a case-insensitive database) and Snowflake as fakesnow emulates it; quoted lower-case names."""
+    runs, qrels = synthetic(queries=10)
+    frame = stacked(runs)
+    want = compare(frame, qrels, METRICS, baseline="bm25", permutations=300, resamples=300)
+    server = request.getfixturevalue(engine)
+    con = server.connect() if engine == "mariadb" else server
+    q = "`" if engine == "mariadb" else '"'
+    cur = con.cursor()
+    for table, columns, rows in (
+            ("compare_runs", "query_id TEXT, doc_id TEXT, score DOUBLE, system TEXT",
+             list(frame[["query_id", "doc_id", "score", "system"]].itertuples(index=False, name=None))),
+            ("compare_qrels", "query_id TEXT, doc_id TEXT, rel BIGINT",
+             [(a, d, int(r)) for a, d, r in qrels.itertuples(index=False)])):
+        columns = ", ".join(f"{q}{c.split()[0]}{q} {c.split()[1]}" for c in columns.split(", "))
+        cur.execute(f"DROP TABLE IF EXISTS {q}{table}{q}")
+        cur.execute(f"CREATE TABLE {q}{table}{q} ({columns})")
+        cur.executemany(f"INSERT INTO {q}{table}{q} VALUES ({', '.join(['%s'] * len(rows[0]))})", rows)
+    if engine == "mariadb":
+        con.commit()
+    got = compare("compare_runs", "compare_qrels", METRICS, baseline="bm25", permutations=300, resamples=300,
+                  con=con)
+    if engine == "mariadb":
+        con.close()
+    assert got.table.columns == want.table.columns
+    for a, b in zip(got.table.rows, want.table.rows):
+        for x, y in zip(a, b):
+            assert (math.isclose(float(x), float(y), rel_tol=0, abs_tol=1e-9) if isinstance(y, float) else x == y), (a, b)
+
+
 def test_paired_sql_is_portable_and_shown():
     c = compare(RUN, QRELS, ["ndcg@5"], system="tag", baseline="bm25")
     assert c.sql.startswith("WITH compare_baseline AS")

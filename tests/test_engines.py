@@ -1,7 +1,7 @@
 """The same call on every engine we run here: evaluate(con=...) on SQLite, PostgreSQL (C and ICU en-US databases),
-Spark, ClickHouse (chdb) and DataFusion gives DuckDB's per-query numbers, summaries and account to 1e-9, for every
-metric family and the main settings, with text and integer ids. Inputs are tables in that engine (and frames where
-the engine reads them natively)."""
+MariaDB (a case-insensitive database), Snowflake (emulated by fakesnow), Spark, ClickHouse (chdb) and DataFusion
+gives DuckDB's per-query numbers, summaries and account to 1e-9, for every metric family and the main settings,
+with text and integer ids. Inputs are tables in that engine (and frames where the engine reads them natively)."""
 
 from __future__ import annotations
 
@@ -64,16 +64,18 @@ def _sql_type(series, ids_integer: bool, text: str, integer: str, double: str) -
     return text
 
 
-def load_dbapi(text: str, integer: str, double: str, placeholder: str, engine_clause: str = ""):
+def load_dbapi(text: str, integer: str, double: str, placeholder: str, engine_clause: str = "", quote: str = ""):
+    """``quote``: the engine's identifier quote, for engines that fold unquoted names (Snowflake: upper case)."""
     def load(con, ids, run_df, qrels_df):
         names = []
         for df, table in ((run_df, f"run_{ids}"), (qrels_df, f"qrels_{ids}")):
             cur = con.cursor()
-            cols = ", ".join(f"{c} {_sql_type(df[c], ids == 'int', text, integer, double)}" for c in df.columns)
-            cur.execute(f"DROP TABLE IF EXISTS {table}")
-            cur.execute(f"CREATE TABLE {table} ({cols}){engine_clause}")
+            cols = ", ".join(f"{quote}{c}{quote} {_sql_type(df[c], ids == 'int', text, integer, double)}"
+                             for c in df.columns)
+            cur.execute(f"DROP TABLE IF EXISTS {quote}{table}{quote}")
+            cur.execute(f"CREATE TABLE {quote}{table}{quote} ({cols}){engine_clause}")
             marks = ", ".join([placeholder] * len(df.columns))
-            cur.executemany(f"INSERT INTO {table} VALUES ({marks})",
+            cur.executemany(f"INSERT INTO {quote}{table}{quote} VALUES ({marks})",
                             [tuple(r) for r in df.itertuples(index=False, name=None)])
             if hasattr(con, "commit"):
                 con.commit()
@@ -93,6 +95,86 @@ def test_postgres_equals_duckdb(postgres, collation):
     """Also on a database whose default collation is linguistic (ICU en-US): text ids break ties in byte order."""
     with postgres.connect(postgres.dbname_c if collation == "c" else postgres.dbname_icu) as con:
         check_engine(con, load_dbapi("TEXT", "BIGINT", "DOUBLE PRECISION", "%s"), f"PostgreSQL ({collation})")
+
+
+def test_mariadb_equals_duckdb(mariadb):
+    """MariaDB for the mysql dialect, in a database whose default collation is case-insensitive
+    (utf8mb4_general_ci, where 'Doc' = 'doc'): text ids still join and break ties byte by byte."""
+    con = mariadb.connect()
+    try:
+        check_engine(con, load_dbapi("TEXT", "BIGINT", "DOUBLE", "%s"), "MariaDB")
+    finally:
+        con.close()
+
+
+def test_a_missing_table_is_named_on_mariadb(mariadb):
+    con = mariadb.connect()
+    try:
+        with pytest.raises(sqlndcg.InputError, match=r"run table 'nope': no table or view of that name in the "
+                                                     r"MariaDB connection"):
+            sqlndcg.evaluate("nope", "qrels", con=con)
+    finally:
+        con.close()
+
+
+def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
+    """Tables and columns created with quoted lower-case names, as sqlndcg names them (unquoted, Snowflake would
+    make them upper case: then pass the names, query_id="QUERY_ID" and so on)."""
+    check_engine(fakesnow, load_dbapi("VARCHAR", "BIGINT", "DOUBLE", "%s", quote='"'),
+                 "Snowflake (fakesnow)")
+
+
+def test_a_call_on_mariadb_leaves_the_callers_transaction_alone(mariadb, monkeypatch):
+    """sqlndcg's temporary tables are created and dropped without committing what the caller has not: MySQL
+    commits an open transaction on DROP TABLE, though not on DROP TEMPORARY TABLE."""
+    import pymysql
+
+    from sqlndcg.run.engines.mysql_engine import MySQLEngine
+
+    made = []
+    materialize = MySQLEngine.materialize
+    monkeypatch.setattr(MySQLEngine, "materialize",
+                        lambda self, name, sql, summed=True: (made.append(name), materialize(self, name, sql, summed)))
+    con = mariadb.connect()
+    try:
+        run, judgments = load_dbapi("TEXT", "BIGINT", "DOUBLE", "%s")(con, "text", *frames("text"))
+        with con.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS pending")
+            cur.execute("CREATE TABLE pending (x INT) ENGINE = InnoDB")
+            con.commit()
+            cur.execute("INSERT INTO pending VALUES (1)")  # opens a transaction, not committed
+        got = sqlndcg.evaluate(run, judgments, metrics=["ndcg@10", "ap"], group_by="system", con=con)
+        assert_same(got, sqlndcg.evaluate(*frames("text"), metrics=["ndcg@10", "ap"], group_by="system"), "MariaDB")
+        con.rollback()
+        with con.cursor() as cur:
+            cur.execute("SELECT COUNT(*) FROM pending")
+            assert cur.fetchone()[0] == 0, "the caller's INSERT was committed by sqlndcg"
+            assert made
+            for name in made:  # every temporary table dropped (MariaDB 10.11 lists none in its catalog)
+                with pytest.raises(pymysql.err.ProgrammingError, match="doesn't exist"):
+                    cur.execute(f"SELECT 1 FROM {name}")
+    finally:
+        con.close()
+
+
+def test_a_missing_table_is_named_on_snowflake(fakesnow):
+    with pytest.raises(sqlndcg.InputError, match=r"run table 'nope': no table or view of that name in the "
+                                                 r"Snowflake \(fakesnow\) connection"):
+        sqlndcg.evaluate("nope", "qrels", con=fakesnow)
+
+
+def test_snowflake_result_names_get_back_the_case_the_statement_wrote():
+    """Snowflake folds unquoted aliases to upper case; quoted names (metrics, a user's columns) keep theirs. On
+    fakesnow, COLLATE(x, 'utf8') (byte order) goes, since DuckDB there compares bytes and has no such collation."""
+    from sqlndcg.run.engines.snowflake_engine import _unfolded, _without_utf8_collation
+
+    sql = 'SELECT 1 AS judged, 2 AS "SYSTEM", 3 AS "ndcg@10", 4 AS run_longest_list'
+    assert _unfolded(sql, ["JUDGED", "SYSTEM", "ndcg@10", "RUN_LONGEST_LIST"]) == [
+        "judged", "SYSTEM", "ndcg@10", "run_longest_list"]
+    assert _without_utf8_collation("SELECT COLLATE(CAST(d AS VARCHAR), 'utf8') AS d FROM t") == \
+        "SELECT CAST(d AS VARCHAR) AS d FROM t"
+    kept = "SELECT COLLATE(d, 'en-ci') AS d FROM t"
+    assert _without_utf8_collation(kept) == kept
 
 
 def load_clickhouse(con, ids, run_df, qrels_df):
@@ -288,16 +370,52 @@ def test_frames_on_postgres_equal_duckdb_and_leave_no_table(postgres, driver):
         con.close()
 
 
+def mariadb_leftover(monkeypatch):
+    """A leftover(con) for MariaDB, which lists no temporary tables in its catalog (10.11): how many of the tables
+    register made are still there (SHOW CREATE TABLE shows the temporary table where one shadows a permanent)."""
+    from sqlndcg.run.engines.mysql_engine import MySQLEngine
+
+    made = set()
+    register = MySQLEngine.register
+    monkeypatch.setattr(MySQLEngine, "register", lambda self, name, frame: (made.add(name),
+                                                                           register(self, name, frame))[1])
+
+    def leftover(con) -> int:
+        found = 0
+        for name in made:
+            with con.cursor() as cur:
+                try:
+                    cur.execute(f"SHOW CREATE TABLE `{name}`")
+                    found += cur.fetchone()[1].startswith("CREATE TEMPORARY TABLE")
+                except Exception as exc:  # noqa: BLE001 - MySQL's error 1146: no such table
+                    assert exc.args[0] == 1146, exc
+        return found
+
+    return leftover
+
+
+def test_frames_on_mariadb_equal_duckdb_and_leave_no_table(mariadb, monkeypatch):
+    """Frames copied into temporary tables (executemany), in a transaction of the caller's that stays open."""
+    con = mariadb.connect()
+    try:
+        check_frames(con, "MariaDB", mariadb_leftover(monkeypatch))
+    finally:
+        con.close()
+
+
 def _connection(engine: str, request):
     if engine == "sqlite":
         return sqlite3.connect(":memory:"), sqlite_temporary_tables
+    if engine == "mariadb":
+        return request.getfixturevalue("mariadb").connect(), mariadb_leftover(request.getfixturevalue("monkeypatch"))
     import psycopg
 
     server = request.getfixturevalue("postgres")
     return psycopg.connect(server.dsn(), autocommit=engine == "postgres"), postgres_temporary_tables
 
 
-@pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.engine)])
+@pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.engine),
+                                    pytest.param("mariadb", marks=pytest.mark.engine)])
 def test_register_makes_a_typed_temporary_table_in_batches_and_unregister_drops_it(engine, request, monkeypatch):
     import duckdb
     import pyarrow as pa
@@ -339,7 +457,8 @@ def test_register_makes_a_typed_temporary_table_in_batches_and_unregister_drops_
 
 
 @pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.engine),
-                                    pytest.param("postgres-transaction", marks=pytest.mark.engine)])
+                                    pytest.param("postgres-transaction", marks=pytest.mark.engine),
+                                    pytest.param("mariadb", marks=pytest.mark.engine)])
 def test_a_frame_column_of_a_type_the_engine_cannot_take_is_refused_by_name(engine, request):
     """The run (registered first) is dropped too when the judgments cannot be copied."""
     con, leftover = _connection(engine, request)

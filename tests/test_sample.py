@@ -76,6 +76,40 @@ def test_postgres_chooses_the_same_queries(postgres):
     assert psycopg  # the driver the fixture connects with
 
 
+@pytest.mark.engine
+def test_mariadb_chooses_the_same_queries(mariadb):
+    run, qrels = population(200)
+    want = chosen_by_hashlib(set(qrels.query_id), 0.3, 11)
+    con = mariadb.connect()
+    try:
+        with con.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS run_s")
+            cur.execute("DROP TABLE IF EXISTS qrels_s")
+            cur.execute("CREATE TABLE run_s (query_id TEXT, doc_id TEXT, score DOUBLE)")
+            cur.execute("CREATE TABLE qrels_s (query_id TEXT, doc_id TEXT, rel BIGINT)")
+            cur.executemany("INSERT INTO run_s VALUES (%s, %s, %s)", list(run.itertuples(index=False, name=None)))
+            cur.executemany("INSERT INTO qrels_s VALUES (%s, %s, %s)", list(qrels.itertuples(index=False, name=None)))
+        con.commit()
+        got = sqlndcg.evaluate("run_s", "qrels_s", ["ndcg@10"], sample=0.3, seed=11, con=con)
+    finally:
+        con.close()
+    assert {r["query_id"] for r in got.per_query.to_dicts()} == want
+
+
+@pytest.mark.engine
+def test_snowflake_on_fakesnow_chooses_the_same_queries(fakesnow):
+    run, qrels = population(200)
+    want = chosen_by_hashlib(set(qrels.query_id), 0.3, 11)
+    cur = fakesnow.cursor()
+    cur.execute('CREATE OR REPLACE TABLE "run_s" ("query_id" VARCHAR, "doc_id" VARCHAR, "score" DOUBLE)')
+    cur.execute('CREATE OR REPLACE TABLE "qrels_s" ("query_id" VARCHAR, "doc_id" VARCHAR, "rel" BIGINT)')
+    for table, frame in (("run_s", run), ("qrels_s", qrels)):  # one statement each: fakesnow translates every one
+        values = ", ".join(f"('{q}', '{d}', {v!r})" for q, d, v in frame.itertuples(index=False, name=None))
+        cur.execute(f'INSERT INTO "{table}" VALUES {values}')
+    got = sqlndcg.evaluate("run_s", "qrels_s", ["ndcg@10"], sample=0.3, seed=11, con=fakesnow)
+    assert {r["query_id"] for r in got.per_query.to_dicts()} == want
+
+
 def test_the_interval_covers_the_whole_inputs_mean():
     """120 seeds, 10% of 2,000 queries each: the corrected t interval covers the full evaluation's mean about 95%
     of the time (binomial: 0.89 to 0.995 holds with probability above 0.99); the uncorrected one is wider."""

@@ -89,6 +89,30 @@ def test_dbt_postgres_profile_connects(postgres, tmp_path):
         conn.execute("DROP SCHEMA dbt_smoke CASCADE")
 
 
+# --- MariaDB ---------------------------------------------------------------------------------------------------
+
+def test_mariadb_database_is_case_insensitive_and_binary_is_byte_order(mariadb):
+    import pymysql
+
+    assert mariadb.host == "127.0.0.1" and "MariaDB" in mariadb.version
+    con = mariadb.connect()
+    try:
+        with con.cursor() as cur:
+            cur.execute("SELECT @@collation_database, @@character_set_database, 'Doc' = 'doc', "
+                        "'Doc' COLLATE utf8mb4_bin = 'doc', DATABASE(), CURRENT_USER()")
+            collation, charset, folded, binary, database, user = cur.fetchone()
+            assert (collation, charset, folded, binary, database) == (
+                "utf8mb4_general_ci", "utf8mb4", 1, 0, mariadb.database)
+            assert user.startswith(mariadb.user + "@")
+            words = " UNION ALL ".join(f"SELECT '{w}' AS x" for w in WORDS)
+            cur.execute(f"SELECT x FROM ({words}) AS t ORDER BY CAST(x AS BINARY) DESC")
+            assert [r[0] for r in cur.fetchall()] == BYTE_ORDER_DESC
+    finally:
+        con.close()
+    with pytest.raises(pymysql.err.OperationalError, match="Access denied"):
+        pymysql.connect(host=mariadb.host, port=mariadb.port, user=mariadb.user, password="wrong").close()
+
+
 # --- Spark -----------------------------------------------------------------------------------------------------
 
 def test_spark_dataframe_round_trip(spark):

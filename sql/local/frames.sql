@@ -40,6 +40,4 @@ VALUES ({% for c in columns %}{{ placeholder }}{% if not loop.last %}, {% endif 
 COPY {{ sqlndcg.sqlndcg_frame_table(name) }} ({{ sqlndcg.sqlndcg_frame_columns(columns) }}) FROM STDIN
 {%- endmacro -%}
 
-{%- macro sqlndcg_frame_drop(name) -%}
-DROP TABLE IF EXISTS {{ sqlndcg.sqlndcg_frame_table(name) }}
-{%- endmacro -%}
+{%- macro sqlndcg_frame_drop(name) -%}{{ return(adapter.dispatch('sqlndcg_frame_drop', 'sqlndcg')(name)) }}{%- endmacro -%}

@@ -4,3 +4,6 @@
 {{ return({'integer': sqlndcg.integer_type(), 'float': sqlndcg.double(), 'text': 'TEXT', 'boolean': 'BOOLEAN'}[kind]) }}
 {%- endmacro -%}
 {%- macro default__sqlndcg_frame_table(name) -%}{{ return(sqlndcg._quote(name)) }}{%- endmacro -%}
+{%- macro default__sqlndcg_frame_drop(name) -%}
+{{ return('DROP TABLE IF EXISTS ' ~ sqlndcg.sqlndcg_frame_table(name)) }}
+{%- endmacro -%}

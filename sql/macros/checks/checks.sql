@@ -50,10 +50,10 @@ LIMIT {{ limit }}
 {%- macro _duplicates(relation, keys, limit=none) -%}
 SELECT {{ keys | join(', ') }}, COUNT(*) AS copies, COUNT(*) OVER () AS duplicated_keys
 FROM {{ relation }} AS input_rows
-GROUP BY {{ keys | join(', ') }}
+GROUP BY {{ sqlndcg.distinct_keys(keys) | join(', ') }}
 HAVING COUNT(*) > 1
 {%- if limit is not none %}
-ORDER BY {{ keys | join(', ') }}
+ORDER BY {{ sqlndcg.distinct_keys(keys) | join(', ') }}
 LIMIT {{ limit }}
 {%- endif %}
 {%- endmacro -%}

@@ -35,3 +35,4 @@
 {%- macro default__log2(x) -%}{{ return('(LN(' ~ sqlndcg._as_double(x) ~ ') / LN(CAST(2 AS ' ~ sqlndcg.double() ~ ')))') }}{%- endmacro -%}
 {%- macro default__whole(x) -%}{{ return('FLOOR(' ~ x ~ ')') }}{%- endmacro -%}
 {%- macro default__integer_part(x) -%}{{ return('(CASE WHEN ' ~ x ~ ' >= 0 THEN FLOOR(' ~ x ~ ') ELSE CEIL(' ~ x ~ ') END)') }}{%- endmacro -%}
+{%- macro default__distinct_keys(keys) -%}{{ return(keys) }}{%- endmacro -%}

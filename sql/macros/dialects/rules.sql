@@ -193,3 +193,9 @@
 
 {#- The integer part of a label, as trec_eval reads one (C's atol: 2.7 -> 2, -1.5 -> -1). -#}
 {%- macro integer_part(x) -%}{{ return(adapter.dispatch('integer_part', 'sqlndcg')(x)) }}{%- endmacro -%}
+
+{#- The GROUP BY list that tells key values apart byte by byte, whatever the columns' collation (their types
+    unknown here): the keys themselves where text compares as bytes or in a deterministic collation; on MySQL,
+    whose default collations are case-insensitive ('Doc' = 'doc'), each key followed by its bytes
+    (sql/macros/dialects/mysql.sql). -#}
+{%- macro distinct_keys(keys) -%}{{ return(adapter.dispatch('distinct_keys', 'sqlndcg')(keys)) }}{%- endmacro -%}

@@ -417,9 +417,9 @@ SELECT
   {%- if p.by == 'query' %}
   _q AS {{ p.query_output }},
   {%- endif %}
-  CAST(_units AS BIGINT) AS {{ sqlndcg._quote('units') }},
-  CAST(_ratings AS BIGINT) AS {{ sqlndcg._quote('ratings') }},
-  CAST(_annotators AS BIGINT) AS {{ sqlndcg._quote('annotators') }},
+  CAST(_units AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('units') }},
+  CAST(_ratings AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('ratings') }},
+  CAST(_annotators AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('annotators') }},
   CAST(_observed AS {{ d }}) AS {{ sqlndcg._quote('observed_agreement') }},
   CAST(_cohen AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa') }},
   CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_linear') }},

@@ -1,9 +1,9 @@
 """Where the SQL runs: one small interface (:class:`~sqlndcg.run.engines.base.Engine`) and one module per engine.
 
 :func:`for_connection` picks the engine from the connection a user passes: a DuckDB connection (or none: an
-in-memory DuckDB, shared by the calls of a process), a DB-API connection (sqlite3, psycopg, chdb), a
-``pyspark.sql.SparkSession`` or a ``datafusion.SessionContext``. Adding an engine is one module here plus one line in
-``_KINDS``.
+in-memory DuckDB, shared by the calls of a process), a DB-API connection (sqlite3, psycopg, chdb, PyMySQL,
+mysqlclient, mysql.connector, snowflake.connector or fakesnow's), a ``pyspark.sql.SparkSession`` or a
+``datafusion.SessionContext``. Adding an engine is one module here plus one line in ``_KINDS``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ _KINDS = (
     ("chdb", "clickhouse_engine", "ClickHouseEngine"),
     ("pyspark", "spark_engine", "SparkEngine"),
     ("datafusion", "datafusion_engine", "DataFusionEngine"),
+    ("pymysql", "mysql_engine", "MySQLEngine"),
+    ("MySQLdb", "mysql_engine", "MySQLEngine"),
+    ("mysql", "mysql_engine", "MySQLEngine"),  # mysql.connector
+    ("snowflake", "snowflake_engine", "SnowflakeEngine"),  # snowflake.connector
+    ("fakesnow", "snowflake_engine", "SnowflakeEngine"),  # fakesnow's stand-in for it
 )
 
 
@@ -58,7 +63,7 @@ def for_connection(con=None, dialect: str | None = None, **limits) -> Engine:
 
         return DBAPIEngine(con, dialect=dialect)
     raise SettingError(
-        f"con must be a DuckDB connection, a DB-API connection (sqlite3, psycopg, chdb), a SparkSession or a "
-        f"DataFusion SessionContext, got {type(con).__module__}.{type(con).__name__}; for another DB-API "
-        "connection also pass dialect= (a sqlglot dialect name)"
+        "con must be a DuckDB connection, a DB-API connection (sqlite3, psycopg, chdb, pymysql, snowflake.connector), "
+        f"a SparkSession or a DataFusion SessionContext, got {type(con).__module__}.{type(con).__name__}; for "
+        "another DB-API connection also pass dialect= (a sqlglot dialect name)"
     )
