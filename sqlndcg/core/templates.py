@@ -80,6 +80,22 @@ def bootstrap_suffixes(*, dialect: str = "duckdb") -> Any:
     return render.call('_bootstrap_suffixes', dialect=dialect)
 
 
+def click_log_declared(*, dialect: str = "duckdb") -> dict:
+    """``_click_log_declared`` (sql/macros/online/log.sql): the impression log's column settings and defaults."""
+    return render.call('_click_log_declared', dialect=dialect)
+
+
+def click_log_impressions(p, limit=None, *, dialect: str = "duckdb") -> str:
+    """``_click_log_impressions`` (sql/macros/online/log.sql): SQL of impressions whose positions are not 1..n or
+    that carry more than one query."""
+    return render.call('_click_log_impressions', p, limit, dialect=dialect)
+
+
+def click_log_plan(tool, log, s, needs=(), *, dialect: str = "duckdb") -> Any:
+    """``_click_log_plan`` (sql/macros/online/log.sql): the impression log's plan and row checks."""
+    return render.call('_click_log_plan', tool, log, s, list(needs), dialect=dialect)
+
+
 def compare_parts(p, system, weights=None, *, dialect: str = "duckdb") -> Any:
     """``_compare_parts`` (sql/macros/statements/compare.sql)."""
     return render.call('_compare_parts', p, system, weights, dialect=dialect)
