@@ -166,6 +166,31 @@ def duplicates(relation, keys, limit=None, *, dialect: str = "duckdb") -> str:
     return render.call('_duplicates', relation, keys, limit, dialect=dialect)
 
 
+def em_movement_sql(state, *, dialect: str = "duckdb") -> str:
+    """``_em_movement_sql`` (sql/macros/online/em.sql): SQL of how far the last EM iteration moved theta."""
+    return render.call('_em_movement_sql', state, dialect=dialect)
+
+
+def em_result_sql(pp, state, *, dialect: str = "duckdb") -> str:
+    """``_em_result_sql`` (sql/macros/online/em.sql): SQL of the propensities from an EM state table."""
+    return render.call('_em_result_sql', pp, state, dialect=dialect)
+
+
+def em_start_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_em_start_sql`` (sql/macros/online/em.sql): SQL of EM's start state."""
+    return render.call('_em_start_sql', pp, dialect=dialect)
+
+
+def em_step(pp, previous, *, dialect: str = "duckdb") -> str:
+    """``_em_step`` (sql/macros/online/em.sql): SQL of one EM iteration from the state ``previous``."""
+    return render.call('_em_step', pp, previous, dialect=dialect)
+
+
+def em_unrolled_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_em_unrolled_sql`` (sql/macros/online/em.sql): SQL of EM with its iterations unrolled, as dbt runs it."""
+    return render.call('_em_unrolled_sql', pp, dialect=dialect)
+
+
 def facts(spec, run, judgments, *, dialect: str = "duckdb") -> dict:
     """``_facts`` (sql/macros/plan/plan.sql)."""
     return render.call('_facts', spec, run, judgments, dialect=dialect)
@@ -324,6 +349,31 @@ def positions_sql(pp, *, dialect: str = "duckdb") -> str:
 def presets(*, dialect: str = "duckdb") -> dict[str, dict]:
     """``_presets`` (sql/macros/spec/settings.sql)."""
     return render.call('_presets', dialect=dialect)
+
+
+def propensities_account_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_propensities_account_sql`` (sql/macros/online/propensities.sql): SQL of the rows read and left out."""
+    return render.call('_propensities_account_sql', pp, dialect=dialect)
+
+
+def propensities_logged_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_propensities_logged_sql`` (sql/macros/online/propensities.sql): SQL."""
+    return render.call('_propensities_logged_sql', pp, dialect=dialect)
+
+
+def propensities_methods(*, dialect: str = "duckdb") -> Any:
+    """``_propensities_methods`` (sql/macros/online/propensities.sql)."""
+    return render.call('_propensities_methods', dialect=dialect)
+
+
+def propensities_plan(log, given, *, dialect: str = "duckdb") -> Any:
+    """``_propensities_plan`` (sql/macros/online/propensities.sql)."""
+    return render.call('_propensities_plan', log, given, dialect=dialect)
+
+
+def propensities_randomized_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_propensities_randomized_sql`` (sql/macros/online/propensities.sql): SQL."""
+    return render.call('_propensities_randomized_sql', pp, dialect=dialect)
 
 
 def read_csv(path, delimiter, quoted=True, decimal=None, *, dialect: str = "duckdb") -> str:

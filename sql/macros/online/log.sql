@@ -98,6 +98,23 @@
 }) }}
 {%- endmacro -%}
 
+{#- A tool's settings (dbt's kwargs) split into the log's (`_click_log_declared`) and the tool's own. -#}
+{%- macro _click_log_split(given) -%}
+{%- set log, own = {}, {} -%}
+{%- set declared = sqlndcg._click_log_declared() -%}
+{%- for key, value in given.items() -%}{%- do (log if key in declared else own).update({key: value}) -%}{%- endfor -%}
+{{ return([sqlndcg._judgment_settings('impression log', declared, log), own]) }}
+{%- endmacro -%}
+
+{#- An impression's key as one text expression over _click_log_rows' names (the group aliases and _i). -#}
+{%- macro _click_log_impression_text(p) -%}
+{%- set ns = namespace(text='CAST(_i AS ' ~ sqlndcg.text_type() ~ ')') -%}
+{%- for g in p.groups -%}
+  {%- set ns.text = sqlndcg.concat_text(sqlndcg.concat_text('CAST(' ~ g.alias ~ ' AS ' ~ sqlndcg.text_type() ~ ')', sqlndcg.text_literal('/')), ns.text) -%}
+{%- endfor -%}
+{{ return(ns.text) }}
+{%- endmacro -%}
+
 {%- macro _click_log_quoted(names) -%}
 {%- set out = [] -%}{%- for n in names -%}{%- do out.append(sqlndcg._quote(n)) -%}{%- endfor -%}
 {{ return(out) }}
