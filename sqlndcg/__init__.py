@@ -46,6 +46,7 @@ _LAZY = {
     "labels_from_events": ("sqlndcg.verbs.labels", "labels_from_events"),
     "positions": ("sqlndcg.verbs.positions", "positions"),
     "propensities": ("sqlndcg.verbs.propensities", "propensities"),
+    "click_labels": ("sqlndcg.verbs.click_labels", "click_labels"),
     "Propensities": ("sqlndcg.present.online", "Propensities"),
     "Positions": ("sqlndcg.verbs.positions", "Positions"),
     "KINDS": ("sqlndcg.core.metrics", "KINDS"),
@@ -87,7 +88,7 @@ def example(name: str) -> str:
 __all__ = [
     "compare", "Comparison", "gate", "power", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
-    "propensities", "Propensities",
+    "propensities", "Propensities", "click_labels",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
     "ResourceError",

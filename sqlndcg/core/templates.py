@@ -80,6 +80,26 @@ def bootstrap_suffixes(*, dialect: str = "duckdb") -> Any:
     return render.call('_bootstrap_suffixes', dialect=dialect)
 
 
+def click_labels_em_sql(cp, state, *, dialect: str = "duckdb") -> str:
+    """``_click_labels_em_sql`` (sql/macros/online/click_labels.sql): SQL of the labels from an EM state table."""
+    return render.call('_click_labels_em_sql', cp, state, dialect=dialect)
+
+
+def click_labels_ips_sql(cp, *, dialect: str = "duckdb") -> str:
+    """``_click_labels_ips_sql`` (sql/macros/online/click_labels.sql): SQL of the labels from clicks weighted by 1 / theta."""
+    return render.call('_click_labels_ips_sql', cp, dialect=dialect)
+
+
+def click_labels_plan(log, props, given, *, dialect: str = "duckdb") -> Any:
+    """``_click_labels_plan`` (sql/macros/online/click_labels.sql)."""
+    return render.call('_click_labels_plan', log, props, given, dialect=dialect)
+
+
+def click_labels_unmatched(cp, limit=None, *, dialect: str = "duckdb") -> str:
+    """``_click_labels_unmatched`` (sql/macros/online/click_labels.sql): SQL of shown positions without a propensity."""
+    return render.call('_click_labels_unmatched', cp, limit, dialect=dialect)
+
+
 def click_log_declared(*, dialect: str = "duckdb") -> dict:
     """``_click_log_declared`` (sql/macros/online/log.sql): the impression log's column settings and defaults."""
     return render.call('_click_log_declared', dialect=dialect)

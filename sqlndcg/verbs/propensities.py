@@ -64,7 +64,8 @@ def propensities(
         pp = templates.propensities_plan(lp, given, dialect=dialect)
         settings = dict(pp["settings"])
         if pp["method"] == "em":
-            table = _em(runner, pp, settings)
+            state = run_em(runner, pp, settings)
+            table = runner.fetch(templates.em_result_sql(pp, state, dialect=dialect), settings)
             ran = dict(pp, iterations=settings["iterations_run"])
             statement = FormattedSQL(lambda: templates.em_unrolled_sql(ran, dialect=dialect), dialect)
         else:
@@ -76,9 +77,11 @@ def propensities(
     return Propensities(Table(table.columns, table.rows, settings), settings, statement, account)
 
 
-def _em(runner: Runner, pp: dict, settings: dict) -> Table:
-    """EM as statements: the start state, then one statement per iteration until theta moved less than the
-    tolerance (or the iterations ran out); the iterations run and the last movement go in ``settings``."""
+def run_em(runner: Runner, pp: dict, settings: dict) -> str:
+    """EM as statements (sql/macros/online/em.sql): the start state, then one statement per iteration until no
+    theta(p) / theta(1) moved more than the tolerance (or the iterations ran out). Returns the last state's table
+    (dropped when the session ends); the iterations run, whether they converged and the last movement go in
+    ``settings``."""
     ses, dialect = runner.ses, runner.dialect
     with ses.explained("could not compute the result"):
         state = ses.table_name("sqlndcg_em")
@@ -91,4 +94,4 @@ def _em(runner: Runner, pp: dict, settings: dict) -> Table:
             state, done = following, done + 1
             moved = ses.fetch(templates.em_movement_sql(state, dialect=dialect))[1][0][0] or 0.0
     settings.update(iterations_run=done, converged=moved <= pp["tolerance"], last_movement=moved)
-    return runner.fetch(templates.em_result_sql(pp, state, dialect=dialect), settings)
+    return state

@@ -15,8 +15,8 @@
   _gamma, _theta1 (theta(1) of the replicate and group) and _delta, how far this iteration moved theta(p) /
   theta(1) (what the result reports; theta itself drifts along the model's scale and converges slowly). `_em_start_ctes` builds it (CTEs ending in `_em0`),
   `_em_step(pp, previous)` is one iteration as one SELECT, `_em_result_ctes(pp, state)` the propensities with
-  their interval (CTEs ending in `_estimates`). Python runs the steps as statements until _delta < tolerance;
-  dbt unrolls them as CTEs (`_em_unrolled_sql`).
+  their interval (CTEs ending in `_estimates`). Python runs the steps as statements until _delta <= tolerance;
+  dbt unrolls them as CTEs (`_em_unrolled_ctes`).
 -#}
 
 {%- macro _em_start_ctes(pp) -%}
@@ -112,14 +112,19 @@ _estimates AS (
 )
 {%- endmacro -%}
 
-{#- dbt: the iterations unrolled, `pp.iterations` of them (no tolerance: every iteration runs). -#}
-{%- macro _em_unrolled_sql(pp) -%}
-WITH {{ sqlndcg._em_start_ctes(pp) }},
+{#- dbt: the start and `pp.iterations` iterations as CTEs ending in `_em<iterations>` (no tolerance: every
+    iteration runs). -#}
+{%- macro _em_unrolled_ctes(pp) -%}
+{{ sqlndcg._em_start_ctes(pp) }},
 {%- for i in range(1, pp.iterations + 1) %}
 _em{{ i }} AS (
   {{ sqlndcg._em_step(pp, '_em' ~ (i - 1)) }}
-),
+){% if not loop.last %},{% endif %}
 {%- endfor %}
+{%- endmacro -%}
+
+{%- macro _em_unrolled_sql(pp) -%}
+WITH {{ sqlndcg._em_unrolled_ctes(pp) }},
 {{ sqlndcg._em_result_ctes(pp, '_em' ~ pp.iterations) }}
 {{ sqlndcg._propensity_output(pp, '_estimates') }}
 {%- endmacro -%}
