@@ -27,10 +27,10 @@ THETA = pd.DataFrame({"day": ["mon"] * 4 + ["tue"] * 4, "position": [1, 2, 3, 4]
 
 CALLS = {
     "randomized": lambda log, theta, **kw: sqlndcg.propensities(log, method="randomized", group_by="day", **kw).table,
-    "em": lambda log, theta, **kw: sqlndcg.propensities(log, method="em", group_by="day", iterations=15,
-                                                       tolerance=0, bootstrap=9, **kw).table,
+    "em": lambda log, theta, **kw: sqlndcg.propensities(log, method="em", group_by="day", iterations=6,
+                                                       tolerance=0, bootstrap=5, **kw).table,
     "logged": lambda log, theta, **kw: sqlndcg.propensities(log, method="logged", **kw).table,
-    "labels em": lambda log, theta, **kw: sqlndcg.click_labels(log, group_by="day", iterations=15, tolerance=0, **kw),
+    "labels em": lambda log, theta, **kw: sqlndcg.click_labels(log, group_by="day", iterations=6, tolerance=0, **kw),
     "labels ips": lambda log, theta, **kw: sqlndcg.click_labels(log, propensities=theta, group_by="day", **kw),
 }
 

@@ -170,6 +170,7 @@ WITH {{ sqlndcg._click_labels_em_ctes(cp, state) }}
 {%- set props = none if propensities is none or propensities is string else sqlndcg._input_relation('propensities', propensities) -%}
 {%- set own = parts[1] -%}
 {%- do own.update({'propensities': propensities if propensities is string else ('table' if props is not none else none)}) -%}
+{%- do own.update({'method': own.get('method') or ('em' if propensities is none else 'ips')}) -%}
 {%- set cp = sqlndcg._click_labels_plan(lp, props, own) -%}
 {%- if cp.method == 'ips' -%}{{ return(sqlndcg._click_labels_ips_sql(cp)) }}{%- endif -%}
 WITH {{ sqlndcg._em_unrolled_ctes(cp.em) }},
