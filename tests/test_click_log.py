@@ -9,7 +9,7 @@ import pytest
 
 from sqlndcg import DataError, InputError, SettingError
 from sqlndcg.core import render
-from sqlndcg.verbs.clicklog import LOG_COLUMNS, log_settings, open_log
+from sqlndcg.verbs.clicklog import log_settings, open_log
 from sqlndcg.verbs.judgments import Runner
 
 GOOD = pd.DataFrame({"impression_id": ["i1", "i1", "i2", "i2"], "query_id": ["q", "q", "q", "q"],
@@ -19,9 +19,8 @@ GOOD = pd.DataFrame({"impression_id": ["i1", "i1", "i2", "i2"], "query_id": ["q"
 
 def opened(log, needs=(), group_by=(), **columns):
     """The log's rows as _click_log_rows reads them, after open_log's checks."""
-    names = {k: columns.get(k, k) for k in LOG_COLUMNS}
     with Runner.session() as runner:
-        _, plan = open_log(runner, log, None, "test", log_settings(group_by, names), needs)
+        _, plan = open_log(runner, log, None, "test", log_settings({"group_by": group_by, **columns}), needs)
         return plan, runner.rows(f"SELECT * FROM ({render.call('_click_log_rows', plan)}) AS r ORDER BY _i, _pos")
 
 
@@ -98,6 +97,9 @@ def test_a_needed_column_must_exist_and_hold_no_nulls_and_types_are_checked():
         opened(changed("click", ["1", "0", "0", "1"]))
     with pytest.raises(SettingError, match="position must be a non-empty column name"):
         opened(GOOD, position="")
+    with pytest.raises(SettingError, match="unknown setting 'clik'; the log's columns are named by group_by, "
+                                           "impression_id"):
+        opened(GOOD, clik="clicked")
 
 
 def test_an_empty_log_is_refused():

@@ -7,10 +7,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from .common import DATABASES, database, run_verb
-from .output import save_table, write_table
+from .output import emit_table
 
 #: The verbs of this module, with their one-line help.
 VERBS = {
@@ -65,11 +63,7 @@ def _run(args) -> None:
                 return
         else:
             table = click_labels(args.log, method=args.method, propensities=args.propensities, rel=args.rel, **common)
-    if args.output:
-        save_table(table, args.output)
-        print(f"sqlndcg: wrote {len(table.rows):,} rows to {args.output}", file=sys.stderr)
-    else:
-        write_table(table, args.format)
+    emit_table(table, args.output, args.format)
 
 
 def run(args) -> int:

@@ -4,15 +4,18 @@ or clicks weighted by 1 / theta(position). The SQL is ``sql/macros/online/click_
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING
 
 from ..core import templates
 from ..errors import DataError
 from ..present.online import Propensities
 from ..present.results import Table
-from .clicklog import log_settings, open_log
+from .clicklog import LogColumns, log_settings, open_log
 from .judgments import Runner, show_row
 from .propensities import run_em
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 def click_labels(
@@ -26,18 +29,10 @@ def click_labels(
     rel: str = "rel",
     propensity_position: str = "position",
     propensity_column: str = "propensity",
-    group_by: Sequence[str] | str = (),
-    impression_id: str = "impression_id",
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    position: str = "position",
-    click: str = "click",
-    propensity: str = "propensity",
-    randomized: str = "randomized",
-    team: str = "team",
     con=None,
     log_format: str | None = None,
     propensities_format: str | None = None,
+    **columns: Unpack[LogColumns],
 ) -> Table:
     """Judgments from clicks: one row per (group, query, document) shown, with the label ``rel`` and its support,
     ``impressions`` and ``clicks``, ready for :func:`sqlndcg.evaluate` as judgments (the labels are fractions:
@@ -48,15 +43,14 @@ def click_labels(
     theta(1) = 1: the click probability of d at the top. ``method="ips"`` (the default with ``propensities``):
     sum(click / theta(position)) / impressions, theta from ``propensities``, a :class:`~sqlndcg.Propensities`
     result or a table of position and propensity (and the log's group columns it has), or ``"logged"`` for the
-    log's propensity column. Rows deeper than ``max_position`` are left out.
+    log's propensity column. Rows deeper than ``max_position`` are left out. The log's columns are named by
+    keywords (``click="clicked"``, ``group_by="day"``: :class:`~sqlndcg.verbs.clicklog.LogColumns`).
 
     >>> import sqlndcg
     >>> labels = sqlndcg.click_labels(sqlndcg.example("clicks"), propensities="logged")
     >>> [(r["query_id"], r["doc_id"], round(r["rel"], 3), r["impressions"], r["clicks"]) for r in labels][:2]
     [('q1', 'd1_1', 0.403, 47, 9), ('q1', 'd1_4', 0.394, 47, 6)]
     """
-    columns = {"impression_id": impression_id, "query_id": query_id, "doc_id": doc_id, "position": position,
-               "click": click, "propensity": propensity, "randomized": randomized, "team": team}
     logged = isinstance(propensities, str) and propensities == "logged"
     table = None if propensities is None or logged else propensities
     if isinstance(table, Propensities):
@@ -67,7 +61,7 @@ def click_labels(
              "propensities": "logged" if logged else (None if table is None else "table")}
     with Runner.session(con) as runner:
         dialect = runner.dialect
-        _, lp = open_log(runner, log, log_format, "click_labels", log_settings(group_by, columns),
+        _, lp = open_log(runner, log, log_format, "click_labels", log_settings(columns),
                          ("propensity",) if logged else ())
         (props,) = runner.inputs((table, "propensities", propensities_format))
         cp = templates.click_labels_plan(lp, None if props is None else props.described, given, dialect=dialect)

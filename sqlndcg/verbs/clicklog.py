@@ -7,19 +7,40 @@ refused, before any number is computed, when a row or an impression is malformed
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, TypedDict
 
 from ..core import templates
-from ..errors import DataError
+from ..errors import DataError, SettingError
 from .judgments import Input, Runner, group_list, show_row
 
 #: The log's column settings (name -> default): every click tool takes them as keywords.
 LOG_COLUMNS: tuple[str, ...] = tuple(k for k in templates.click_log_declared() if k != "group_by")
 
 
-def log_settings(group_by: Sequence[str] | str, columns: dict[str, str]) -> dict:
-    """The log's settings as ``_click_log_plan`` takes them: the column names and the group columns."""
-    return {**columns, "group_by": group_list(group_by)}
+class LogColumns(TypedDict, total=False):
+    """The impression log's settings every click tool takes as keywords (``**columns: Unpack[LogColumns]``): the
+    group columns, and each column's name where it is not the default (the key's own name)."""
+
+    group_by: Sequence[str] | str
+    impression_id: str
+    query_id: str
+    doc_id: str
+    position: str
+    click: str
+    propensity: str
+    randomized: str
+    team: str
+
+
+def log_settings(columns: LogColumns) -> dict:
+    """The log's settings as ``_click_log_plan`` takes them: every column name (defaults filled in) and the group
+    columns as a list."""
+    given = dict(columns)
+    unknown = sorted(set(given) - set(LOG_COLUMNS) - {"group_by"})
+    if unknown:
+        raise SettingError(f"unknown setting {unknown[0]!r}; the log's columns are named by group_by, "
+                           + ", ".join(LOG_COLUMNS))
+    return {**{c: c if given.get(c) is None else given[c] for c in LOG_COLUMNS}, "group_by": group_list(given.get("group_by", ()))}
 
 
 def open_log(runner: Runner, log, log_format: str | None, tool: str, settings: dict,

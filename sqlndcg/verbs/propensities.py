@@ -5,13 +5,16 @@ when each method is unbiased are in docs/online.md."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING
 
 from ..core import templates
 from ..present.online import Propensities
 from ..present.results import FormattedSQL, Table
-from .clicklog import log_settings, open_log
+from .clicklog import LogColumns, log_settings, open_log
 from .judgments import Runner
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 METHODS: tuple[str, ...] = tuple(templates.propensities_methods())
 _NEEDS = {"randomized": ("randomized",), "logged": ("propensity",), "em": ()}
@@ -26,17 +29,9 @@ def propensities(
     tolerance: float = 1e-4,
     bootstrap: int = 100,
     seed: int = 0,
-    group_by: Sequence[str] | str = (),
-    impression_id: str = "impression_id",
-    query_id: str = "query_id",
-    doc_id: str = "doc_id",
-    position: str = "position",
-    click: str = "click",
-    propensity: str = "propensity",
-    randomized: str = "randomized",
-    team: str = "team",
     con=None,
     log_format: str | None = None,
+    **columns: Unpack[LogColumns],
 ) -> Propensities:
     """Examination propensities theta(p), theta(1) = 1, per group and position, from an impression log (one row
     per shown document: ``impression_id``, ``query_id``, ``doc_id``, ``position`` 1 = top, ``click`` 0/1).
@@ -44,22 +39,21 @@ def propensities(
     ``method="randomized"``: CTR(p) / CTR(1) over the rows flagged ``randomized`` (positions shuffled uniformly),
     with a delta-method 95% interval. ``method="em"``: expectation-maximisation of the position-based model over
     every row, at most ``iterations`` iterations (one SQL statement each) until no theta(p) / theta(1) moves
-    more than ``tolerance``, with a seeded Poisson bootstrap over impressions (``bootstrap`` replicates, 0 for none) for the
-    interval. ``method="logged"``: the mean of the logged ``propensity`` column per position. Positions deeper than
-    ``max_position`` are left out.
+    more than ``tolerance``, with a seeded Poisson bootstrap over impressions (``bootstrap`` replicates, 0 for
+    none) for the interval. ``method="logged"``: the mean of the logged ``propensity`` column per position.
+    Positions deeper than ``max_position`` are left out. The log's columns are named by keywords
+    (``click="clicked"``, ``group_by="day"``: :class:`~sqlndcg.verbs.clicklog.LogColumns`).
 
     >>> import sqlndcg
     >>> theta = sqlndcg.propensities(sqlndcg.example("clicks"), method="randomized", max_position=3)
     >>> [(r["position"], round(r["propensity"], 2)) for r in theta.table]
     [(1, 1.0), (2, 0.6), (3, 0.47)]
     """
-    columns = {"impression_id": impression_id, "query_id": query_id, "doc_id": doc_id, "position": position,
-               "click": click, "propensity": propensity, "randomized": randomized, "team": team}
     given = {"method": method, "max_position": max_position, "iterations": iterations, "tolerance": tolerance,
              "bootstrap": bootstrap, "seed": seed}
     with Runner.session(con) as runner:
         dialect = runner.dialect
-        _, lp = open_log(runner, log, log_format, "propensities", log_settings(group_by, columns),
+        _, lp = open_log(runner, log, log_format, "propensities", log_settings(columns),
                          _NEEDS.get(method, ()))
         pp = templates.propensities_plan(lp, given, dialect=dialect)
         settings = dict(pp["settings"])
