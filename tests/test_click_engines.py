@@ -1,4 +1,4 @@
-"""The click tools on every engine the tests run: propensities (randomized, em with its bootstrap, logged) and
+"""The click tools on every engine the tests run: propensities (randomized, em with its bootstrap, logged, the account) and
 click_labels (em, ips from a table, with a group column) give DuckDB's numbers to 1e-9 on SQLite, ClickHouse
 (chdb), DataFusion, PostgreSQL and Spark, with text and integer ids; bad logs are refused with DuckDB's message."""
 
@@ -30,6 +30,7 @@ CALLS = {
     "em": lambda log, theta, **kw: sqlndcg.propensities(log, method="em", group_by="day", iterations=6,
                                                        tolerance=0, bootstrap=5, **kw).table,
     "logged": lambda log, theta, **kw: sqlndcg.propensities(log, method="logged", **kw).table,
+    "account": lambda log, theta, **kw: sqlndcg.propensities(log, group_by="day", max_position=3, **kw).account,
     "labels em": lambda log, theta, **kw: sqlndcg.click_labels(log, group_by="day", iterations=6, tolerance=0, **kw),
     "labels ips": lambda log, theta, **kw: sqlndcg.click_labels(log, propensities=theta, group_by="day", **kw),
 }

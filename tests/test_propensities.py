@@ -142,3 +142,25 @@ def test_settings_and_inputs_are_refused_clearly():
         sqlndcg.propensities(SMALL, method="logged")
     with pytest.raises(DataError, match=r"column 'randomized' is neither 0 nor 1"):
         sqlndcg.propensities(SMALL.assign(randomized=2))
+
+
+def test_a_position_without_a_click_at_the_top_or_a_single_impression_has_no_interval():
+    log = pd.DataFrame({"impression_id": ["a", "a", "b", "b", "b"], "query_id": "q", "doc_id": ["x", "y", "x", "y", "z"],
+                        "position": [1, 2, 2, 1, 3], "click": [0, 1, 0, 0, 1], "randomized": [1, 1, 1, 1, 0]})
+    got = sqlndcg.propensities(log).table.to_dicts()
+    # CTR(1) = 0: no ratio; position 3 was not randomized: no row
+    assert [(r["position"], r["propensity"], r["lower"], r["upper"]) for r in got] == [(1, None, None, None),
+                                                                                       (2, None, None, None)]
+    one = sqlndcg.propensities(log.assign(click=[1, 1, 0, 0, 0]).iloc[:2])
+    assert [(r["propensity"], r["lower"], r["upper"]) for r in one.table] == [(1.0, None, None), (1.0, None, None)]
+
+
+def test_randomized_rows_below_an_unshuffled_top_are_left_out_and_counted():
+    log = SMALL.copy()
+    first = log["impression_id"] == log.loc[(log["randomized"] == 1).idxmax(), "impression_id"]
+    log.loc[first & (log["position"] == 1), "randomized"] = 0
+    got = sqlndcg.propensities(log)
+    a = got.account.to_dicts()[0]
+    assert a["randomized_below_an_unshuffled_top"] == 3
+    assert {r["position"]: r["impressions"] for r in got.table} == {p: n - 1 for p, n in (
+        (r["position"], r["impressions"]) for r in sqlndcg.propensities(SMALL).table)}

@@ -9,7 +9,8 @@
     position       where it was shown, 1 = top: an impression's positions are 1..n, each once
     click          1 when the user clicked it, else 0 (0/1 numbers, or a boolean)
     propensity     optional: the examination probability the serving system logged, in (0, 1]
-    randomized     optional: 1 (or true) on every row of an impression whose top positions were shuffled uniformly
+    randomized     optional: 1 (or true) on the rows whose positions were shuffled uniformly within their impression
+                   (an impression whose top n were shuffled: 1 on positions 1..n, 0 below)
     team           optional: the interleaving team of the document ('a' / 'b')
     group_by       optional: columns an impression belongs to (a day, a segment); results are per group
 

@@ -131,12 +131,17 @@ _ratios AS (
       - 2 * _m * _cov / (_n1 * _m1 * _m1 * _m1) ELSE {{ sqlndcg.null_double() }} END AS _v
   FROM _moments
 ),
+_halves AS (
+  {#- Half the interval's width; NULL (no interval) where a variance has fewer than two impressions. #}
+  SELECT {{ g_cols }}_pos, _ratio, _n, _sc,
+    CASE WHEN _v IS NULL THEN {{ sqlndcg.null_double() }} ELSE {{ z }} * SQRT(CASE WHEN _v > 0 THEN _v ELSE 0 END) END AS _half
+  FROM _ratios
+),
 _estimates AS (
   SELECT {{ g_cols }}_pos, _ratio AS _estimate, CAST(_n AS {{ sqlndcg.integer_type() }}) AS _impressions, CAST(_sc AS {{ sqlndcg.integer_type() }}) AS _clicks,
-    CASE WHEN _ratio - {{ z }} * SQRT(CASE WHEN _v > 0 THEN _v ELSE 0 END) > 0
-      THEN _ratio - {{ z }} * SQRT(CASE WHEN _v > 0 THEN _v ELSE 0 END) ELSE 0 END AS _lower,
-    _ratio + {{ z }} * SQRT(CASE WHEN _v > 0 THEN _v ELSE 0 END) AS _upper
-  FROM _ratios
+    CASE WHEN _half IS NULL THEN {{ sqlndcg.null_double() }} WHEN _ratio - _half > 0 THEN _ratio - _half ELSE 0 END AS _lower,
+    _ratio + _half AS _upper
+  FROM _halves
 )
 {{ sqlndcg._propensity_output(pp, '_estimates') }}
 {%- endmacro -%}
@@ -156,15 +161,25 @@ _estimates AS (
 {{ sqlndcg._propensity_output(pp, '_estimates') }}
 {%- endmacro -%}
 
-{#- What the estimate read and left out: rows and impressions read, rows used, rows left out as not randomized,
-    without a propensity, or deeper than max_position. -#}
+{#- What the estimate read and left out: rows and impressions read, rows deeper than max_position, and per method
+    rows not randomized (and randomized rows whose impression's position 1 was not) or without a propensity. -#}
 {%- macro _propensities_account_sql(pp) -%}
-{%- set deep = 'CASE WHEN _pos > ' ~ pp.max_position ~ ' THEN 1 ELSE 0 END' if pp.max_position is not none else '0' -%}
+{%- set g_cols %}{% for g in pp.log.groups %}{{ g.alias }}, {% endfor %}{% endset -%}
+{%- set kept = ('_pos <= ' ~ pp.max_position) if pp.max_position is not none else '1 = 1' -%}
 SELECT COUNT(*) AS rows_read,
   COUNT(DISTINCT {% if pp.log.groups %}{{ sqlndcg._click_log_impression_text(pp.log) }}{% else %}_i{% endif %}) AS impressions_read,
-  SUM({{ deep }}) AS deeper_than_max_position,
-  SUM(CASE WHEN {{ deep }} = 0 AND {% if pp.method == 'randomized' %}_rnd = 0{% elif pp.method == 'logged' %}_prop IS NULL{% else %}1 = 0{% endif %} THEN 1 ELSE 0 END) AS {{ 'not_randomized' if pp.method == 'randomized' else 'without_propensity' if pp.method == 'logged' else 'left_out_otherwise' }}
-FROM ({{ sqlndcg._click_log_rows(pp.log) }}) AS log_rows
+  SUM(CASE WHEN {{ kept }} THEN 0 ELSE 1 END) AS deeper_than_max_position
+  {%- if pp.method == 'randomized' %},
+  SUM(CASE WHEN {{ kept }} AND _rnd = 0 THEN 1 ELSE 0 END) AS not_randomized,
+  SUM(CASE WHEN {{ kept }} AND _rnd = 1 AND _top_rnd = 0 THEN 1 ELSE 0 END) AS randomized_below_an_unshuffled_top
+  {%- elif pp.method == 'logged' %},
+  SUM(CASE WHEN {{ kept }} AND _prop IS NULL THEN 1 ELSE 0 END) AS without_propensity
+  {%- endif %}
+FROM (
+  SELECT log_rows.*{% if pp.method == 'randomized' %},
+    MAX(CASE WHEN _pos = 1 THEN _rnd ELSE 0 END) OVER (PARTITION BY {{ g_cols }}_i) AS _top_rnd{% endif %}
+  FROM ({{ sqlndcg._click_log_rows(pp.log) }}) AS log_rows
+) AS counted
 {%- endmacro -%}
 
 {#- dbt entry point: the log's settings and the propensities' settings, in one call. -#}
