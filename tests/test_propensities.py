@@ -130,6 +130,11 @@ def test_the_example_log_and_its_plot(tmp_path):
     assert all(r["lower"] <= true[r["position"]] <= r["upper"] for r in got.table)
     got.plot(tmp_path / "theta.png")
     assert (tmp_path / "theta.png").read_bytes()[:4] == b"\x89PNG"
+    two = pd.concat([pd.read_csv(sqlndcg.example("clicks")).assign(device=d) for d in ("mobile", "desktop")])
+    fig = sqlndcg.propensities(two, group_by="device").plot(title="by device")
+    lines = fig.axes[0].get_lines()
+    assert [line.get_label() for line in lines] == ["desktop", "mobile"]
+    assert [list(line.get_ydata()) for line in lines][1] == [r["propensity"] for r in got.table]
     assert "WITH _rows AS" in got.sql
 
 

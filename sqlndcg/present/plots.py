@@ -430,7 +430,7 @@ def plot_propensities(result, file=None, *, title: str | None = None):
         members = sorted(members, key=operator.itemgetter("position"))
         xs = [r["position"] for r in members]
         line, = ax.plot(xs, [math.nan if r["propensity"] is None else r["propensity"] for r in members], marker="o",
-                        label=", ".join(f"{g}={v}" for g, v in zip(groups, key)) or "propensity")
+                        label=", ".join(str(v) for v in key) or "propensity")
         if all(r["lower"] is not None and r["upper"] is not None for r in members):
             ax.fill_between(xs, [r["lower"] for r in members], [r["upper"] for r in members], color=line.get_color(),
                             alpha=0.15, linewidth=0)
