@@ -105,3 +105,27 @@ def test_a_needed_column_must_exist_and_hold_no_nulls_and_types_are_checked():
 def test_an_empty_log_is_refused():
     with pytest.raises(InputError, match=r"log \(DataFrame\) has no rows"):
         opened(GOOD.iloc[:0])
+
+
+def test_the_dbt_test_lists_every_problem_the_python_checks_refuse():
+    """click_log_problems (dbt's singular test) renders _click_log_problems_sql from the same plan: one row per
+    problem, none for a good log."""
+    bad = pd.DataFrame({"impression_id": ["i1", "i1", "i2", "i2", "i3", "i3", "i4"], "query_id": "q",
+                        "doc_id": ["a", "a", "a", "b", "a", "b", "a"], "position": [1, 2, 1, 1, 1, 3, 1],
+                        "click": [0, 0, 3, 0, 0, 0, None]})
+
+    def problems(log):
+        with Runner.session() as runner:
+            (inp,) = runner.inputs((log, "log", None))
+            plan = render.call("_click_log_plan", "test", inp.described, log_settings({}), [])
+            return sorted(runner.rows(render.call("_click_log_problems_sql", plan)))
+
+    assert problems(bad) == [
+        ("click is NULL", "i4, 1, a"),
+        ("click is neither 0 nor 1 (a click is 1, no click 0)", "i2, 1, a"),
+        ("documents within an impression that occur more than once", "i1, a"),
+        ("impressions whose positions are not 1..n, or with more than one query", "i2"),
+        ("impressions whose positions are not 1..n, or with more than one query", "i3"),
+        ("positions within an impression that occur more than once", "i2, 1"),
+    ]
+    assert problems(GOOD) == []
