@@ -40,7 +40,8 @@ def log_settings(columns: LogColumns) -> dict:
     if unknown:
         raise SettingError(f"unknown setting {unknown[0]!r}; the log's columns are named by group_by, "
                            + ", ".join(LOG_COLUMNS))
-    return {**{c: c if given.get(c) is None else given[c] for c in LOG_COLUMNS}, "group_by": group_list(given.get("group_by", ()))}
+    named = {c: c if given.get(c) is None else given[c] for c in LOG_COLUMNS}
+    return {**named, "group_by": group_list(given.get("group_by", ()))}
 
 
 def open_log(runner: Runner, log, log_format: str | None, tool: str, settings: dict,
