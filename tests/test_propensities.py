@@ -89,6 +89,7 @@ def test_em_is_fitted_per_group_and_stops_at_its_tolerance():
     assert list(by_position(loose).values()) == pytest.approx(list(pbm_em(a, run)[0]), abs=1e-9)
 
 
+@pytest.mark.slow  # about 10 s: five logs, 60 bootstrap replicates each
 def test_em_recovers_the_true_theta_within_its_bootstrap_interval():
     logs = [simulate(seed, impressions=1500, queries=10, depth=4, randomized=0.5).log.assign(seed=seed)
             for seed in range(5)]
