@@ -91,7 +91,8 @@ def test_example_builds_and_its_data_tests_pass(example_build):
     # The worked example's values exact, NDCG within [0, 1], unique keys, the package's input tests: all ran.
     for test in ("worked_example_exact", "metrics_within_bounds", "per_query_keys_unique", "incremental_equals_full",
                  "sqlndcg_valid_run", "sqlndcg_valid_judgments", "sqlndcg_finite_metrics", "sqlndcg_valid_events",
-                 "sqlndcg_valid_annotations", "sqlndcg_valid_query_weights", "sqlndcg_no_regression_paired_comparison"):
+                 "sqlndcg_valid_annotations", "sqlndcg_valid_query_weights", "sqlndcg_no_regression_paired_comparison",
+                 "click_log_valid"):
         assert test in results, f"data test {test} did not run"
 
 
@@ -125,6 +126,21 @@ def test_example_models_equal_evaluate(example_build):
     assert_same_rows(duckdb_rows(database, "annotator_agreement"), agreement.per_query.to_dicts(), ["query_id"],
                      "annotator_agreement")
     assert round(worked.per_query.to_dicts()[0]["ndcg@3"], 6) == 0.855669
+
+
+def test_example_click_models_equal_propensities_and_click_labels(example_build):
+    """position_bias, position_bias_em (EM unrolled by Jinja, its bootstrap hashed by DuckDB as in Python) and
+    click_judgments are what sqlndcg.propensities and sqlndcg.click_labels return on the same log."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        randomized = sqlndcg.propensities("click_log", con=con)
+        em = sqlndcg.propensities("click_log", method="em", iterations=20, tolerance=0, bootstrap=20, seed=7, con=con)
+        labels = sqlndcg.click_labels("click_log", propensities="position_bias", con=con)
+    assert em.settings["iterations_run"] == 20 and len(randomized.table) == 5
+    assert_same_rows(duckdb_rows(database, "position_bias"), randomized.table.to_dicts(), ["position"], "position_bias")
+    assert_same_rows(duckdb_rows(database, "position_bias_em"), em.table.to_dicts(), ["position"], "position_bias_em")
+    assert_same_rows(duckdb_rows(database, "click_judgments"), labels.to_dicts(), ["query_id", "doc_id"],
+                     "click_judgments")
 
 
 def test_example_comparison_model_equals_compare_and_its_gate(example_build):

@@ -36,6 +36,19 @@ def main() -> None:
                         events.append((ds, query, doc, kind))
     _write("rankings.csv", ("system", "ds", "query_id", "doc_id", "score"), rankings)
     _write("events.csv", ("ds", "query_id", "doc_id", "event"), events)
+    _click_log()
+
+
+def _click_log() -> None:
+    """The first 300 impressions of the bundled click log (sqlndcg/examples/clicks.csv, from the tests' seeded
+    simulator: users examine position p with probability 1 / p^0.8), without its logged propensity column."""
+    source = SEEDS.parent.parent / "sqlndcg" / "examples" / "clicks.csv"
+    with open(source, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    keep = [header.index(c) for c in ("impression_id", "query_id", "doc_id", "position", "click", "randomized")]
+    first = {f"i{i}" for i in range(1, 301)}
+    _write("click_log.csv", tuple(header[i] for i in keep), [[r[i] for i in keep] for r in body if r[0] in first])
 
 
 def _write(name: str, header: tuple, rows: list) -> None:

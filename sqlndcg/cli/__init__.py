@@ -26,6 +26,7 @@ from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import explain as cli_explain
 from . import judgments as cli_judgments
+from . import online as cli_online
 from . import power as cli_power
 from .common import (DATABASES, add_file_flags, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags,
                      file_options_from, flag_of, run_verb, settings_from)
@@ -130,7 +131,8 @@ class VerbModule(Protocol):
 
 
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
-_MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_compare, cli_explain, cli_power)
+_MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_compare, cli_explain,
+                                     cli_power)
 
 
 def _verbs() -> dict[str, tuple[VerbModule, str]]:

@@ -56,6 +56,8 @@ EXAMPLES = {
     "aggregate": ["sqlndcg aggregate --judgments sqlndcg/examples/annotations.csv --output labels.csv"],
     "positions": ["sqlndcg positions --run sqlndcg/examples/search_run.csv --judgments labels.csv -k 10 "
                   "--group-by system"],
+    "propensities": ["sqlndcg propensities sqlndcg/examples/clicks.csv --method em --bootstrap 50 --plot theta.png"],
+    "click_labels": ["sqlndcg click_labels sqlndcg/examples/clicks.csv --propensities logged --output labels.csv"],
 }
 
 

@@ -9,11 +9,9 @@ by :func:`.common.add_setting_flags`); ``run(args)`` runs the chosen one and ret
 
 from __future__ import annotations
 
-import sys
-
 from ..errors import SettingError
 from .common import DATABASES, add_setting_flags, add_verb_parser, add_verb_flags, database, run_verb, settings_from
-from .output import save_table, write_table
+from .output import emit_table, save_table, write_table
 
 #: The verbs of this module, with their one-line help.
 VERBS = {
@@ -132,11 +130,7 @@ def _run_in(args, con) -> None:
         table = positions(args.run, args.judgments, k=args.k, **common)
         if args.plot:
             table.plot(args.plot_column, path=args.plot)
-    if args.output:
-        save_table(table, args.output)
-        print(f"sqlndcg: wrote {len(table.rows):,} rows to {args.output}", file=sys.stderr)
-    else:
-        write_table(table, args.format)
+    emit_table(table, args.output, args.format)
 
 
 def run(args) -> int:

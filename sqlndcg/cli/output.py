@@ -36,3 +36,12 @@ def save_table(table, path: str | None) -> None:
     else:
         with open(path, "w", newline="", encoding="utf-8") as f:
             write_table(table, "csv", f)
+
+
+def emit_table(table, output: str | None, fmt: str) -> None:
+    """A verb's table written to ``output`` (saying so on standard error) or printed in ``fmt``."""
+    if output:
+        save_table(table, output)
+        print(f"sqlndcg: wrote {len(table.rows):,} rows to {output}", file=sys.stderr)
+    else:
+        write_table(table, fmt)

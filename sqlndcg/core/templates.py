@@ -80,6 +80,42 @@ def bootstrap_suffixes(*, dialect: str = "duckdb") -> Any:
     return render.call('_bootstrap_suffixes', dialect=dialect)
 
 
+def click_labels_em_sql(cp, state, *, dialect: str = "duckdb") -> str:
+    """``_click_labels_em_sql`` (sql/macros/online/click_labels.sql): SQL of the labels from an EM state table."""
+    return render.call('_click_labels_em_sql', cp, state, dialect=dialect)
+
+
+def click_labels_ips_sql(cp, *, dialect: str = "duckdb") -> str:
+    """``_click_labels_ips_sql`` (sql/macros/online/click_labels.sql): SQL of the labels from clicks weighted by 1 / theta."""
+    return render.call('_click_labels_ips_sql', cp, dialect=dialect)
+
+
+def click_labels_plan(log, props, given, *, dialect: str = "duckdb") -> Any:
+    """``_click_labels_plan`` (sql/macros/online/click_labels.sql)."""
+    return render.call('_click_labels_plan', log, props, given, dialect=dialect)
+
+
+def click_labels_unmatched(cp, limit=None, *, dialect: str = "duckdb") -> str:
+    """``_click_labels_unmatched`` (sql/macros/online/click_labels.sql): SQL of shown positions without a propensity."""
+    return render.call('_click_labels_unmatched', cp, limit, dialect=dialect)
+
+
+def click_log_declared(*, dialect: str = "duckdb") -> dict:
+    """``_click_log_declared`` (sql/macros/online/log.sql): the impression log's column settings and defaults."""
+    return render.call('_click_log_declared', dialect=dialect)
+
+
+def click_log_impressions(p, limit=None, *, dialect: str = "duckdb") -> str:
+    """``_click_log_impressions`` (sql/macros/online/log.sql): SQL of impressions whose positions are not 1..n or
+    that carry more than one query."""
+    return render.call('_click_log_impressions', p, limit, dialect=dialect)
+
+
+def click_log_plan(tool, log, s, needs=(), *, dialect: str = "duckdb") -> Any:
+    """``_click_log_plan`` (sql/macros/online/log.sql): the impression log's plan and row checks."""
+    return render.call('_click_log_plan', tool, log, s, list(needs), dialect=dialect)
+
+
 def compare_parts(p, system, weights=None, *, dialect: str = "duckdb") -> Any:
     """``_compare_parts`` (sql/macros/statements/compare.sql)."""
     return render.call('_compare_parts', p, system, weights, dialect=dialect)
@@ -148,6 +184,31 @@ def duckdb_setting(name, *, dialect: str = "duckdb") -> str:
 def duplicates(relation, keys, limit=None, *, dialect: str = "duckdb") -> str:
     """``_duplicates`` (sql/macros/checks/checks.sql): SQL."""
     return render.call('_duplicates', relation, keys, limit, dialect=dialect)
+
+
+def em_movement_sql(state, *, dialect: str = "duckdb") -> str:
+    """``_em_movement_sql`` (sql/macros/online/em.sql): SQL of how far the last EM iteration moved theta."""
+    return render.call('_em_movement_sql', state, dialect=dialect)
+
+
+def em_result_sql(pp, state, *, dialect: str = "duckdb") -> str:
+    """``_em_result_sql`` (sql/macros/online/em.sql): SQL of the propensities from an EM state table."""
+    return render.call('_em_result_sql', pp, state, dialect=dialect)
+
+
+def em_start_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_em_start_sql`` (sql/macros/online/em.sql): SQL of EM's start state."""
+    return render.call('_em_start_sql', pp, dialect=dialect)
+
+
+def em_step(pp, previous, *, dialect: str = "duckdb") -> str:
+    """``_em_step`` (sql/macros/online/em.sql): SQL of one EM iteration from the state ``previous``."""
+    return render.call('_em_step', pp, previous, dialect=dialect)
+
+
+def em_unrolled_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_em_unrolled_sql`` (sql/macros/online/em.sql): SQL of EM with its iterations unrolled, as dbt runs it."""
+    return render.call('_em_unrolled_sql', pp, dialect=dialect)
 
 
 def facts(spec, run, judgments, *, dialect: str = "duckdb") -> dict:
@@ -308,6 +369,31 @@ def positions_sql(pp, *, dialect: str = "duckdb") -> str:
 def presets(*, dialect: str = "duckdb") -> dict[str, dict]:
     """``_presets`` (sql/macros/spec/settings.sql)."""
     return render.call('_presets', dialect=dialect)
+
+
+def propensities_account_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_propensities_account_sql`` (sql/macros/online/propensities.sql): SQL of the rows read and left out."""
+    return render.call('_propensities_account_sql', pp, dialect=dialect)
+
+
+def propensities_logged_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_propensities_logged_sql`` (sql/macros/online/propensities.sql): SQL."""
+    return render.call('_propensities_logged_sql', pp, dialect=dialect)
+
+
+def propensities_methods(*, dialect: str = "duckdb") -> Any:
+    """``_propensities_methods`` (sql/macros/online/propensities.sql)."""
+    return render.call('_propensities_methods', dialect=dialect)
+
+
+def propensities_plan(log, given, *, dialect: str = "duckdb") -> Any:
+    """``_propensities_plan`` (sql/macros/online/propensities.sql)."""
+    return render.call('_propensities_plan', log, given, dialect=dialect)
+
+
+def propensities_randomized_sql(pp, *, dialect: str = "duckdb") -> str:
+    """``_propensities_randomized_sql`` (sql/macros/online/propensities.sql): SQL."""
+    return render.call('_propensities_randomized_sql', pp, dialect=dialect)
 
 
 def read_csv(path, delimiter, quoted=True, decimal=None, *, dialect: str = "duckdb") -> str:

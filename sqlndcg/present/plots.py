@@ -413,3 +413,35 @@ def plot_over_time(result, metrics=None, file=None, *, time: str | None = None, 
     fig.suptitle(title or f"by {time}, one line per {line_by or 'evaluation'} (bands: 95% t interval of the mean)",
                  fontsize=10)
     return _finish(fig, file)
+
+
+def plot_propensities(result, file=None, *, title: str | None = None):
+    """Examination propensities theta(p) against the position (a :class:`~sqlndcg.present.online.Propensities`),
+    one line per group, its interval as a band (none for logged propensities, whose band is their range)."""
+    settings = result.settings
+    groups = list(settings.get("group_by", []))
+    rows = result.table.to_dicts()
+    lines: dict[tuple, list[dict]] = {}
+    for row in rows:
+        lines.setdefault(tuple(row[g] for g in groups), []).append(row)
+    fig = _figure(6.0, 3.8)
+    ax = fig.subplots()
+    for key, members in lines.items():
+        members = sorted(members, key=operator.itemgetter("position"))
+        xs = [r["position"] for r in members]
+        line, = ax.plot(xs, [math.nan if r["propensity"] is None else r["propensity"] for r in members], marker="o",
+                        label=", ".join(str(v) for v in key) or "propensity")
+        if all(r["lower"] is not None and r["upper"] is not None for r in members):
+            ax.fill_between(xs, [r["lower"] for r in members], [r["upper"] for r in members], color=line.get_color(),
+                            alpha=0.15, linewidth=0)
+    ax.set_xlabel("position")
+    ax.set_ylabel("examination propensity θ(p)")
+    _integer_ticks(ax, sorted({r["position"] for r in rows}))
+    ax.set_ylim(bottom=0.0)
+    ax.grid(True, alpha=0.3)
+    if groups:
+        ax.legend(fontsize=SMALL_TEXT, title=", ".join(groups))
+    band = {"randomized": "95% delta-method interval", "em": "95% bootstrap interval",
+            "logged": "range of the logged values"}[settings["method"]]
+    fig.suptitle(title or f"Position bias ({settings['method']}; band: {band})", fontsize=10)
+    return _finish(fig, file)

@@ -77,8 +77,9 @@
 {%- endif -%}
 {%- endmacro -%}
 
-{#- A row check: {kind, column (quoted), name, message, values (for 'not_in')}. Kinds: null, not_finite, negative,
-    not_in (a value outside a list of text literals). -#}
+{#- A row check: {kind, column (quoted), name, message, values (for 'not_in' and 'outside')}. Kinds: null,
+    not_finite, negative, not_binary (a number other than 0 and 1), outside (a number outside a range), not_in (a
+    value outside a list of text literals). -#}
 {%- macro _judgment_check(kind, name, message, values=none) -%}
 {{ return({'kind': kind, 'column': sqlndcg._quote(name), 'name': name, 'message': message, 'values': values or []}) }}
 {%- endmacro -%}
@@ -91,6 +92,11 @@
 ({{ c.column }} IS NOT NULL AND NOT {{ sqlndcg.is_finite(value) }})
 {%- elif c.kind == 'negative' -%}
 {{ value }} < 0
+{%- elif c.kind == 'not_binary' -%}
+({{ c.column }} IS NOT NULL AND {{ value }} <> 0 AND {{ value }} <> 1)
+{%- elif c.kind == 'outside' -%}
+{#- values: [low, low included, high or none]: the value must be above low (or equal, when included) and at most high. -#}
+({{ c.column }} IS NOT NULL AND NOT ({{ value }} {{ '>=' if c['values'][1] else '>' }} {{ sqlndcg._number(c['values'][0]) }}{% if c['values'][2] is not none %} AND {{ value }} <= {{ sqlndcg._number(c['values'][2]) }}{% endif %}))
 {%- elif c.kind == 'not_in' -%}
 ({{ c.column }} IS NOT NULL AND CAST({{ c.column }} AS {{ sqlndcg.text_type() }}) NOT IN ({% for v in c['values'] %}{{ sqlndcg.text_literal(v) }}{% if not loop.last %}, {% endif %}{% endfor %}))
 {%- else -%}

@@ -1,0 +1,46 @@
+"""Results of the click tools: examination propensities (:class:`Propensities`), with the settings, the SQL that
+computed them and an account of the log's rows read and left out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .results import Table, settings_text
+
+
+@dataclass(frozen=True)
+class Propensities:
+    """What :func:`sqlndcg.propensities` returns: ``table`` (per group and position: ``propensity``, its 95%
+    interval ``lower`` .. ``upper``, the ``impressions`` and ``clicks`` it rests on), ``settings`` (the method and
+    how it ran), ``sql`` and ``account`` (the log's rows and impressions read, and those left out and why)."""
+
+    table: Table
+    settings: dict
+    statement: object  # the SQL: text, or a FormattedSQL formatted on first use
+    account: Table
+
+    @property
+    def sql(self) -> str:
+        """The statement that computes ``table`` (for em: its iterations unrolled, as dbt runs them)."""
+        return str(self.statement)
+
+    def to_dicts(self) -> list[dict]:
+        return self.table.to_dicts()
+
+    def account_text(self) -> str:
+        """The account in words."""
+        a = self.account.to_dicts()[0]
+        left = {k: v for k, v in a.items() if k not in ("rows_read", "impressions_read") and v}
+        out = f"read {a['rows_read']:,} rows of {a['impressions_read']:,} impressions"
+        if left:
+            out += "; left out: " + ", ".join(f"{v:,} rows {k.replace('_', ' ')}" for k, v in left.items())
+        return out
+
+    def plot(self, file=None, *, title: str | None = None):
+        """theta(p) against the position with its interval, one line per group (matplotlib, an optional extra)."""
+        from .plots import plot_propensities
+
+        return plot_propensities(self, file, title=title)
+
+    def __str__(self) -> str:
+        return f"{self.table.to_text(max_rows=1000)}\n({settings_text(self.settings)})\n{self.account_text()}"

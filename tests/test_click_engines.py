@@ -1,0 +1,108 @@
+"""The click tools on every engine the tests run: propensities (randomized, em with its bootstrap, logged, the account) and
+click_labels (em, ips from a table, with a group column) give DuckDB's numbers to 1e-9 on SQLite, ClickHouse
+(chdb), DataFusion, PostgreSQL and Spark, with text and integer ids; bad logs are refused with DuckDB's message."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+import pandas as pd
+import pytest
+
+import sqlndcg
+
+from clicksim import simulate
+
+
+def log_frame(ids: str) -> pd.DataFrame:
+    a, b = (simulate(seed, impressions=120, queries=4, depth=4, integer_ids=ids == "int", propensity=True).log
+            for seed in (1, 2))
+    b = b.assign(impression_id=b["impression_id"] + (1000 if ids == "int" else "b"))
+    return pd.concat([a.assign(day="mon"), b.assign(day="tue")], ignore_index=True)
+
+
+THETA = pd.DataFrame({"day": ["mon"] * 4 + ["tue"] * 4, "position": [1, 2, 3, 4] * 2,
+                      "propensity": [1.0, 0.7, 0.5, 0.4, 1.0, 0.6, 0.45, 0.3]})
+
+CALLS = {
+    "randomized": lambda log, theta, **kw: sqlndcg.propensities(log, method="randomized", group_by="day", **kw).table,
+    "em": lambda log, theta, **kw: sqlndcg.propensities(log, method="em", group_by="day", iterations=6,
+                                                       tolerance=0, bootstrap=5, **kw).table,
+    "logged": lambda log, theta, **kw: sqlndcg.propensities(log, method="logged", **kw).table,
+    "account": lambda log, theta, **kw: sqlndcg.propensities(log, group_by="day", max_position=3, **kw).account,
+    "labels em": lambda log, theta, **kw: sqlndcg.click_labels(log, group_by="day", iterations=6, tolerance=0, **kw),
+    "labels ips": lambda log, theta, **kw: sqlndcg.click_labels(log, propensities=theta, group_by="day", **kw),
+}
+
+
+def assert_same(got, want, label: str) -> None:
+    assert list(got.columns) == list(want.columns), label
+    assert len(got.rows) == len(want.rows), label
+    for g, w in zip(got.rows, want.rows):
+        for column, a, b in zip(got.columns, g, w):
+            if isinstance(b, float) or isinstance(a, float):
+                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, abs_tol=1e-9)), (
+                    f"{label} {w[:3]} {column}: {a!r} != DuckDB {b!r}")
+            else:
+                assert str(a) == str(b), f"{label} {w[:3]} {column}: {a!r} != DuckDB {b!r}"
+
+
+def check_engine(con, load, label: str) -> None:
+    """`load(con, name, frame) -> input` puts a frame into the engine; every call gives DuckDB's table."""
+    for ids in ("text", "int"):
+        frame = log_frame(ids)
+        log, theta = load(con, f"clicks_{ids}", frame), load(con, f"theta_{ids}", THETA)
+        for name, call in CALLS.items():
+            assert_same(call(log, theta, con=con), call(frame, THETA), f"{label} {ids} ids, {name}")
+    bad = log_frame("text")
+    bad.loc[3, "click"] = 2
+    with pytest.raises(sqlndcg.DataError) as there:
+        sqlndcg.propensities(load(con, "clicks_bad", bad), con=con)
+    with pytest.raises(sqlndcg.DataError) as here:
+        sqlndcg.propensities(bad)
+    assert str(there.value).split(":", 1)[1] == str(here.value).split(":", 1)[1]
+
+
+def test_sqlite_equals_duckdb():
+    check_engine(sqlite3.connect(":memory:"), lambda con, name, frame: frame, "SQLite")
+
+
+def _clickhouse_type(series) -> str:
+    return {"i": "Int64", "f": "Float64"}.get(series.dtype.kind, "String")
+
+
+def load_clickhouse(con, name, frame):
+    cur = con.cursor()
+    cur.execute(f"DROP TABLE IF EXISTS {name}")
+    cur.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {_clickhouse_type(frame[c])}' for c in frame.columns)}) "
+                "ENGINE = Memory")
+    values = ", ".join("(" + ", ".join(f"'{v}'" if isinstance(v, str) else repr(v) for v in row) + ")"
+                       for row in frame.itertuples(index=False, name=None))
+    cur.execute(f"INSERT INTO {name} VALUES {values}")
+    return name
+
+
+def test_clickhouse_equals_duckdb():
+    from chdb import dbapi
+
+    check_engine(dbapi.connect(), load_clickhouse, "ClickHouse")
+
+
+def test_datafusion_equals_duckdb():
+    import datafusion
+
+    check_engine(datafusion.SessionContext(), lambda con, name, frame: frame, "DataFusion")
+
+
+def test_postgres_equals_duckdb(postgres):
+    with postgres.connect() as con:
+        check_engine(con, lambda con, name, frame: frame, "PostgreSQL")
+
+
+def test_spark_equals_duckdb(spark):
+    def load(con, name, frame):
+        spark.createDataFrame(frame).createOrReplaceTempView(name)
+        return name
+
+    check_engine(spark, load, "Spark")
