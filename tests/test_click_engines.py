@@ -1,6 +1,6 @@
 """The click tools on every engine the tests run: propensities (randomized, em with its bootstrap, logged, the account) and
 click_labels (em, ips from a table, with a group column) give DuckDB's numbers to 1e-9 on SQLite, ClickHouse
-(chdb), DataFusion, PostgreSQL and Spark, with text and integer ids; bad logs are refused with DuckDB's message."""
+(chdb), DataFusion, PostgreSQL, Spark, MariaDB and Snowflake (fakesnow), with text and integer ids; bad logs are refused with DuckDB's message."""
 
 from __future__ import annotations
 
@@ -106,3 +106,27 @@ def test_spark_equals_duckdb(spark):
         return name
 
     check_engine(spark, load, "Spark")
+
+
+def test_mariadb_equals_duckdb(mariadb):
+    con = mariadb.connect()
+    try:
+        check_engine(con, lambda con, name, frame: frame, "MariaDB")
+    finally:
+        con.close()
+
+
+def load_snowflake(con, name, frame):
+    """A table of quoted (case-kept) names: Snowflake folds unquoted ones to upper case."""
+    kinds = {"i": "BIGINT", "f": "DOUBLE", "b": "BOOLEAN"}
+    cur = con.cursor()
+    cur.execute(f'DROP TABLE IF EXISTS "{name}"')
+    cur.execute(f'CREATE TABLE "{name}" ('
+                + ", ".join(f'"{c}" {kinds.get(frame[c].dtype.kind, "VARCHAR")}' for c in frame.columns) + ")")
+    cur.executemany(f'INSERT INTO "{name}" VALUES ({", ".join(["%s"] * len(frame.columns))})',
+                    [tuple(r) for r in frame.itertuples(index=False, name=None)])
+    return name
+
+
+def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
+    check_engine(fakesnow, load_snowflake, "Snowflake (fakesnow)")

@@ -108,7 +108,8 @@ def refuse_problems(eng, source: Source, identity: list[str], checks: list[dict]
     that fails is refused, naming the input, the column and a few offending rows with their ``identity`` columns.
     Returns the input's row count. ``macros`` (two functions of core/templates.py) count and show the failing
     rows: evaluate's (checks.sql) or the judgment tools' (judgments/common.sql)."""
-    counts = eng.fetch(macros[0](source.sql, checks, dialect=eng.dialect))[1][0]
+    # counts, whatever numeric type the engine hands them back as (fakesnow: a float)
+    counts = [int(c or 0) for c in eng.fetch(macros[0](source.sql, checks, dialect=eng.dialect))[1][0]]
     for check, count in zip(checks, counts[1:]):
         if count:
             names = identity + ([check["name"]] if check["name"] not in identity else [])
