@@ -369,3 +369,28 @@ def test_postgres_gives_duckdbs_lists_and_credit(postgres):
 
 def test_spark_gives_duckdbs_lists_and_credit(spark):
     same_on(spark, lambda name, df: spark.createDataFrame(df.astype(object).where(df.notna(), None)))
+
+
+# --- the command line ---------------------------------------------------------------------------------------------
+
+def test_the_command_line_interleaves_and_credits_as_python_does(tmp_path, capsys):
+    from sqlndcg.cli import main
+
+    run_a, run_b = random_runs(np.random.default_rng(31), queries=8)
+    run_a.to_csv(tmp_path / "a.csv", index=False)
+    run_b.to_csv(tmp_path / "b.csv", index=False)
+    assert main(["interleave", "--run-a", str(tmp_path / "a.csv"), "--run-b", str(tmp_path / "b.csv"), "-k", "4",
+                 "--seed", "3", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "query_id,position,doc_id,team"
+    want = sqlndcg.interleave(run_a, run_b, k=4, seed=3).table.rows
+    assert lines[1:] == [",".join(str(v) for v in r) for r in want]
+    log = random_log(np.random.default_rng(32), impressions=50)
+    log.to_csv(tmp_path / "log.csv", index=False)
+    assert main(["interleaving-credit", "--log", str(tmp_path / "log.csv"), "--group-by", "day", "--bootstrap", "50",
+                 "--format", "json", "--account"]) == 0
+    out = capsys.readouterr().out
+    want = sqlndcg.interleaving_credit(log, group_by="day", bootstrap=50)
+    assert f'"wins_a": {want.table.to_dicts()[0]["wins_a"]}' in out and '"without_team"' in out
+    assert main(["interleaving-credit", "--log", str(tmp_path / "log.csv"), "--team-column", "side"]) == 2
+    assert "no team column 'side'" in capsys.readouterr().err

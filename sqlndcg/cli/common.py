@@ -56,6 +56,9 @@ EXAMPLES = {
     "aggregate": ["sqlndcg aggregate --judgments sqlndcg/examples/annotations.csv --output labels.csv"],
     "positions": ["sqlndcg positions --run sqlndcg/examples/search_run.csv --judgments labels.csv -k 10 "
                   "--group-by system"],
+    "interleave": ["sqlndcg interleave --run-a ranker_a.csv --run-b ranker_b.csv --impressions impressions.csv "
+                   "-k 10 --seed 7 --output lists.csv"],
+    "interleaving-credit": ["sqlndcg interleaving-credit --log interleaved_clicks.parquet --group-by ds --account"],
 }
 
 
