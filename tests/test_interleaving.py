@@ -394,3 +394,38 @@ def test_the_command_line_interleaves_and_credits_as_python_does(tmp_path, capsy
     assert f'"wins_a": {want.table.to_dicts()[0]["wins_a"]}' in out and '"without_team"' in out
     assert main(["interleaving-credit", "--log", str(tmp_path / "log.csv"), "--team-column", "side"]) == 2
     assert "no team column 'side'" in capsys.readouterr().err
+
+
+# --- dbt ------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.engine
+def test_the_dbt_macros_build_the_same_lists_and_credit(tmp_path):
+    import duckdb
+    from test_dbt import REPO, dbt
+
+    project = tmp_path / "proj"
+    (project / "seeds").mkdir(parents=True)
+    (project / "models").mkdir()
+    run_a, run_b = random_runs(np.random.default_rng(41), queries=10)
+    log = random_log(np.random.default_rng(42), impressions=60).assign(team=lambda f: f.team.fillna("a"))
+    for name, frame in (("run_a", run_a), ("run_b", run_b), ("log", log)):
+        frame.to_csv(project / "seeds" / f"{name}.csv", index=False)
+    (project / "models" / "lists.sql").write_text(
+        "{{ sqlndcg.interleave(run_a=ref('run_a'), run_b=ref('run_b'), k=6, seed=5) }}\n")
+    (project / "models" / "credit.sql").write_text(
+        "{{ sqlndcg.interleaving_credit(log=ref('log'), group_by=['day'], no_clicks='drop') }}\n")
+    (project / "dbt_project.yml").write_text(
+        "name: interleaving\nversion: '1.0.0'\nconfig-version: 2\nprofile: interleaving\n"
+        "models:\n  interleaving:\n    +materialized: table\n")
+    (project / "profiles.yml").write_text(
+        f"interleaving:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
+        f"      path: '{project / 'i.duckdb'}'\n      threads: 1\n")
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
+    dbt(project, "deps")
+    dbt(project, "build")
+    with duckdb.connect(str(project / "i.duckdb"), read_only=True) as con:
+        lists = con.execute("SELECT * FROM lists").fetchall()
+        credit = con.execute("SELECT day, impressions, wins_a, wins_b, ties, preference FROM credit ORDER BY day").fetchall()
+    assert sorted(lists) == sorted(sqlndcg.interleave(run_a, run_b, k=6, seed=5).table.rows)
+    want = sqlndcg.interleaving_credit(log, group_by="day", no_clicks="drop", bootstrap=0).table.rows
+    assert credit == [r[:6] for r in want]
