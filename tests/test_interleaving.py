@@ -108,6 +108,11 @@ def test_per_impression_lists_use_the_impression_id_and_equal_the_reference():
     assert got.table.columns == ("query_id", "impression_id", "position", "doc_id", "team")
     want = reference(run_a, run_b, 6, 5, impressions)
     assert sorted(got.table.rows, key=lambda r: (r[1], r[2])) == sorted(want, key=lambda r: (r[1], r[2]))
+    listable = set(run_a.query_id) & set(run_b.query_id)
+    without = int((~impressions.query_id.isin(listable)).sum())
+    assert without and len({r[1] for r in got.table.rows}) == len(impressions) - without
+    assert got.account.columns[-2:] == ("impressions", "impressions_without_list")
+    assert got.account.rows[0][-2:] == (len(impressions), without)
 
 
 def test_every_prefix_is_fair_and_a_list_ends_when_a_run_runs_out():
@@ -222,8 +227,8 @@ def test_the_bootstrap_interval_is_seeded_and_as_wide_as_the_normal_approximatio
 # --- a click simulator: users who know the relevance click -----------------------------------------------------------
 
 def simulate(better: bool, sims: int = 10, impressions: int = 250):
-    """Queries with graded documents; ranker A orders by relevance plus noise, ranker B by noise alone (or is A
-    itself). Users of each impression examine position p with probability 1 / p and click an examined document with
+    """Queries with graded documents; ranker A orders by relevance plus noise, ranker B by half the relevance plus
+    more noise (or is A itself). Users of each impression examine position p with probability 1 / p and click an examined document with
     probability (2^rel - 1) / 8 (the position-based model). Returns the credit per simulation."""
     rng = np.random.default_rng(2024)
     queries, docs = 40, 15
@@ -231,7 +236,8 @@ def simulate(better: bool, sims: int = 10, impressions: int = 250):
     keys = list(rel)
     run_a = pd.DataFrame({"query_id": [q for q, _ in keys], "doc_id": [d for _, d in keys],
                           "score": [rel[key] + rng.normal(0, 0.7) for key in keys]})
-    run_b = run_a if not better else run_a.assign(score=rng.normal(0, 1, len(keys)))
+    weaker = [0.5 * rel[key] + rng.normal(0, 1.2) for key in keys]  # B sees the relevance through more noise
+    run_b = run_a if not better else run_a.assign(score=weaker)
     shown = pd.DataFrame({"impression_id": [f"{s}-{i}" for s in range(sims) for i in range(impressions)],
                           "query_id": [f"q{int(q)}" for q in rng.integers(0, queries, sims * impressions)]})
     lists = sqlndcg.interleave(run_a, run_b, k=10, seed=1, impressions=shown).table.to_pandas()
@@ -250,9 +256,9 @@ def test_the_credit_prefers_the_truly_better_ranker():
 
 
 def test_the_credit_prefers_neither_of_two_identical_rankers():
-    rows = simulate(better=False)
-    assert sum(r["p_value"] > 0.05 for r in rows) >= 8, rows
-    assert sum(r["ci_low"] <= 0 <= r["ci_high"] for r in rows) >= 8
+    rows = simulate(better=False, sims=20)
+    assert sum(r["p_value"] > 0.05 for r in rows) >= 17, rows
+    assert sum(r["ci_low"] <= 0 <= r["ci_high"] for r in rows) >= 17
     assert abs(np.mean([r["preference"] for r in rows])) < 0.03
 
 
@@ -336,6 +342,9 @@ def same_on(con, load=lambda name, df: df) -> None:
         got = sqlndcg.interleave(load(f"ra_{integer_ids:d}", run_a), load(f"rb_{integer_ids:d}", run_b), k=5, seed=2,
                                  impressions=load("shown", shown), con=con).table.rows
         assert sorted(got) == sorted(want)
+        want = sqlndcg.interleave(run_a, run_b, k=5, impressions=shown).account.rows
+        assert sqlndcg.interleave(load(f"ra_{integer_ids:d}", run_a), load(f"rb_{integer_ids:d}", run_b), k=5,
+                                  impressions=load("shown", shown), con=con).account.rows == want
     log = random_log(np.random.default_rng(22), impressions=80)
     want = sqlndcg.interleaving_credit(log, group_by="day", bootstrap=100)
     got = sqlndcg.interleaving_credit(load("log", log), group_by="day", bootstrap=100, con=con)

@@ -39,7 +39,8 @@ def interleave(
 
     Round r's coin (which team picks first) is the first bit of MD5("<seed>:<id>:<r>"), id the impression id (or
     the query id): a serving system reproduces the lists. A list ends at ``k`` or when either run has no document
-    left that is not listed, so each prefix's team sizes differ by at most one.
+    left that is not listed, so each prefix's team sizes differ by at most one. ``.account`` counts the queries,
+    those in one run only (they get no list) and, with impressions, the impressions without a list.
 
     >>> import pandas as pd, sqlndcg
     >>> a = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["x", "y", "z"], "score": [3.0, 2.0, 1.0]})

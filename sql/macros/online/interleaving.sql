@@ -190,16 +190,43 @@ WHERE pk._p > 0
 ORDER BY pk._q, {% if p.impressions %}pk._i, {% endif %}pk._t
 {%- endmacro -%}
 
-{#- Queries a list cannot be built for: in one run only (an interleaved list needs both), per run. -#}
+{#- Queries a list cannot be built for: in one run only (an interleaved list needs both), per run; with
+    impressions, how many there are and how many of them get no list (their query is not in both runs). A UNION
+    and a GROUP BY rather than an outer join, whose unmatched columns some engines fill with 0 or ''. -#}
 {%- macro _interleave_account_sql(p) -%}
 WITH {{ sqlndcg._interleave_ranked(p) }}
 _per_query AS (
   SELECT _q, MAX(_a) AS _in_a, MAX(1 - _a) AS _in_b FROM _ranked GROUP BY _q
+),
+_queries AS (
+  SELECT COUNT(*) AS _n,
+    SUM(CASE WHEN _in_b = 0 THEN 1 ELSE 0 END) AS _only_a,
+    SUM(CASE WHEN _in_a = 0 THEN 1 ELSE 0 END) AS _only_b
+  FROM _per_query
 )
-SELECT COUNT(*) AS {{ sqlndcg._quote('queries') }},
-  SUM(CASE WHEN _in_b = 0 THEN 1 ELSE 0 END) AS {{ sqlndcg._quote('only_in_run_a') }},
-  SUM(CASE WHEN _in_a = 0 THEN 1 ELSE 0 END) AS {{ sqlndcg._quote('only_in_run_b') }}
-FROM _per_query
+{%- if p.impressions %},
+_marks AS (
+  SELECT {{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q, 1 AS _shown, 0 AS _listed FROM {{ p.impressions }} AS impression_input
+  UNION ALL
+  SELECT _q, 0 AS _shown, 1 AS _listed FROM _per_query WHERE _in_a = 1 AND _in_b = 1
+),
+_per_shown_query AS (
+  SELECT _q, SUM(_shown) AS _shown_n, MAX(_listed) AS _listed_q FROM _marks GROUP BY _q
+),
+_shown_counts AS (
+  SELECT SUM(_shown_n) AS _impressions, SUM(CASE WHEN _listed_q = 0 THEN _shown_n ELSE 0 END) AS _without
+  FROM _per_shown_query
+)
+{%- endif %}
+SELECT q._n AS {{ sqlndcg._quote('queries') }}, q._only_a AS {{ sqlndcg._quote('only_in_run_a') }}, q._only_b AS {{ sqlndcg._quote('only_in_run_b') }}
+  {%- if p.impressions %},
+  CAST(i._impressions AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('impressions') }},
+  CAST(i._without AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('impressions_without_list') }}
+  {%- endif %}
+FROM _queries AS q
+{%- if p.impressions %}
+CROSS JOIN _shown_counts AS i
+{%- endif %}
 {%- endmacro -%}
 
 {#- dbt entry point. -#}
