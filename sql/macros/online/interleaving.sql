@@ -102,77 +102,72 @@ _docs AS (
 ),
 {%- endmacro -%}
 
-{#- The lists to interleave (_q, _i, and _t: the id's text the coins hash) and their coins, _c1.._cR (1: team A
-    picks first in round r). Without impressions, every query of either run. -#}
+{#- The lists to interleave: _q, _i (the impression id; 0 per query) and _id, the id's text the coins hash. Without
+    impressions, every query of either run. -#}
 {%- macro _interleave_lists(p) -%}
 {%- set t = sqlndcg.text_type() -%}
-{%- set source = 'impression_input' if p.impressions else 'query_input' -%}
 _lists AS (
-  SELECT _q, _i,
-    {%- for r in range(1, (p.k + 1) // 2 + 1) %}
-    CASE WHEN {{ sqlndcg.md5_hex(sqlndcg.concat_text(sqlndcg.concat_text("'" ~ p.seed ~ ":'", '_t'), "':" ~ r ~ "'")) }} < '8' THEN 1 ELSE 0 END AS _c{{ r }}{% if not loop.last %},{% endif %}
-    {%- endfor %}
-  FROM (
-    {%- if p.impressions %}
-    SELECT {{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q, {{ p.impression_id }} AS _i, CAST({{ p.impression_id }} AS {{ t }}) AS _t
-    FROM {{ p.impressions }} AS impression_input
-    {%- else %}
-    SELECT DISTINCT _q, 0 AS _i, CAST(_q AS {{ t }}) AS _t FROM _docs AS query_input
-    {%- endif %}
-  ) AS {{ source }}
+  {%- if p.impressions %}
+  SELECT {{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q, {{ p.impression_id }} AS _i, CAST({{ p.impression_id }} AS {{ t }}) AS _id
+  FROM {{ p.impressions }} AS impression_input
+  {%- else %}
+  SELECT DISTINCT _q, 0 AS _i, CAST(_q AS {{ t }}) AS _id FROM _docs AS query_input
+  {%- endif %}
 ),
 {%- endmacro -%}
 
-{#- Whether team A picks at step t: the coin's team at odd steps, the other team at even ones. -#}
-{%- macro _interleave_a_picks(t, prefix='') -%}
-{{ return(prefix ~ '_c' ~ ((t + 1) // 2) ~ (' = 1' if t % 2 == 1 else ' = 0')) }}
+{#- 1 when team A picks first in round `round` (an expression): MD5("<seed>:<id>:<round>") begins with 0-7. -#}
+{%- macro _interleave_coin(p, round) -%}
+{%- set text = sqlndcg.concat_text(sqlndcg.concat_text("'" ~ p.seed ~ ":'", '_id'), sqlndcg.concat_text("':'", 'CAST(' ~ round ~ ' AS ' ~ sqlndcg.text_type() ~ ')')) -%}
+{{ return('(CASE WHEN ' ~ sqlndcg.md5_hex(text) ~ " < '8' THEN 1 ELSE 0 END)") }}
 {%- endmacro -%}
 
 {#- Step t: from the state after step t - 1 (_ia, _ib: the deepest ranks of A and B listed), each team's next
-    candidate (_na, _nb; k + 1: none left); when both have one, the picking team takes its own; _p<t> is the rank
-    taken (0: the list has ended). -#}
+    candidate (_na, _nb; k + 1: none left); when both have one, the team whose turn it is (round (t + 1) / 2's
+    coin's team at odd steps, the other at even ones) takes its own. _path<t> appends the rank taken plus 100 (0:
+    the list has ended) as three digits, so the state keeps one width whatever k. -#}
 {%- macro _interleave_step(p, t) -%}
 {%- set u = t - 1 -%}
-{%- set coins %}{% for r in range(1, (p.k + 1) // 2 + 1) %}_c{{ r }}, {% endfor %}{% endset -%}
-{%- set taken %}{% for v in range(1, t) %}_p{{ v }}, {% endfor %}{% endset -%}
 {%- set both = '_na <= ' ~ p.k ~ ' AND _nb <= ' ~ p.k -%}
-{%- set a_picks = sqlndcg._interleave_a_picks(t) -%}
+{%- set a_picks = '_coin = ' ~ (t % 2) -%}
 _s{{ t }} AS (
-  SELECT _q, _i, {{ coins }}{{ taken }}
-    CASE WHEN {{ both }} THEN (CASE WHEN {{ a_picks }} THEN _na ELSE _nb END) ELSE 0 END AS _p{{ t }},
+  SELECT _q, _i, _id,
+    {{ sqlndcg.concat_text('_path' ~ u, 'CAST(100 + (CASE WHEN ' ~ both ~ ' THEN (CASE WHEN ' ~ a_picks ~ ' THEN _na ELSE _nb END) ELSE 0 END) AS ' ~ sqlndcg.text_type() ~ ')') }} AS _path{{ t }},
     CASE WHEN {{ both }} AND {{ a_picks }} THEN _na ELSE _ia{{ u }} END AS _ia{{ t }},
     CASE WHEN {{ both }} AND NOT ({{ a_picks }}) THEN _nb ELSE _ib{{ u }} END AS _ib{{ t }}
   FROM (
-    SELECT s._q AS _q, s._i AS _i, {% for c in (coins ~ taken).split(', ') if c %}s.{{ c }} AS {{ c }}, {% endfor %}s._ia{{ u }} AS _ia{{ u }}, s._ib{{ u }} AS _ib{{ u }},
+    SELECT s._q AS _q, s._i AS _i, s._id AS _id, s._path{{ u }} AS _path{{ u }}, s._ia{{ u }} AS _ia{{ u }}, s._ib{{ u }} AS _ib{{ u }},
+      {{ sqlndcg._interleave_coin(p, (t + 1) // 2) }} AS _coin,
       MIN(CASE WHEN d._ra > s._ia{{ u }} AND (d._rb = 0 OR d._rb > s._ib{{ u }}) THEN d._ra ELSE {{ p.k + 1 }} END) AS _na,
       MIN(CASE WHEN d._rb > s._ib{{ u }} AND (d._ra = 0 OR d._ra > s._ia{{ u }}) THEN d._rb ELSE {{ p.k + 1 }} END) AS _nb
     FROM _s{{ u }} AS s
     JOIN _docs AS d ON d._q = s._q
-    GROUP BY s._q, s._i, {% for c in (coins ~ taken).split(', ') if c %}s.{{ c }}, {% endfor %}s._ia{{ u }}, s._ib{{ u }}
+    GROUP BY s._q, s._i, s._id, s._path{{ u }}, s._ia{{ u }}, s._ib{{ u }}
   ) AS step_{{ t }}
 ),
 {%- endmacro -%}
 
-{#- The plan -> one SELECT of the interleaved lists: query_id, [impression_id,] position, doc_id, team. -#}
+{#- The plan -> one SELECT of the interleaved lists: query_id, [impression_id,] position, doc_id, team. The path's
+    three digits of each step become rows by one cross join with the steps 1..k (_odd: the round's first pick). -#}
 {%- macro _interleave_sql(p) -%}
-{%- set coins %}{% for r in range(1, (p.k + 1) // 2 + 1) %}_c{{ r }}, {% endfor %}{% endset -%}
+{%- set i = sqlndcg.integer_type() -%}
 WITH {{ sqlndcg._interleave_ranked(p) }}
 {{ sqlndcg._interleave_lists(p) }}
 _s0 AS (
-  SELECT _q, _i, {{ coins }}CAST(0 AS {{ sqlndcg.integer_type() }}) AS _ia0, CAST(0 AS {{ sqlndcg.integer_type() }}) AS _ib0 FROM _lists
+  SELECT _q, _i, _id, {{ sqlndcg.text_literal('') }} AS _path0, CAST(0 AS {{ i }}) AS _ia0, CAST(0 AS {{ i }}) AS _ib0 FROM _lists
 ),
 {%- for t in range(1, p.k + 1) %}
 {{ sqlndcg._interleave_step(p, t) }}
 {%- endfor %}
 _steps AS (
   {%- for t in range(1, p.k + 1) %}
-  SELECT {{ t }} AS _t{% if not loop.last %} UNION ALL{% endif %}
+  SELECT {{ t }} AS _step, {{ (t + 1) // 2 }} AS _round, {{ t % 2 }} AS _odd{% if not loop.last %} UNION ALL{% endif %}
   {%- endfor %}
 ),
 _picks AS (
-  SELECT s._q AS _q, s._i AS _i, st._t AS _t,
-    CASE st._t{% for t in range(1, p.k + 1) %} WHEN {{ t }} THEN s._p{{ t }}{% endfor %} END AS _p,
-    CASE st._t{% for t in range(1, p.k + 1) %} WHEN {{ t }} THEN (CASE WHEN {{ sqlndcg._interleave_a_picks(t, 's.') }} THEN 1 ELSE 0 END){% endfor %} END AS _from_a
+  SELECT s._q AS _q, s._i AS _i, st._step AS _step,
+    CAST(SUBSTR(s._path{{ p.k }}, 3 * st._step - 2, 3) AS {{ i }}) - 100 AS _p,
+    CASE WHEN {{ sqlndcg._interleave_coin(p, 'st._round') }} = 1 THEN st._odd ELSE 1 - st._odd END AS _from_a
   FROM _s{{ p.k }} AS s
   CROSS JOIN _steps AS st
 )
@@ -181,13 +176,13 @@ SELECT
   {%- if p.impressions %}
   pk._i AS {{ p.impression_id }},
   {%- endif %}
-  pk._t AS {{ sqlndcg._quote('position') }},
+  pk._step AS {{ sqlndcg._quote('position') }},
   r._d AS {{ p.doc_id }},
   CASE WHEN pk._from_a = 1 THEN {{ sqlndcg.text_literal('a') }} ELSE {{ sqlndcg.text_literal('b') }} END AS {{ sqlndcg._quote('team') }}
 FROM _picks AS pk
 JOIN _ranked AS r ON r._q = pk._q AND r._a = pk._from_a AND r._r = pk._p
 WHERE pk._p > 0
-ORDER BY pk._q, {% if p.impressions %}pk._i, {% endif %}pk._t
+ORDER BY pk._q, {% if p.impressions %}pk._i, {% endif %}pk._step
 {%- endmacro -%}
 
 {#- Queries a list cannot be built for: in one run only (an interleaved list needs both), per run; with
