@@ -46,6 +46,7 @@ _LAZY = {
     "labels_from_events": ("sqlndcg.verbs.labels", "labels_from_events"),
     "positions": ("sqlndcg.verbs.positions", "positions"),
     "interleave": ("sqlndcg.verbs.interleaving", "interleave"),
+    "multileave": ("sqlndcg.verbs.interleaving", "multileave"),
     "interleaving_credit": ("sqlndcg.verbs.interleaving", "interleaving_credit"),
     "Positions": ("sqlndcg.verbs.positions", "Positions"),
     "KINDS": ("sqlndcg.core.metrics", "KINDS"),
@@ -85,7 +86,7 @@ def example(name: str) -> str:
 __all__ = [
     "compare", "Comparison", "gate", "power", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
-    "interleave", "interleaving_credit",
+    "interleave", "multileave", "interleaving_credit",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
     "ResourceError",

@@ -149,6 +149,56 @@ def test_the_lists_are_determined_by_the_seed():
                                    len(set(run_b.query_id) - set(run_a.query_id))),)
 
 
+# --- multileaving ---------------------------------------------------------------------------------------------
+
+def team_draft_multileave(rankings: list[list], names: list[str], k: int, seed: int, list_id) -> list[tuple]:
+    """Team-draft multileaving (Schuth et al., CIKM 2014): in each round the rankers, in a random order (here: by
+    MD5("seed:id:round:j"), then j), each append their highest-ranked document not yet listed; the list ends at k
+    or when any ranker has nothing left to add."""
+    out: list[tuple] = []
+    round_ = 0
+    while True:
+        round_ += 1
+        order = sorted(range(len(rankings)),
+                       key=lambda j: (hashlib.md5(f"{seed}:{list_id}:{round_}:{j + 1}".encode()).hexdigest(), j))
+        for j in order:
+            shown = {d for d, _ in out}
+            if len(out) >= k or any(all(d in shown for d in r) for r in rankings):
+                return out
+            out.append((next(d for d in rankings[j] if d not in shown), names[j]))
+
+
+@pytest.mark.parametrize("runs", [3, 4])
+def test_multileaving_equals_the_papers_team_draft_multileaving(runs):
+    rng = np.random.default_rng(50 + runs)
+    frames = [f for _ in range((runs + 1) // 2) for f in random_runs(rng, queries=40)][:runs]
+    names = ["bm25", "dense", "hybrid", "ltr"][:runs]
+    for k, seed in [(3, 0), (8, 5), (30, 1)]:
+        got = sqlndcg.multileave(dict(zip(names, frames)), k=k, seed=seed)
+        want = []
+        for q in sorted(set().union(*(f.query_id for f in frames)), key=str):
+            picks = team_draft_multileave([ranked(f, q) for f in frames], names, k, seed, q)
+            want += [(q, pos, d, team) for pos, (d, team) in enumerate(picks, 1)]
+        assert listed(got) == sorted(want, key=lambda r: (str(r[0]), r[1])), (k, seed)
+        counts: dict = {}
+        for q, _, _, team in got.table.rows:  # every prefix: the runs' counts differ by at most one
+            seen = counts.setdefault(q, dict.fromkeys(names, 0))
+            seen[team] += 1
+            assert max(seen.values()) - min(seen.values()) <= 1
+    assert got.settings["runs"] == names
+    assert got.account.columns == ("queries",) + tuple(f"not_in_{n}" for n in names)
+    queries = set().union(*(f.query_id for f in frames))
+    assert got.account.rows[0] == (len(queries),) + tuple(len(queries - set(f.query_id)) for f in frames)
+
+
+def test_multileaving_refuses_fewer_than_two_or_repeated_runs():
+    run = pd.DataFrame({"query_id": ["q"], "doc_id": ["x"], "score": [1.0]})
+    with pytest.raises(SettingError, match="give 2 to 9 runs"):
+        sqlndcg.multileave({"only": run})
+    with pytest.raises(SettingError, match="runs must map run names to runs"):
+        sqlndcg.multileave([run, run])
+
+
 # --- credit --------------------------------------------------------------------------------------------------------
 
 def random_log(rng, impressions=400, groups=("mon", "tue")) -> pd.DataFrame:
@@ -328,8 +378,8 @@ def clickhouse_table(con, name: str, df: pd.DataFrame) -> str:
 
 
 def same_on(con, load=lambda name, df: df) -> None:
-    """interleave (with and without impressions, text and integer ids) and interleaving_credit on ``con`` equal
-    DuckDB's."""
+    """interleave (with and without impressions, text and integer ids), multileave of three runs and
+    interleaving_credit on ``con`` equal DuckDB's."""
     for integer_ids in (False, True):
         run_a, run_b = random_runs(np.random.default_rng(21), queries=12, integer_ids=integer_ids)
         shown = pd.DataFrame({"impression_id": range(30), "query_id": [f"q{i % 12}" for i in range(30)]})
@@ -345,6 +395,11 @@ def same_on(con, load=lambda name, df: df) -> None:
         want = sqlndcg.interleave(run_a, run_b, k=5, impressions=shown).account.rows
         assert sqlndcg.interleave(load(f"ra_{integer_ids:d}", run_a), load(f"rb_{integer_ids:d}", run_b), k=5,
                                   impressions=load("shown", shown), con=con).account.rows == want
+    runs = dict(zip(["x", "y", "z"], random_runs(np.random.default_rng(23), queries=12) + random_runs(
+        np.random.default_rng(24), queries=12)[:1]))
+    want = sqlndcg.multileave(runs, k=6, seed=1)
+    got = sqlndcg.multileave({name: load(f"m_{name}", run) for name, run in runs.items()}, k=6, seed=1, con=con)
+    assert sorted(got.table.rows) == sorted(want.table.rows) and got.account.rows == want.account.rows
     log = random_log(np.random.default_rng(22), impressions=80)
     want = sqlndcg.interleaving_credit(log, group_by="day", bootstrap=100)
     got = sqlndcg.interleaving_credit(load("log", log), group_by="day", bootstrap=100, con=con)
@@ -408,7 +463,7 @@ def test_the_command_line_interleaves_and_credits_as_python_does(tmp_path, capsy
 # --- dbt ------------------------------------------------------------------------------------------------------------
 
 @pytest.mark.engine
-def test_the_dbt_macros_build_the_same_lists_and_credit(tmp_path):
+def test_the_dbt_macros_build_the_same_lists_multileaved_lists_and_credit(tmp_path):
     import duckdb
     from test_dbt import REPO, dbt
 
@@ -421,6 +476,8 @@ def test_the_dbt_macros_build_the_same_lists_and_credit(tmp_path):
         frame.to_csv(project / "seeds" / f"{name}.csv", index=False)
     (project / "models" / "lists.sql").write_text(
         "{{ sqlndcg.interleave(run_a=ref('run_a'), run_b=ref('run_b'), k=6, seed=5) }}\n")
+    (project / "models" / "multi.sql").write_text(
+        "{{ sqlndcg.multileave(runs={'x': ref('run_a'), 'y': ref('run_b'), 'z': ref('run_a')}, k=5, seed=2) }}\n")
     (project / "models" / "credit.sql").write_text(
         "{{ sqlndcg.interleaving_credit(log=ref('log'), group_by=['day'], no_clicks='drop') }}\n")
     (project / "dbt_project.yml").write_text(
@@ -434,7 +491,9 @@ def test_the_dbt_macros_build_the_same_lists_and_credit(tmp_path):
     dbt(project, "build")
     with duckdb.connect(str(project / "i.duckdb"), read_only=True) as con:
         lists = con.execute("SELECT * FROM lists").fetchall()
+        multi = con.execute("SELECT * FROM multi").fetchall()
         credit = con.execute("SELECT day, impressions, wins_a, wins_b, ties, preference FROM credit ORDER BY day").fetchall()
     assert sorted(lists) == sorted(sqlndcg.interleave(run_a, run_b, k=6, seed=5).table.rows)
+    assert sorted(multi) == sorted(sqlndcg.multileave({"x": run_a, "y": run_b, "z": run_a}, k=5, seed=2).table.rows)
     want = sqlndcg.interleaving_credit(log, group_by="day", no_clicks="drop", bootstrap=0).table.rows
     assert credit == [r[:6] for r in want]

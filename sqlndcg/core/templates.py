@@ -211,9 +211,10 @@ def input_checks(role, spec, columns, shared=(), *, dialect: str = "duckdb") -> 
     return render.call('_input_checks', role, spec, columns, shared, dialect=dialect)
 
 
-def interleave_plan(run_a, run_b, impressions, given, *, dialect: str = "duckdb") -> Any:
-    """``_interleave_plan`` (sql/macros/online/interleaving.sql): the plan of team-draft interleaving."""
-    return render.call('_interleave_plan', run_a, run_b, impressions, given, dialect=dialect)
+def interleave_plan(runs, teams, impressions, given, *, dialect: str = "duckdb") -> Any:
+    """``_interleave_plan`` (sql/macros/online/interleaving.sql): the plan of team-draft interleaving (two runs)
+    or multileaving (more)."""
+    return render.call('_interleave_plan', list(runs), list(teams), impressions, given, dialect=dialect)
 
 
 def interleave_sql(p, *, dialect: str = "duckdb") -> str:

@@ -5,7 +5,7 @@ and ``sqlndcg.interleaving_credit``); the rules are in docs/interleaving.md."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..core import templates
 from ..errors import SettingError
@@ -50,18 +50,58 @@ def interleave(
     """
     given = {"k": k, "seed": seed, "query_id": query_id, "doc_id": doc_id, "score": score,
              "impression_id": impression_id}
+    return _leave([(run_a, "run_a", run_a_format), (run_b, "run_b", run_b_format)], ["a", "b"],
+                  (impressions, "impressions", impressions_format), given, con)
+
+
+def multileave(
+    runs: Mapping[str, object],
+    *,
+    k: int = 10,
+    seed: int = 0,
+    impressions=None,
+    query_id: str = "query_id",
+    doc_id: str = "doc_id",
+    score: str = "score",
+    impression_id: str = "impression_id",
+    con=None,
+    impressions_format: str | None = None,
+) -> OnlineResult:
+    """Team-draft multileaving (Schuth et al., CIKM 2014) of 2 to 9 runs, ``runs={name: run}``: as
+    :func:`interleave`, but in round r the runs pick in the order of MD5("<seed>:<id>:<r>:<j>"), j the run's
+    number from 1 in the order given (then of j), and ``team`` holds the run's name. A list ends at ``k`` or when any
+    run has no document left that is not listed, so in every prefix the runs' counts differ by at most one.
+
+    >>> import pandas as pd, sqlndcg
+    >>> run = lambda docs: pd.DataFrame({"query_id": "q", "doc_id": docs, "score": [3.0, 2.0, 1.0]})
+    >>> lists = sqlndcg.multileave({"x": run(["a", "b", "c"]), "y": run(["b", "c", "d"]), "z": run(["d", "e", "a"])}, k=6)
+    >>> [(r["position"], r["doc_id"], r["team"]) for r in lists.table]
+    [(1, 'a', 'x'), (2, 'b', 'y'), (3, 'd', 'z'), (4, 'c', 'x')]
+    """
+    if not isinstance(runs, Mapping):
+        raise SettingError("multileave: runs must map run names to runs, e.g. {'bm25': run1, 'dense': run2, "
+                           f"'hybrid': run3}}, got {type(runs).__name__}")
+    given = {"k": k, "seed": seed, "query_id": query_id, "doc_id": doc_id, "score": score,
+             "impression_id": impression_id}
+    roles = [f"run_{name}" if str(name).isidentifier() else f"run_{i + 1}" for i, name in enumerate(runs)]
+    return _leave([(run, role, None) for run, role in zip(runs.values(), roles)], list(runs),
+                  (impressions, "impressions", impressions_format), given, con)
+
+
+def _leave(wanted: list[tuple], teams: list, shown_wanted: tuple, given: dict, con) -> OnlineResult:
+    """The lists of interleave (teams a, b) or multileave (the runs' names): inputs resolved and checked, the
+    statement run, the account fetched."""
     with Runner.session(con) as runner:
         dialect = runner.dialect
-        ra, rb, shown = runner.inputs((run_a, "run_a", run_a_format), (run_b, "run_b", run_b_format),
-                                      (impressions, "impressions", impressions_format))
-        assert ra is not None and rb is not None
-        plan = templates.interleave_plan(ra.described, rb.described, None if shown is None else shown.described,
-                                         given, dialect=dialect)
-        for run in (ra, rb):
+        *runs, shown = runner.inputs(*wanted, shown_wanted)
+        plan = templates.interleave_plan([r.described for r in runs if r is not None], teams,
+                                         None if shown is None else shown.described, given, dialect=dialect)
+        for run in runs:
+            assert run is not None
             runner.check(run, plan["run_checks"], plan["run_identity"], plan["run_identity"],
                          "(query, document) pairs", "; a run lists each document once per query")
         if shown is not None:
-            runner.check(shown, plan["impression_checks"], plan["impression_identity"], [impression_id],
+            runner.check(shown, plan["impression_checks"], plan["impression_identity"], [given["impression_id"]],
                          "impression ids", "; an impressions table lists each impression once, with its query")
         sql = templates.interleave_sql(plan, dialect=dialect)
         table = runner.fetch(sql, plan["settings"])

@@ -24,9 +24,16 @@
            'impression_id': 'impression_id'}) }}
 {%- endmacro -%}
 
-{#- run_a, run_b (and impressions), described as {sql, label, columns}, and the settings -> the plan. -#}
-{%- macro _interleave_plan(run_a, run_b, impressions, given) -%}
+{#- The runs (a list of inputs described as {sql, label, columns}), their teams' names (a and b for interleave;
+    the runs' names for multileave), the impressions (or none) and the settings -> the plan. -#}
+{%- macro _interleave_plan(runs_in, teams, impressions, given) -%}
 {%- set s = sqlndcg._judgment_settings('interleave', sqlndcg._interleave_declared(), given) -%}
+{%- if teams is string or teams is not sequence or (teams | length) < 2 or (teams | length) > 9 or (teams | length) != (runs_in | length) or (teams | unique | list | length) != (teams | length) -%}
+  {{ sqlndcg._fail('setting', 'multileave: give 2 to 9 runs with distinct names, got ' ~ sqlndcg._show(teams)) }}
+{%- endif -%}
+{%- for team in teams if team is not string or team == '' -%}
+  {{ sqlndcg._fail('setting', 'multileave: run names must be non-empty text, got ' ~ sqlndcg._show(team)) }}
+{%- endfor -%}
 {%- if s.k is not integer or s.k is boolean or s.k < 1 or s.k > 100 -%}
   {{ sqlndcg._fail('setting', 'interleave: k must be a whole number from 1 to 100 (the length of an interleaved list), got ' ~ sqlndcg._show(s.k)) }}
 {%- endif -%}
@@ -36,7 +43,7 @@
 {%- for key in ['query_id', 'doc_id', 'score', 'impression_id'] -%}{%- do sqlndcg._column_name(key, s[key]) -%}{%- endfor -%}
 {%- set needed = [('query id', s.query_id, 'query_id'), ('document id', s.doc_id, 'doc_id'), ('score', s.score, 'score')] -%}
 {%- set query_inputs, doc_inputs, runs = [], [], [] -%}
-{%- for run in [run_a, run_b] -%}
+{%- for run in runs_in -%}
   {{ sqlndcg._judgment_require_columns(run, needed) }}
   {{ sqlndcg._judgment_require_types(run, [s.score], [s.query_id, s.doc_id]) }}
   {%- do query_inputs.append((run, s.query_id)) -%}{%- do doc_inputs.append((run, s.doc_id)) -%}
@@ -47,9 +54,9 @@
   {%- do query_inputs.append((impressions, s.query_id)) -%}
 {%- endif -%}
 {%- set as_text = sqlndcg._judgment_ids_as_text(doc_inputs) -%}
-{%- for run in [run_a, run_b] -%}
+{%- for run in runs_in -%}
   {%- set integer_docs = sqlndcg._column_of(run.columns, s.doc_id).class == 'integer' -%}
-  {%- do runs.append({'sql': run.sql, 'tie': sqlndcg._tie_doc({'doc_ids_as_text': as_text, 'run_doc_ids_integer': integer_docs})}) -%}
+  {%- do runs.append({'sql': run.sql, 'team': teams[loop.index0], 'tie': sqlndcg._tie_doc({'doc_ids_as_text': as_text, 'run_doc_ids_integer': integer_docs})}) -%}
 {%- endfor -%}
 {%- set run_checks = [] -%}
 {%- for name in [s.query_id, s.doc_id, s.score] -%}{%- do run_checks.append(sqlndcg._judgment_check('null', name, 'is NULL')) -%}{%- endfor -%}
@@ -72,17 +79,19 @@
   'run_identity': [s.query_id, s.doc_id],
   'impression_checks': impression_checks,
   'impression_identity': [s.impression_id, s.query_id],
-  'settings': {'k': s.k, 'seed': s.seed, 'impressions': impressions is not none, 'columns': columns},
+  'settings': {'k': s.k, 'seed': s.seed, 'impressions': impressions is not none, 'columns': columns}
+              if (teams | length) == 2 and teams[0] == 'a' and teams[1] == 'b' else
+              {'runs': teams | list, 'k': s.k, 'seed': s.seed, 'impressions': impressions is not none, 'columns': columns},
 }) }}
 {%- endmacro -%}
 
-{#- Both runs' top k ranked (_a = 1 for run A, 0 for B; _r the rank), and each document of a query with its rank in
-    A and in B (0 where a run's top k lacks it). -#}
+{#- Each run's top k ranked (_a: the run's number, from 1; _r the rank), and each document of a query with its rank
+    in every run (_r1, _r2, ...; 0 where a run's top k lacks it). -#}
 {%- macro _interleave_ranked(p) -%}
 {%- set i = sqlndcg.integer_type() -%}
 _ranked AS (
   {%- for run in p.runs %}
-  SELECT _q, _d, CAST({{ loop.first | int }} AS {{ i }}) AS _a, CAST(_r AS {{ i }}) AS _r FROM (
+  SELECT _q, _d, CAST({{ loop.index }} AS {{ i }}) AS _a, CAST(_r AS {{ i }}) AS _r FROM (
     SELECT _q, _d, ROW_NUMBER() OVER (PARTITION BY _q ORDER BY {{ sqlndcg._rank_order('_key', run.tie, true) }}) AS _r
     FROM (
       SELECT {{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q, {{ sqlndcg._id(p.doc_id, p.doc_ids_as_text) }} AS _d, {{ p.score }} AS _key
@@ -90,13 +99,13 @@ _ranked AS (
     ) AS run_rows
   ) AS run_ranked
   WHERE _r <= {{ p.k }}
-  {%- if loop.first %}
+  {%- if not loop.last %}
   UNION ALL
   {%- endif %}
   {%- endfor %}
 ),
 _docs AS (
-  SELECT _q, _d, MAX(_a * _r) AS _ra, MAX((1 - _a) * _r) AS _rb
+  SELECT _q, _d{% for run in p.runs %}, MAX(CASE WHEN _a = {{ loop.index }} THEN _r ELSE 0 END) AS _r{{ loop.index }}{% endfor %}
   FROM _ranked
   GROUP BY _q, _d
 ),
@@ -116,58 +125,97 @@ _lists AS (
 ),
 {%- endmacro -%}
 
-{#- 1 when team A picks first in round `round` (an expression): MD5("<seed>:<id>:<round>") begins with 0-7. -#}
-{%- macro _interleave_coin(p, round) -%}
+{#- The hash of round `round` (an expression) of a list: MD5("<seed>:<id>:<round>"), or with `team` (a run's
+    number, for multileaving) MD5("<seed>:<id>:<round>:<team>"), as 32 hex digits. -#}
+{%- macro _interleave_hash(p, round, team=none) -%}
 {%- set text = sqlndcg.concat_text(sqlndcg.concat_text("'" ~ p.seed ~ ":'", '_id'), sqlndcg.concat_text("':'", 'CAST(' ~ round ~ ' AS ' ~ sqlndcg.text_type() ~ ')')) -%}
-{{ return('(CASE WHEN ' ~ sqlndcg.md5_hex(text) ~ " < '8' THEN 1 ELSE 0 END)") }}
+{{ return(sqlndcg.md5_hex(text if team is none else sqlndcg.concat_text(text, "':" ~ team ~ "'"))) }}
 {%- endmacro -%}
 
-{#- Step t: from the state after step t - 1 (_ia, _ib: the deepest ranks of A and B listed), each team's next
-    candidate (_na, _nb; k + 1: none left); when both have one, the team whose turn it is (round (t + 1) / 2's
-    coin's team at odd steps, the other at even ones) takes its own. _path<t> appends the rank taken plus 100 (0:
-    the list has ended) as three digits, so the state keeps one width whatever k. -#}
+{#- The run whose turn it is at step t, from the hashes of the step's round (_h, or _h1.._hm). Two runs: the first
+    picks first in round r when its hash begins with 0-7 (its first bit is 0), then the other. More runs (team-draft
+    multileaving, Schuth et al., CIKM 2014): the runs pick in the order of their hashes, then of their numbers. -#}
+{%- macro _interleave_turn(p, t) -%}
+{%- set m = p.runs | length -%}
+{%- set slot = (t - 1) % m -%}
+{%- if m == 2 -%}
+{{ return("CASE WHEN _h < '8' THEN " ~ ('1 ELSE 2' if slot == 0 else '2 ELSE 1') ~ ' END') }}
+{%- endif -%}
+{%- set cases = [] -%}
+{%- for j in range(1, m + 1) -%}
+  {%- set ahead = [] -%}
+  {%- for l in range(1, m + 1) if l != j -%}
+    {%- do ahead.append('CASE WHEN _h' ~ l ~ (' <= ' if l < j else ' < ') ~ '_h' ~ j ~ ' THEN 1 ELSE 0 END') -%}
+  {%- endfor -%}
+  {%- do cases.append('WHEN ' ~ (ahead | join(' + ')) ~ ' = ' ~ slot ~ ' THEN ' ~ j) -%}
+{%- endfor -%}
+{{ return('CASE ' ~ (cases | join(' ')) ~ ' END') }}
+{%- endmacro -%}
+
+{#- Step t: from the state after step t - 1 (_x<j>: the deepest rank of run j listed), each run's next candidate
+    (_n<j>: its first document below _x<j> that no run has listed; k + 1: none left); when every run has one, the
+    run whose turn it is takes its own. _path<t> appends the run's number and its rank taken plus 100 (0: the list
+    has ended) as four digits, so the state keeps one width whatever k. -#}
 {%- macro _interleave_step(p, t) -%}
-{%- set u = t - 1 -%}
-{%- set both = '_na <= ' ~ p.k ~ ' AND _nb <= ' ~ p.k -%}
-{%- set a_picks = '_coin = ' ~ (t % 2) -%}
+{%- set u, m = t - 1, p.runs | length -%}
+{%- set state %}{% for j in range(1, m + 1) %}, s._x{{ j }}_{{ u }} AS _x{{ j }}_{{ u }}{% endfor %}{% endset -%}
+{%- set every = [] -%}{%- for j in range(1, m + 1) -%}{%- do every.append('_n' ~ j ~ ' <= ' ~ p.k) -%}{%- endfor -%}
+{%- set every = every | join(' AND ') -%}
 _s{{ t }} AS (
   SELECT _q, _i, _id,
-    {{ sqlndcg.concat_text('_path' ~ u, 'CAST(100 + (CASE WHEN ' ~ both ~ ' THEN (CASE WHEN ' ~ a_picks ~ ' THEN _na ELSE _nb END) ELSE 0 END) AS ' ~ sqlndcg.text_type() ~ ')') }} AS _path{{ t }},
-    CASE WHEN {{ both }} AND {{ a_picks }} THEN _na ELSE _ia{{ u }} END AS _ia{{ t }},
-    CASE WHEN {{ both }} AND NOT ({{ a_picks }}) THEN _nb ELSE _ib{{ u }} END AS _ib{{ t }}
+    {{ sqlndcg.concat_text('_path' ~ u, 'CAST(_who * 1000 + 100 + (CASE WHEN ' ~ every ~ ' THEN (CASE _who' ~ sqlndcg._interleave_whens(m, '_n') ~ ' END) ELSE 0 END) AS ' ~ sqlndcg.text_type() ~ ')') }} AS _path{{ t }}
+    {%- for j in range(1, m + 1) %},
+    CASE WHEN {{ every }} AND _who = {{ j }} THEN _n{{ j }} ELSE _x{{ j }}_{{ u }} END AS _x{{ j }}_{{ t }}
+    {%- endfor %}
   FROM (
-    SELECT s._q AS _q, s._i AS _i, s._id AS _id, s._path{{ u }} AS _path{{ u }}, s._ia{{ u }} AS _ia{{ u }}, s._ib{{ u }} AS _ib{{ u }},
-      {{ sqlndcg._interleave_coin(p, (t + 1) // 2) }} AS _coin,
-      MIN(CASE WHEN d._ra > s._ia{{ u }} AND (d._rb = 0 OR d._rb > s._ib{{ u }}) THEN d._ra ELSE {{ p.k + 1 }} END) AS _na,
-      MIN(CASE WHEN d._rb > s._ib{{ u }} AND (d._ra = 0 OR d._ra > s._ia{{ u }}) THEN d._rb ELSE {{ p.k + 1 }} END) AS _nb
-    FROM _s{{ u }} AS s
-    JOIN _docs AS d ON d._q = s._q
-    GROUP BY s._q, s._i, s._id, s._path{{ u }}, s._ia{{ u }}, s._ib{{ u }}
-  ) AS step_{{ t }}
+    SELECT _q, _i, _id, _path{{ u }}{% for j in range(1, m + 1) %}, _x{{ j }}_{{ u }}, _n{{ j }}{% endfor %}, {{ sqlndcg._interleave_turn(p, t) }} AS _who
+    FROM (
+      SELECT s._q AS _q, s._i AS _i, s._id AS _id, s._path{{ u }} AS _path{{ u }}{{ state }},
+        {%- if m == 2 %}
+        {{ sqlndcg._interleave_hash(p, (t + 1) // 2) }} AS _h,
+        {%- else %}
+        {%- for j in range(1, m + 1) %}
+        {{ sqlndcg._interleave_hash(p, (t - 1) // m + 1, j) }} AS _h{{ j }},
+        {%- endfor %}
+        {%- endif %}
+        {%- for j in range(1, m + 1) %}
+        MIN(CASE WHEN d._r{{ j }} > s._x{{ j }}_{{ u }}{% for l in range(1, m + 1) if l != j %} AND (d._r{{ l }} = 0 OR d._r{{ l }} > s._x{{ l }}_{{ u }}){% endfor %} THEN d._r{{ j }} ELSE {{ p.k + 1 }} END) AS _n{{ j }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
+      FROM _s{{ u }} AS s
+      JOIN _docs AS d ON d._q = s._q
+      GROUP BY s._q, s._i, s._id, s._path{{ u }}{% for j in range(1, m + 1) %}, s._x{{ j }}_{{ u }}{% endfor %}
+    ) AS step_{{ t }}
+  ) AS turn_{{ t }}
 ),
 {%- endmacro -%}
 
+{#- ` WHEN 1 THEN <prefix>1 WHEN 2 THEN <prefix>2 ...` over m runs. -#}
+{%- macro _interleave_whens(m, prefix) -%}
+{%- set out = [] -%}{%- for j in range(1, m + 1) -%}{%- do out.append(' WHEN ' ~ j ~ ' THEN ' ~ prefix ~ j) -%}{%- endfor -%}
+{{ return(out | join('')) }}
+{%- endmacro -%}
+
 {#- The plan -> one SELECT of the interleaved lists: query_id, [impression_id,] position, doc_id, team. The path's
-    three digits of each step become rows by one cross join with the steps 1..k (_odd: the round's first pick). -#}
+    four digits of each step become rows by one cross join with the steps 1..k. -#}
 {%- macro _interleave_sql(p) -%}
 {%- set i = sqlndcg.integer_type() -%}
 WITH {{ sqlndcg._interleave_ranked(p) }}
 {{ sqlndcg._interleave_lists(p) }}
 _s0 AS (
-  SELECT _q, _i, _id, {{ sqlndcg.text_literal('') }} AS _path0, CAST(0 AS {{ i }}) AS _ia0, CAST(0 AS {{ i }}) AS _ib0 FROM _lists
+  SELECT _q, _i, _id, {{ sqlndcg.text_literal('') }} AS _path0{% for run in p.runs %}, CAST(0 AS {{ i }}) AS _x{{ loop.index }}_0{% endfor %} FROM _lists
 ),
 {%- for t in range(1, p.k + 1) %}
 {{ sqlndcg._interleave_step(p, t) }}
 {%- endfor %}
 _steps AS (
   {%- for t in range(1, p.k + 1) %}
-  SELECT {{ t }} AS _step, {{ (t + 1) // 2 }} AS _round, {{ t % 2 }} AS _odd{% if not loop.last %} UNION ALL{% endif %}
+  SELECT {{ t }} AS _step{% if not loop.last %} UNION ALL{% endif %}
   {%- endfor %}
 ),
 _picks AS (
   SELECT s._q AS _q, s._i AS _i, st._step AS _step,
-    CAST(SUBSTR(s._path{{ p.k }}, 3 * st._step - 2, 3) AS {{ i }}) - 100 AS _p,
-    CASE WHEN {{ sqlndcg._interleave_coin(p, 'st._round') }} = 1 THEN st._odd ELSE 1 - st._odd END AS _from_a
+    CAST(SUBSTR(s._path{{ p.k }}, 4 * st._step - 3, 1) AS {{ i }}) AS _who,
+    CAST(SUBSTR(s._path{{ p.k }}, 4 * st._step - 2, 3) AS {{ i }}) - 100 AS _p
   FROM _s{{ p.k }} AS s
   CROSS JOIN _steps AS st
 )
@@ -178,32 +226,34 @@ SELECT
   {%- endif %}
   pk._step AS {{ sqlndcg._quote('position') }},
   r._d AS {{ p.doc_id }},
-  CASE WHEN pk._from_a = 1 THEN {{ sqlndcg.text_literal('a') }} ELSE {{ sqlndcg.text_literal('b') }} END AS {{ sqlndcg._quote('team') }}
+  CASE pk._who{% for run in p.runs %} WHEN {{ loop.index }} THEN {{ sqlndcg.text_literal(run.team) }}{% endfor %} END AS {{ sqlndcg._quote('team') }}
 FROM _picks AS pk
-JOIN _ranked AS r ON r._q = pk._q AND r._a = pk._from_a AND r._r = pk._p
+JOIN _ranked AS r ON r._q = pk._q AND r._a = pk._who AND r._r = pk._p
 WHERE pk._p > 0
 ORDER BY pk._q, {% if p.impressions %}pk._i, {% endif %}pk._step
 {%- endmacro -%}
 
-{#- Queries a list cannot be built for: in one run only (an interleaved list needs both), per run; with
-    impressions, how many there are and how many of them get no list (their query is not in both runs). A UNION
-    and a GROUP BY rather than an outer join, whose unmatched columns some engines fill with 0 or ''. -#}
+{#- Queries a list cannot be built for (an interleaved list needs every run): two runs, those in one run only
+    (only_in_run_a, only_in_run_b); more, those each run lacks (not_in_<run>); with impressions, how many there are
+    and how many get no list. A UNION and a GROUP BY rather than an outer join, whose unmatched columns some engines
+    fill with 0 or ''. -#}
 {%- macro _interleave_account_sql(p) -%}
+{%- set m = p.runs | length -%}
+{%- set pair = m == 2 and p.runs[0].team == 'a' and p.runs[1].team == 'b' -%}
 WITH {{ sqlndcg._interleave_ranked(p) }}
 _per_query AS (
-  SELECT _q, MAX(_a) AS _in_a, MAX(1 - _a) AS _in_b FROM _ranked GROUP BY _q
+  SELECT _q{% for run in p.runs %}, MAX(CASE WHEN _a = {{ loop.index }} THEN 1 ELSE 0 END) AS _in{{ loop.index }}{% endfor %}
+  FROM _ranked GROUP BY _q
 ),
 _queries AS (
-  SELECT COUNT(*) AS _n,
-    SUM(CASE WHEN _in_b = 0 THEN 1 ELSE 0 END) AS _only_a,
-    SUM(CASE WHEN _in_a = 0 THEN 1 ELSE 0 END) AS _only_b
+  SELECT COUNT(*) AS _n{% for run in p.runs %}, SUM(1 - _in{{ loop.index }}) AS _not_in{{ loop.index }}{% endfor %}
   FROM _per_query
 )
 {%- if p.impressions %},
 _marks AS (
   SELECT {{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q, 1 AS _shown, 0 AS _listed FROM {{ p.impressions }} AS impression_input
   UNION ALL
-  SELECT _q, 0 AS _shown, 1 AS _listed FROM _per_query WHERE _in_a = 1 AND _in_b = 1
+  SELECT _q, 0 AS _shown, 1 AS _listed FROM _per_query WHERE {% for run in p.runs %}_in{{ loop.index }} = 1{% if not loop.last %} AND {% endif %}{% endfor %}
 ),
 _per_shown_query AS (
   SELECT _q, SUM(_shown) AS _shown_n, MAX(_listed) AS _listed_q FROM _marks GROUP BY _q
@@ -213,7 +263,10 @@ _shown_counts AS (
   FROM _per_shown_query
 )
 {%- endif %}
-SELECT q._n AS {{ sqlndcg._quote('queries') }}, q._only_a AS {{ sqlndcg._quote('only_in_run_a') }}, q._only_b AS {{ sqlndcg._quote('only_in_run_b') }}
+SELECT q._n AS {{ sqlndcg._quote('queries') }}
+  {%- for run in p.runs %},
+  q._not_in{{ loop.index }} AS {{ sqlndcg._quote(('only_in_run_' ~ ('b' if loop.first else 'a')) if pair else ('not_in_' ~ run.team)) }}
+  {%- endfor %}
   {%- if p.impressions %},
   CAST(i._impressions AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('impressions') }},
   CAST(i._without AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('impressions_without_list') }}
@@ -228,5 +281,17 @@ CROSS JOIN _shown_counts AS i
 {%- macro interleave(run_a=none, run_b=none, impressions=none) -%}
 {%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
 {%- set shown = none if impressions is none else sqlndcg._input_relation('impressions', impressions) -%}
-{{ return(sqlndcg._interleave_sql(sqlndcg._interleave_plan(sqlndcg._input_relation('run_a', run_a), sqlndcg._input_relation('run_b', run_b), shown, kwargs))) }}
+{{ return(sqlndcg._interleave_sql(sqlndcg._interleave_plan([sqlndcg._input_relation('run_a', run_a), sqlndcg._input_relation('run_b', run_b)], ['a', 'b'], shown, kwargs))) }}
+{%- endmacro -%}
+
+{#- dbt entry point: runs={'name': ref(...), ...}, 2 to 9 of them. -#}
+{%- macro multileave(runs=none, impressions=none) -%}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{%- if runs is not mapping -%}
+  {{ sqlndcg._fail('setting', "multileave: runs= must map run names to relations, e.g. {'bm25': ref('bm25'), 'dense': ref('dense'), 'hybrid': ref('hybrid')}") }}
+{%- endif -%}
+{%- set inputs = [] -%}
+{%- for name, relation in runs.items() -%}{%- do inputs.append(sqlndcg._input_relation('run ' ~ name, relation)) -%}{%- endfor -%}
+{%- set shown = none if impressions is none else sqlndcg._input_relation('impressions', impressions) -%}
+{{ return(sqlndcg._interleave_sql(sqlndcg._interleave_plan(inputs, runs.keys() | list, shown, kwargs))) }}
 {%- endmacro -%}
