@@ -312,6 +312,51 @@ def test_the_credit_prefers_neither_of_two_identical_rankers():
     assert abs(np.mean([r["preference"] for r in rows])) < 0.03
 
 
+def test_a_multileaved_log_is_credited_per_pair_as_pandas_counts():
+    log = random_log(np.random.default_rng(60), impressions=300)
+    log["team"] = np.random.default_rng(61).choice(["x", "y", "z", None], size=len(log), p=[0.3, 0.3, 0.3, 0.1])
+    res = sqlndcg.interleaving_credit(log, teams=["x", "y", "z"], group_by="day", bootstrap=100)
+    assert res.table.columns[:3] == ("day", "team_a", "team_b")
+    assert [r[1:3] for r in res.table.rows[:3]] == [("x", "y"), ("x", "z"), ("y", "z")]
+    for row in res.table.to_dicts():
+        g = log[log.day == row["day"]]
+        per = g.assign(ca=g.click * (g.team == row["team_a"]), cb=g.click * (g.team == row["team_b"]),
+                       teamed=g.team.notna()).groupby("impression_id")[["ca", "cb", "teamed"]].sum()
+        per = per[per.teamed > 0]
+        wa, wb = int((per.ca > per.cb).sum()), int((per.cb > per.ca).sum())
+        assert (row["impressions"], row["wins_a"], row["wins_b"], row["ties"]) == (len(per), wa, wb, len(per) - wa - wb)
+        assert row["p_value"] == pytest.approx(binomtest(wa, wa + wb, 0.5).pvalue, rel=1e-9)
+    assert res.account.rows == sqlndcg.interleaving_credit(log.assign(team=log.team.map({"x": "a", "y": "b", "z": "a"})),
+                                                           group_by="day", bootstrap=0).account.rows
+    assert res.settings["teams"] == ["x", "y", "z"]
+    with pytest.raises(DataError, match=r"is neither one of \['x', 'y'\]"):
+        sqlndcg.interleaving_credit(log, teams=["x", "y"])
+
+
+def test_multileaved_credit_prefers_the_better_of_three_rankers_and_not_a_copy():
+    rng = np.random.default_rng(77)
+    rel = {(f"q{q}", f"d{d}"): int(rng.choice(4, p=[0.5, 0.25, 0.15, 0.1])) for q in range(40) for d in range(15)}
+    keys = list(rel)
+    good = pd.DataFrame({"query_id": [q for q, _ in keys], "doc_id": [d for _, d in keys],
+                         "score": [rel[key] + rng.normal(0, 0.7) for key in keys]})
+    bad = good.assign(score=[0.5 * rel[key] + rng.normal(0, 1.2) for key in keys])
+    sims, per_sim = 10, 300
+    shown = pd.DataFrame({"impression_id": [f"{s}-{i}" for s in range(sims) for i in range(per_sim)],
+                          "query_id": [f"q{int(q)}" for q in rng.integers(0, 40, sims * per_sim)]})
+    lists = sqlndcg.multileave({"good": good, "bad": bad, "copy": good}, k=10, seed=3, impressions=shown).table.to_pandas()
+    grade = lists.apply(lambda r: rel[(r.query_id, r.doc_id)], axis=1).to_numpy()
+    examined = rng.random(len(lists)) < 1 / lists.position.to_numpy()
+    lists["click"] = (examined & (rng.random(len(lists)) < (2.0 ** grade - 1) / 8)).astype(int)
+    lists["sim"] = lists.impression_id.str.split("-").str[0].astype(int)
+    rows = sqlndcg.interleaving_credit(lists, teams=["good", "bad", "copy"], group_by="sim", bootstrap=0).table.to_dicts()
+    pairs = {(r["team_a"], r["team_b"]): [] for r in rows}
+    for r in rows:
+        pairs[(r["team_a"], r["team_b"])].append(r)
+    assert sum(r["preference"] > 0 and r["p_value"] < 0.05 for r in pairs[("good", "bad")]) >= 9
+    assert sum(r["preference"] < 0 and r["p_value"] < 0.05 for r in pairs[("bad", "copy")]) >= 9
+    assert sum(r["p_value"] > 0.05 for r in pairs[("good", "copy")]) >= 8
+
+
 # --- input errors ------------------------------------------------------------------------------------------------
 
 def test_a_team_other_than_a_or_b_is_refused_naming_the_log_column_and_row():
@@ -404,6 +449,10 @@ def same_on(con, load=lambda name, df: df) -> None:
     want = sqlndcg.interleaving_credit(log, group_by="day", bootstrap=100)
     got = sqlndcg.interleaving_credit(load("log", log), group_by="day", bootstrap=100, con=con)
     assert got.table.rows == want.table.rows and got.account.rows == want.account.rows
+    log = log.assign(team=log.team.map({"a": "x", "b": "y"}).where(log.position % 3 != 0, "z"))
+    want = sqlndcg.interleaving_credit(log, teams=["x", "y", "z"], bootstrap=50)
+    got = sqlndcg.interleaving_credit(load("mlog", log), teams=["x", "y", "z"], bootstrap=50, con=con)
+    assert got.table.rows == want.table.rows and got.account.rows == want.account.rows
 
 
 def test_sqlite_gives_duckdbs_lists_and_credit():
@@ -458,6 +507,16 @@ def test_the_command_line_interleaves_and_credits_as_python_does(tmp_path, capsy
     assert f'"wins_a": {want.table.to_dicts()[0]["wins_a"]}' in out and '"without_team"' in out
     assert main(["interleaving-credit", "--log", str(tmp_path / "log.csv"), "--team-column", "side"]) == 2
     assert "no team column 'side'" in capsys.readouterr().err
+    assert main(["multileave", "--run", f"x={tmp_path / 'a.csv'}", "--run", f"y={tmp_path / 'b.csv'}", "--run",
+                 f"z={tmp_path / 'a.csv'}", "-k", "5", "--format", "csv"]) == 0
+    want = sqlndcg.multileave({"x": run_a, "y": run_b, "z": run_a}, k=5).table.rows
+    assert capsys.readouterr().out.splitlines()[1:] == [",".join(str(v) for v in r) for r in want]
+    log.assign(team=log.team.map({"a": "x", "b": "y"})).to_csv(tmp_path / "mlog.csv", index=False)
+    assert main(["interleaving-credit", "--log", str(tmp_path / "mlog.csv"), "--teams", "x,y,z", "--format",
+                 "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("team_a,team_b,impressions,wins_a")
+    assert main(["multileave", "--run", f"x={tmp_path / 'a.csv'}", "--run", str(tmp_path / "b.csv")]) == 2
+    assert "give each run as NAME=FILE_OR_TABLE" in capsys.readouterr().err
 
 
 # --- dbt ------------------------------------------------------------------------------------------------------------

@@ -58,7 +58,10 @@ EXAMPLES = {
                   "--group-by system"],
     "interleave": ["sqlndcg interleave --run-a ranker_a.csv --run-b ranker_b.csv --impressions impressions.csv "
                    "-k 10 --seed 7 --output lists.csv"],
-    "interleaving-credit": ["sqlndcg interleaving-credit --log interleaved_clicks.parquet --group-by ds --account"],
+    "multileave": ["sqlndcg multileave --run bm25=bm25.csv --run dense=dense.csv --run hybrid=hybrid.csv "
+                   "--impressions impressions.csv -k 10 --seed 7 --output lists.csv"],
+    "interleaving-credit": ["sqlndcg interleaving-credit --log interleaved_clicks.parquet --group-by ds --account",
+                            "sqlndcg interleaving-credit --log multileaved_clicks.parquet --teams bm25,dense,hybrid"],
 }
 
 

@@ -227,9 +227,10 @@ def interleave_account_sql(p, *, dialect: str = "duckdb") -> str:
     return render.call('_interleave_account_sql', p, dialect=dialect)
 
 
-def interleaving_credit_plan(log, lp, no_clicks, *, dialect: str = "duckdb") -> Any:
+def interleaving_credit_plan(log, lp, no_clicks, teams=None, *, dialect: str = "duckdb") -> Any:
     """``_interleaving_credit_plan`` (sql/macros/online/interleaving_credit.sql): the credit's plan from the log's."""
-    return render.call('_interleaving_credit_plan', log, lp, no_clicks, dialect=dialect)
+    return render.call('_interleaving_credit_plan', log, lp, no_clicks, None if teams is None else list(teams),
+                       dialect=dialect)
 
 
 def interleaving_credit_sql(p, *, dialect: str = "duckdb") -> str:

@@ -118,6 +118,7 @@ def interleaving_credit(
     log,
     *,
     no_clicks: str = "tie",
+    teams: Sequence[str] | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
     level: float = 0.95,
@@ -142,6 +143,10 @@ def interleaving_credit(
     sign test of wins_a against wins_b (ties dropped). ``.account`` counts per group the impressions read, those
     without any team row (left out), those without clicks, and clicks on documents of neither team.
 
+    A multileaved log (:func:`multileave`: team holds the runs' names) is credited per pair of runs with
+    ``teams=[names]`` (Schuth et al., CIKM 2014): one row per group and pair, ``team_a`` and ``team_b`` naming the
+    pair (in the order given), wins_a counting the impressions with more clicks on team_a's documents.
+
     >>> import pandas as pd, sqlndcg
     >>> log = pd.DataFrame({"impression_id": [1, 1, 2, 2, 3, 3], "query_id": ["q"] * 6,
     ...                     "doc_id": ["x", "y"] * 3, "position": [1, 2] * 3, "click": [1, 0, 1, 0, 0, 0],
@@ -161,17 +166,19 @@ def interleaving_credit(
         dialect = runner.dialect
         inp, lp = open_log(runner, log, log_format, "interleaving_credit", log_settings(group_by, columns),
                            ("team",))
-        plan = templates.interleaving_credit_plan(inp.described, lp, no_clicks, dialect=dialect)
+        plan = templates.interleaving_credit_plan(inp.described, lp, no_clicks, teams, dialect=dialect)
         runner.check(inp, plan["team_checks"], lp["shown"])
         sql = templates.interleaving_credit_sql(plan, dialect=dialect)
         counts = runner.fetch(sql)
     groups = list(plan["settings"]["group_by"])
+    pair = ["team_a", "team_b"] if plan["named"] else []
     settings = {**plan["settings"], "bootstrap": bootstrap, "seed": seed, "level": level}
     dicts = counts.to_dicts()
-    keys = [tuple(r[g] for g in groups) for r in dicts]
+    keys = [tuple(r[g] for g in groups + pair) for r in dicts]
     rows = credit_rows(keys, [(r["wins_a"], r["wins_b"], r["ties"]) for r in dicts], resamples=bootstrap,
                        seed=seed, level=level)
-    account = Table(tuple(groups) + _ACCOUNT_COLUMNS, [k + tuple(r[c] for c in _ACCOUNT_COLUMNS)
-                                                       for k, r in zip(keys, dicts)])
-    return OnlineResult(Table(tuple(groups) + CREDIT_COLUMNS, rows, settings), settings, FormattedSQL(sql, dialect),
-                        account)
+    first = tuple(plan["teams"][:2])  # the account is the same for every pair of a group: the first pair's rows
+    account = Table(tuple(groups) + _ACCOUNT_COLUMNS, [tuple(r[g] for g in groups) + tuple(r[c] for c in _ACCOUNT_COLUMNS)
+                                                       for r in dicts if not pair or (r["team_a"], r["team_b"]) == first])
+    return OnlineResult(Table(tuple(groups + pair) + CREDIT_COLUMNS, rows, settings), settings,
+                        FormattedSQL(sql, dialect), account)
