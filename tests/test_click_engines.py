@@ -13,6 +13,7 @@ import pytest
 import sqlndcg
 
 from clicksim import simulate
+from snowflake_tables import load_snowflake
 
 
 def log_frame(ids: str) -> pd.DataFrame:
@@ -114,18 +115,6 @@ def test_mariadb_equals_duckdb(mariadb):
         check_engine(con, lambda con, name, frame: frame, "MariaDB")
     finally:
         con.close()
-
-
-def load_snowflake(con, name, frame):
-    """A table of quoted (case-kept) names: Snowflake folds unquoted ones to upper case."""
-    kinds = {"i": "BIGINT", "f": "DOUBLE", "b": "BOOLEAN"}
-    cur = con.cursor()
-    cur.execute(f'DROP TABLE IF EXISTS "{name}"')
-    cur.execute(f'CREATE TABLE "{name}" ('
-                + ", ".join(f'"{c}" {kinds.get(frame[c].dtype.kind, "VARCHAR")}' for c in frame.columns) + ")")
-    cur.executemany(f'INSERT INTO "{name}" VALUES ({", ".join(["%s"] * len(frame.columns))})',
-                    [tuple(r) for r in frame.itertuples(index=False, name=None)])
-    return name
 
 
 def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):

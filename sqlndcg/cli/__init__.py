@@ -25,6 +25,7 @@ from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import explain as cli_explain
+from . import interleaving as cli_interleaving
 from . import judgments as cli_judgments
 from . import online as cli_online
 from . import power as cli_power
@@ -131,8 +132,8 @@ class VerbModule(Protocol):
 
 
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
-_MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_compare, cli_explain,
-                                     cli_power)
+_MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_interleaving, cli_compare,
+                                     cli_explain, cli_power)
 
 
 def _verbs() -> dict[str, tuple[VerbModule, str]]:

@@ -58,6 +58,12 @@ EXAMPLES = {
                   "--group-by system"],
     "propensities": ["sqlndcg propensities sqlndcg/examples/clicks.csv --method em --bootstrap 50 --plot theta.png"],
     "click_labels": ["sqlndcg click_labels sqlndcg/examples/clicks.csv --propensities logged --output labels.csv"],
+    "interleave": ["sqlndcg interleave --run-a ranker_a.csv --run-b ranker_b.csv --impressions impressions.csv "
+                   "-k 10 --seed 7 --output lists.csv"],
+    "multileave": ["sqlndcg multileave --run bm25=bm25.csv --run dense=dense.csv --run hybrid=hybrid.csv "
+                   "--impressions impressions.csv -k 10 --seed 7 --output lists.csv"],
+    "interleaving_credit": ["sqlndcg interleaving_credit --log interleaved_clicks.parquet --group-by ds --account",
+                            "sqlndcg interleaving_credit --log multileaved_clicks.parquet --teams bm25,dense,hybrid"],
 }
 
 

@@ -256,6 +256,33 @@ def input_checks(role, spec, columns, shared=(), *, dialect: str = "duckdb") -> 
     return render.call('_input_checks', role, spec, columns, shared, dialect=dialect)
 
 
+def interleave_plan(runs, teams, impressions, given, *, dialect: str = "duckdb") -> Any:
+    """``_interleave_plan`` (sql/macros/online/interleaving.sql): the plan of team-draft interleaving (two runs)
+    or multileaving (more)."""
+    return render.call('_interleave_plan', list(runs), list(teams), impressions, given, dialect=dialect)
+
+
+def interleave_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_interleave_sql`` (sql/macros/online/interleaving.sql): SQL of the interleaved lists."""
+    return render.call('_interleave_sql', p, dialect=dialect)
+
+
+def interleave_account_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_interleave_account_sql`` (sql/macros/online/interleaving.sql): SQL of the queries in one run only."""
+    return render.call('_interleave_account_sql', p, dialect=dialect)
+
+
+def interleaving_credit_plan(log, lp, no_clicks, teams=None, *, dialect: str = "duckdb") -> Any:
+    """``_interleaving_credit_plan`` (sql/macros/online/interleaving_credit.sql): the credit's plan from the log's."""
+    return render.call('_interleaving_credit_plan', log, lp, no_clicks, None if teams is None else list(teams),
+                       dialect=dialect)
+
+
+def interleaving_credit_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_interleaving_credit_sql`` (sql/macros/online/interleaving_credit.sql): SQL of the wins per group."""
+    return render.call('_interleaving_credit_sql', p, dialect=dialect)
+
+
 def labels_plan(events, impressions, given, *, dialect: str = "duckdb") -> Any:
     """``_labels_plan`` (sql/macros/judgments/labels.sql)."""
     return render.call('_labels_plan', events, impressions, given, dialect=dialect)
