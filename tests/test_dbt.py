@@ -128,6 +128,28 @@ def test_example_models_equal_evaluate(example_build):
     assert round(worked.per_query.to_dicts()[0]["ndcg@3"], 6) == 0.855669
 
 
+def test_example_interleaving_models_equal_interleave_and_its_credit(example_build):
+    """interleaved_lists is sqlndcg.interleave of the same runs, impressions, k and seed (so the seeded clicks fall
+    on the lists dbt builds), and interleaving_preference is interleaving_credit's counts and preference."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        lists = sqlndcg.interleave("last_day_baseline", "last_day_ltr_v2", impressions="interleaving_impressions",
+                                   k=5, seed=7, con=con)
+        credit = sqlndcg.interleaving_credit("interleaved_clicks", con=con)
+    dbt_lists = duckdb_rows(database, "interleaved_lists")
+    assert len(dbt_lists) == len(lists.table) > 100
+    assert sorted(tuple(str(v) for v in r.values()) for r in dbt_lists) == sorted(
+        tuple(str(v) for v in r.values()) for r in lists.table.to_dicts())
+    with duckdb.connect(str(database), read_only=True) as con:
+        seeded = con.execute("SELECT impression_id, position, doc_id, team FROM interleaved_clicks").fetchall()
+    assert sorted(map(str, seeded)) == sorted(str((r["impression_id"], r["position"], r["doc_id"], r["team"]))
+                                              for r in lists.table.to_dicts())
+    want = {k: v for k, v in credit.table.to_dicts()[0].items() if k not in ("ci_low", "ci_high", "p_value")}
+    assert_same_rows(duckdb_rows(database, "interleaving_preference"), [want], ["impressions"],
+                     "interleaving_preference")
+    assert want["wins_b"] > want["wins_a"]  # ltr_v2 follows the true grades more closely
+
+
 def test_example_click_models_equal_propensities_and_click_labels(example_build):
     """position_bias, position_bias_em (EM unrolled by Jinja, its bootstrap hashed by DuckDB as in Python) and
     click_judgments are what sqlndcg.propensities and sqlndcg.click_labels return on the same log."""

@@ -17,12 +17,13 @@ SYSTEMS = {"baseline": 0.0, "ltr_v2": 0.35}  # how strongly each system's score 
 
 def main() -> None:
     rng = random.Random(20261101)
-    rankings, events = [], []
+    rankings, events, last_truth = [], [], {}
     for ds in DAYS:
         for q in range(1, 16):
             query = f"q{q:02d}"
             docs = [f"sku-{q:02d}-{d:02d}" for d in range(1, 13)]
             truth = {d: rng.choice([0, 0, 0, 0, 1, 1, 2, 3]) for d in docs}
+            last_truth.update({(query, d): g for d, g in truth.items()})  # the last day's, for the clicks
             for system, skill in SYSTEMS.items():
                 shown = docs[: rng.randint(6, 10)] if q != 15 else docs[:3]
                 for doc in shown:
@@ -37,6 +38,7 @@ def main() -> None:
     _write("rankings.csv", ("system", "ds", "query_id", "doc_id", "score"), rankings)
     _write("events.csv", ("ds", "query_id", "doc_id", "event"), events)
     _click_log()
+    _interleaved_clicks([r for r in rankings if r[1] == DAYS[-1]], last_truth)
 
 
 def _click_log() -> None:
@@ -49,6 +51,27 @@ def _click_log() -> None:
     keep = [header.index(c) for c in ("impression_id", "query_id", "doc_id", "position", "click", "randomized")]
     first = {f"i{i}" for i in range(1, 301)}
     _write("click_log.csv", tuple(header[i] for i in keep), [[r[i] for i in keep] for r in body if r[0] in first])
+
+
+def _interleaved_clicks(last_day: list, truth: dict) -> None:
+    """Clicks on the lists the `interleaved_lists` model makes (baseline and ltr_v2 of the last day, team-draft,
+    k=5, seed=7, three impressions per query): a user examines position p with probability 1 / p and clicks an
+    examined document with probability (2^grade - 1) / 8."""
+    import pandas as pd
+
+    import sqlndcg
+
+    runs = {s: pd.DataFrame([r[2:] for r in last_day if r[0] == s], columns=["query_id", "doc_id", "score"])
+            for s in SYSTEMS}
+    shown = pd.DataFrame([(f"{q}-{n}", q) for q in sorted(set(runs["baseline"].query_id)) for n in (1, 2, 3)],
+                         columns=["impression_id", "query_id"])
+    _write("interleaving_impressions.csv", ("impression_id", "query_id"), shown.itertuples(index=False))
+    lists = sqlndcg.interleave(runs["baseline"], runs["ltr_v2"], k=5, seed=7, impressions=shown).table.to_dicts()
+    rng = random.Random(7)
+    rows = [(r["impression_id"], r["query_id"], r["doc_id"], r["position"],
+             int(rng.random() < 1 / r["position"] and rng.random() < (2 ** truth[(r["query_id"], r["doc_id"])] - 1) / 8),
+             r["team"]) for r in lists]
+    _write("interleaved_clicks.csv", ("impression_id", "query_id", "doc_id", "position", "click", "team"), rows)
 
 
 def _write(name: str, header: tuple, rows: list) -> None:
