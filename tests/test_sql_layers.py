@@ -25,7 +25,7 @@ LAYERS = [
     "checks",         # the input checks' declaration and statements
     "statements",     # per-query, summary, account, run_top, compare, explain, weights
     "judgments",      # the judgment tools: labels, agreement, positions
-    "online",         # click logs: the impression log's plan and checks, propensities, click labels
+    "online",         # click logs: the impression log's plan and checks, propensities, click labels, interleaving
     "entry",          # dbt's entry points: per_query, summary, account, compare
     "generic_tests",  # dbt's generic tests on inputs and results
     "local",          # sql/local: Python's own macros (readers, sessions, frames), which dbt never sees
