@@ -414,17 +414,22 @@ def _refuse_in_the_quick_subset(request, name: str) -> None:
                     f"{request.config.getoption('markexpr')!r}: mark it engine (or name its server in a parameter)")
 
 
-@pytest.fixture(scope="session")
-def postgres(request):
-    """A throwaway PostgreSQL server for the whole test run (see :class:`PostgresServer`)."""
-    _refuse_in_the_quick_subset(request, "postgres")
+def _served(request, name: str, start):
+    """A server ``start()`` started for the whole test run (its start time noted), stopped at its end."""
+    _refuse_in_the_quick_subset(request, name)
     t0 = time.perf_counter()
-    server, proc = start_postgres()
+    server, proc = start()
     server.start_seconds = time.perf_counter() - t0
     try:
         yield server
     finally:
         proc.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres(request):
+    """A throwaway PostgreSQL server for the whole test run (see :class:`PostgresServer`)."""
+    yield from _served(request, "postgres", start_postgres)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -577,14 +582,7 @@ def start_mariadb() -> tuple[MariaDBServer, _MariaDBProcess]:
 @pytest.fixture(scope="session")
 def mariadb(request):
     """A throwaway MariaDB server for the whole test run (see :class:`MariaDBServer`)."""
-    _refuse_in_the_quick_subset(request, "mariadb")
-    t0 = time.perf_counter()
-    server, proc = start_mariadb()
-    server.start_seconds = time.perf_counter() - t0
-    try:
-        yield server
-    finally:
-        proc.stop()
+    yield from _served(request, "mariadb", start_mariadb)
 
 
 @pytest.fixture(scope="session")

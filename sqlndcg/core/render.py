@@ -107,7 +107,7 @@ def _transpiling_in(root: Path) -> tuple[str, dict]:
 def _nearest(dialect: str) -> str:
     """The sqlglot dialect ``dialect``'s rendered text is in: its own name, the nearest its file names (DataFusion:
     postgres), or, for a dialect no file names, the one its text is transpiled from (DuckDB)."""
-    said = dialect_facts()[_chain(dialect)[0]]
+    said = _facts_of(dialect)
     return said["transpiles_from"] or said["nearest"] or dialect
 
 
@@ -120,11 +120,16 @@ def transpiled(dialect: str) -> bool:
 
 def sqlglot_has(dialect: str) -> bool:
     """Whether sqlglot has a dialect of that name (its file names no nearest one, as DataFusion's does)."""
-    return not dialect_facts()[_chain(dialect)[0]]["nearest"]
+    return not _facts_of(dialect)["nearest"]
 
 
 def _chain(dialect: str) -> tuple[str, ...]:
     return adapters().get(dialect) or (_transpiling_in(_root())[0],)
+
+
+def _facts_of(dialect: str) -> dict:
+    """The facts of the file that renders ``dialect`` (transpiled.sql's for a dialect no file names)."""
+    return dialect_facts()[_chain(dialect)[0]]
 
 
 #: Messages raised by the templates start with one of these; each maps to the exception a Python caller catches.
@@ -520,7 +525,7 @@ def _transpile(sql: str, dialect: str, pretty: bool) -> str:
     import sqlglot.errors
 
     read, write = _nearest(dialect), sqlglot_dialect(dialect)
-    identify = dialect_facts()[_chain(dialect)[0]]["identify"]
+    identify = _facts_of(dialect)["identify"]
     try:
         return sqlglot.transpile(sql, read=read, write=write, pretty=pretty, identify=identify,
                                  unsupported_level=sqlglot.ErrorLevel.RAISE)[0]

@@ -13,6 +13,20 @@ from ...core import render
 from ...core import templates
 
 
+def driver_errors(*modules: str) -> tuple[type[BaseException], ...]:
+    """The DB-API ``Error`` class of each driver module that is installed: the exceptions a connection of any of them
+    raises (a connection's own driver is always importable; the others may be absent)."""
+    import importlib
+
+    found = []
+    for module in modules:
+        try:
+            found.append(importlib.import_module(module).Error)
+        except ImportError:
+            pass
+    return tuple(found)
+
+
 class MissingRelation(Exception):
     """The engine says the table or view does not exist."""
 

@@ -7,7 +7,7 @@ transaction stays theirs: the temporary tables sqlndcg makes are created and dro
 
 from __future__ import annotations
 
-from .base import MissingRelation, classify
+from .base import MissingRelation, classify, driver_errors
 from .dbapi import DBAPIEngine
 
 #: The protocol's field type codes (MySQL's enum_field_types) and the type names the engine reports them as.
@@ -37,13 +37,7 @@ class MySQLEngine(DBAPIEngine):
 
     def __init__(self, con, **kwargs):
         super().__init__(con, **kwargs)
-        errors = []
-        for module, attribute in (("pymysql", "Error"), ("MySQLdb", "Error"), ("mysql.connector", "Error")):
-            try:
-                errors.append(getattr(__import__(module, fromlist=[attribute]), attribute))
-            except ImportError:
-                pass
-        self.errors = tuple(errors)
+        self.errors = driver_errors("pymysql", "MySQLdb", "mysql.connector")
         if self._server().lower().find("mariadb") >= 0:
             self.name = "MariaDB"
 

@@ -14,7 +14,7 @@ import uuid
 
 from ...core import render
 from ...errors import InputError
-from .base import MissingRelation, classify
+from .base import MissingRelation, classify, driver_errors
 from .dbapi import DBAPIEngine
 from ...core import templates
 
@@ -30,13 +30,7 @@ class PostgresEngine(DBAPIEngine):
 
     def __init__(self, con, **kwargs):
         super().__init__(con, **kwargs)
-        errors = []
-        for module in ("psycopg", "psycopg2"):
-            try:
-                errors.append(__import__(module).Error)
-            except ImportError:
-                pass
-        self.errors = tuple(errors)
+        self.errors = driver_errors("psycopg", "psycopg2")
         # An exception being handled where sqlndcg was called is the caller's, not a failure of this call.
         self._outer_exception = sys.exc_info()[1]
         self._savepoint: str | None = None

@@ -14,7 +14,7 @@ for it, and DuckDB's text order is byte order already), so on a fakesnow connect
 
 from __future__ import annotations
 
-from .base import MissingRelation
+from .base import MissingRelation, driver_errors
 from .dbapi import DBAPIEngine
 
 #: snowflake.connector's type codes (constants.FIELD_TYPES) that hold numbers, text; FIXED (0) is NUMBER.
@@ -29,11 +29,7 @@ class SnowflakeEngine(DBAPIEngine):
 
     def __init__(self, con, **kwargs):
         super().__init__(con, **kwargs)
-        try:
-            from snowflake.connector import errors as driver_errors
-            self.errors = (driver_errors.Error,)
-        except ImportError:  # pragma: no cover - a connection without its driver
-            self.errors = (Exception,)
+        self.errors = driver_errors("snowflake.connector")
         #: fakesnow's connection: Snowflake's SQL run on DuckDB through sqlglot (tests, users' own test suites).
         self.emulated = type(con).__module__.split(".")[0] == "fakesnow"
         if self.emulated:
