@@ -8,7 +8,8 @@ refuse what that dialect cannot express).
 The layers, each importing only those below it::
 
     cli/      the command line: one parser per verb, one table writer
-    verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions, propensities, click_labels
+    verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions, propensities, click_labels,
+              counterfactual, interleaving
     stats/    paired tests, bootstrap intervals, the t distribution (pure Python; NumPy only speeds them up)
     present/  results (tables, the SQL that ran) and plots
     run/      the session with an engine: connections, inputs (sources), input checks, engines/
@@ -47,6 +48,8 @@ _LAZY = {
     "positions": ("sqlndcg.verbs.positions", "positions"),
     "propensities": ("sqlndcg.verbs.propensities", "propensities"),
     "click_labels": ("sqlndcg.verbs.click_labels", "click_labels"),
+    "counterfactual": ("sqlndcg.verbs.counterfactual", "counterfactual"),
+    "Counterfactual": ("sqlndcg.present.online", "Counterfactual"),
     "Propensities": ("sqlndcg.present.online", "Propensities"),
     "interleave": ("sqlndcg.verbs.interleaving", "interleave"),
     "multileave": ("sqlndcg.verbs.interleaving", "multileave"),
@@ -81,8 +84,9 @@ def __dir__():
 def example(name: str) -> str:
     """Path of a bundled example file: ``example("run")`` (TREC run), ``example("qrels")`` (TREC qrels) or
     ``example("clicks")`` (an impression log of 1,000 impressions, half of them with their top 5 shuffled, whose
-    users examine position p with probability 1 / p^0.8, the ``propensity`` column)."""
-    files = {"run": "example.run", "qrels": "example.qrels", "clicks": "clicks.csv"}
+    users examine position p with probability 1 / p^0.8, the ``propensity`` column) or ``example("clicks_run")``
+    (a new ranker's run over the click log's queries, with documents the log never shows)."""
+    files = {"run": "example.run", "qrels": "example.qrels", "clicks": "clicks.csv", "clicks_run": "clicks_run.csv"}
     if name not in files:
         raise InputError(f"no example {name!r}; choose one of {sorted(files)}")
     return str(_EXAMPLES / files[name])
@@ -91,7 +95,7 @@ def example(name: str) -> str:
 __all__ = [
     "compare", "Comparison", "gate", "power", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
-    "propensities", "Propensities", "click_labels",
+    "propensities", "Propensities", "click_labels", "counterfactual", "Counterfactual",
     "interleave", "multileave", "interleaving_credit",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",

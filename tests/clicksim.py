@@ -4,7 +4,8 @@ from Chuklin, Markov and de Rijke, Click Models for Web Search (2015), section 4
 Users click under the position-based model: a document d of query q shown at position p is clicked with
 probability theta(p) * gamma(q, d), theta(1) = 1. A production ranker shows each query's documents in a fixed
 order (by a noisy copy of gamma); a share of impressions shuffles the shown positions uniformly and flags them
-``randomized``. ``python -m tests.clicksim`` writes the bundled example, sqlndcg/examples/clicks.csv.
+``randomized``. ``python -m tests.clicksim`` writes the bundled examples, sqlndcg/examples/clicks.csv and clicks_run.csv (a new
+ranker's run over every document of the log's queries, the never-shown ones too).
 """
 
 from __future__ import annotations
@@ -51,6 +52,17 @@ def simulate(seed: int, impressions: int = 2000, queries: int = 20, depth: int =
     return Simulated(log, theta[:depth], {key(q, d): gamma[q, d] for q in range(queries) for d in range(docs)})
 
 
+def new_ranking(sim: Simulated, seed: int, noise: float = 0.1, shown_only: bool = True) -> pd.DataFrame:
+    """A new ranker's run (query_id, doc_id, score): each query's documents by a noisy copy of gamma (another noise
+    than production's, so the order differs); ``shown_only`` ranks only the documents the log shows, else every
+    document of the query, the never-shown ones too."""
+    rng = np.random.default_rng(seed)
+    shown = set(zip(sim.log["query_id"], sim.log["doc_id"]))
+    rows = [(q, d, float(g + rng.normal(0, noise))) for (q, d), g in sim.gamma.items()
+            if not shown_only or (q, d) in shown]
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+
+
 def pbm_em(log: pd.DataFrame, iterations: int) -> tuple[np.ndarray, dict]:
     """The position-based model fitted by EM, row by row: for a row with click c, P(E=1 | c) is 1 for a click and
     theta (1 - gamma) / (1 - theta gamma) for a skip, P(R=1 | c) is 1 for a click and (1 - theta) gamma /
@@ -77,6 +89,8 @@ def pbm_em(log: pd.DataFrame, iterations: int) -> tuple[np.ndarray, dict]:
 
 
 if __name__ == "__main__":
-    out = Path(__file__).resolve().parents[1] / "sqlndcg" / "examples" / "clicks.csv"
-    simulate(seed=31, impressions=1000, queries=20, depth=5, randomized=0.5, propensity=True).log.to_csv(out, index=False)
-    print(f"wrote {out}")
+    examples = Path(__file__).resolve().parents[1] / "sqlndcg" / "examples"
+    sim = simulate(seed=31, impressions=1000, queries=20, depth=5, randomized=0.5, propensity=True)
+    sim.log.to_csv(examples / "clicks.csv", index=False)
+    new_ranking(sim, seed=32, shown_only=False).round(4).to_csv(examples / "clicks_run.csv", index=False)
+    print(f"wrote {examples / 'clicks.csv'} and {examples / 'clicks_run.csv'}")

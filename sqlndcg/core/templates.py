@@ -126,6 +126,33 @@ def compare_union_sql(inputs, columns, system, *, dialect: str = "duckdb") -> st
     return render.call('_compare_union_sql', inputs, columns, system, dialect=dialect)
 
 
+def counterfactual_account_sql(cp, *, dialect: str = "duckdb") -> str:
+    """``_counterfactual_account_sql`` (sql/macros/online/counterfactual_summary.sql): SQL of the rows read and left
+    out, per group."""
+    return render.call('_counterfactual_account_sql', cp, dialect=dialect)
+
+
+def counterfactual_declared(*, dialect: str = "duckdb") -> dict:
+    """``_counterfactual_declared`` (sql/macros/online/counterfactual.sql): the settings and their defaults."""
+    return render.call('_counterfactual_declared', dialect=dialect)
+
+
+def counterfactual_per_query_sql(cp, *, dialect: str = "duckdb") -> str:
+    """``_counterfactual_per_query_sql`` (sql/macros/online/counterfactual_estimates.sql): SQL."""
+    return render.call('_counterfactual_per_query_sql', cp, dialect=dialect)
+
+
+def counterfactual_plan(log, run, baseline, props, given, *, dialect: str = "duckdb") -> Any:
+    """``_counterfactual_plan`` (sql/macros/online/counterfactual.sql): the plan from the log's, the runs and the
+    propensity table described."""
+    return render.call('_counterfactual_plan', log, run, baseline, props, given, dialect=dialect)
+
+
+def counterfactual_summary_sql(cp, *, dialect: str = "duckdb") -> str:
+    """``_counterfactual_summary_sql`` (sql/macros/online/counterfactual_summary.sql): SQL."""
+    return render.call('_counterfactual_summary_sql', cp, dialect=dialect)
+
+
 def delimited_bad_lines(path, delimiter, limit, *, dialect: str = "duckdb") -> str:
     """``sqlndcg_delimited_bad_lines`` (sql/local/readers.sql): SQL."""
     return render.call('sqlndcg_delimited_bad_lines', path, delimiter, limit, dialect=dialect)

@@ -44,3 +44,40 @@ class Propensities:
 
     def __str__(self) -> str:
         return f"{self.table.to_text(max_rows=1000)}\n({settings_text(self.settings)})\n{self.account_text()}"
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    """What :func:`sqlndcg.counterfactual` returns: ``per_query`` (per group, query and metric: the estimate
+    ``value``, with a baseline also ``baseline`` and ``difference``, the ``naive`` click metric, ``impressions``,
+    ``clicks``, the ``unknown`` documents and their ``unknown_weight`` share, ``ess`` and
+    ``clipped_weight_share``), ``summary`` (per group and metric, impression-weighted, with the bootstrap interval
+    ``ci_low`` .. ``ci_high``; with a baseline the difference's interval and ``p_value``), ``settings``, ``sql``
+    (the summary's statement), ``per_query_sql`` and ``account`` (per group: rows and impressions read, queries
+    logged, those a ranking lacks, run queries without impressions)."""
+
+    per_query: Table
+    summary: Table
+    settings: dict
+    statement: object  # the summary's SQL: text, or a FormattedSQL formatted on first use
+    per_query_statement: object
+    account: Table
+
+    @property
+    def sql(self) -> str:
+        """The statement that computes ``summary`` (its bootstrap included)."""
+        return str(self.statement)
+
+    @property
+    def per_query_sql(self) -> str:
+        """The statement that computes ``per_query``."""
+        return str(self.per_query_statement)
+
+    def to_dict(self) -> dict:
+        """Everything as plain JSON-ready values."""
+        return {"per_query": self.per_query.to_dicts(), "summary": self.summary.to_dicts(),
+                "settings": dict(self.settings), "account": self.account.to_dicts(), "sql": self.sql}
+
+    def __str__(self) -> str:
+        return (f"{self.summary.to_text()}\n({settings_text(self.settings)})\naccount:\n"
+                f"{self.account.to_text()}")

@@ -11,7 +11,7 @@ from ..errors import DataError
 from ..present.online import Propensities
 from ..present.results import Table
 from .clicklog import LogColumns, log_settings, open_log
-from .judgments import Runner, show_row
+from .judgments import Input, Runner, show_row
 from .propensities import run_em
 
 if TYPE_CHECKING:
@@ -51,10 +51,7 @@ def click_labels(
     >>> [(r["query_id"], r["doc_id"], round(r["rel"], 3), r["impressions"], r["clicks"]) for r in labels][:2]
     [('q1', 'd1_1', 0.403, 47, 9), ('q1', 'd1_4', 0.394, 47, 6)]
     """
-    logged = isinstance(propensities, str) and propensities == "logged"
-    table = None if propensities is None or logged else propensities
-    if isinstance(table, Propensities):
-        table = table.table.to_arrow()
+    logged, table = propensity_table(propensities)
     given = {"method": method or ("em" if propensities is None else "ips"), "max_position": max_position,
              "iterations": iterations, "tolerance": tolerance, "rel": rel, "propensity_position": propensity_position,
              "propensity_column": propensity_column,
@@ -67,17 +64,31 @@ def click_labels(
         cp = templates.click_labels_plan(lp, None if props is None else props.described, given, dialect=dialect)
         settings = dict(cp["settings"])
         if props is not None:
-            t = cp["table"]
-            runner.check(props, t["checks"], t["shown"], t["keys"], "positions", "; one propensity per position")
-            missing = runner.rows(templates.click_labels_unmatched(cp, 5, dialect=dialect))
-            if missing:
-                names = [g["name"] for g in t["groups"]] + ["position"]
-                raise DataError(f"{props.label} has no propensity for positions the log shows: "
-                                + ", ".join(f"{show_row(names, r[:-1])} in {r[-1]} row(s)" for r in missing)
-                                + "; estimate them too, or leave the deeper rows out with max_position=")
+            check_propensities(runner, props, cp)
         if cp["method"] == "em":
             state = run_em(runner, cp["em"], settings)
             out = runner.fetch(templates.click_labels_em_sql(cp, state, dialect=dialect), settings)
         else:
             out = runner.fetch(templates.click_labels_ips_sql(cp, dialect=dialect), settings)
     return out
+
+
+def propensity_table(propensities):
+    """``propensities=`` as the tools take it -> (whether it is 'logged', the table or None): a
+    :class:`~sqlndcg.Propensities` result gives its table."""
+    logged = isinstance(propensities, str) and propensities == "logged"
+    table = None if propensities is None or logged else propensities
+    return logged, table.table.to_arrow() if isinstance(table, Propensities) else table
+
+
+def check_propensities(runner: Runner, props: Input, cp: dict) -> None:
+    """Refuse a propensity table with NULLs, propensities outside (0, 1] or a position twice (per group), or
+    without a propensity for a position the log shows (within max_position), naming the rows."""
+    t = cp["table"]
+    runner.check(props, t["checks"], t["shown"], t["keys"], "positions", "; one propensity per position")
+    missing = runner.rows(templates.click_labels_unmatched(cp, 5, dialect=runner.dialect))
+    if missing:
+        names = [g["name"] for g in t["groups"]] + ["position"]
+        raise DataError(f"{props.label} has no propensity for positions the log shows: "
+                        + ", ".join(f"{show_row(names, r[:-1])} in {r[-1]} row(s)" for r in missing)
+                        + "; estimate them too, or leave the deeper rows out with max_position=")

@@ -73,7 +73,8 @@
            'propensity': sqlndcg._quote(s.propensity_column), 'checks': checks, 'keys': keys, 'shown': keys + [s.propensity_column]}) }}
 {%- endmacro -%}
 
-{#- method='ips': the log's rows with theta of their position, from the table or the logged column. -#}
+{#- method='ips' (and counterfactual.sql): the log's rows with theta of their position, from the table or the
+    logged column. -#}
 {%- macro _click_labels_weighted(cp) -%}
 _rows AS (
   {{ sqlndcg._propensity_rows(cp.em) }}
@@ -84,13 +85,13 @@ _thetas AS (
   FROM {{ cp.table.sql }} AS propensities_input
 ),
 _weighted AS (
-  SELECT {% for g in cp.log.groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._q AS _q, r._d AS _d, r._pos AS _pos, r._click AS _click, t._theta AS _theta
+  SELECT {% for g in cp.log.groups %}r.{{ g.alias }} AS {{ g.alias }}, {% endfor %}r._i AS _i, r._q AS _q, r._d AS _d, r._pos AS _pos, r._click AS _click, t._theta AS _theta
   FROM _rows AS r
   JOIN _thetas AS t ON t._tpos = r._pos{% for g in cp.table.groups %} AND t.{{ g.alias }} = r.{{ g.alias }}{% endfor %}
 )
 {%- else %}
 _weighted AS (
-  SELECT {% for g in cp.log.groups %}{{ g.alias }}, {% endfor %}_q, _d, _pos, _click, _prop AS _theta FROM _rows
+  SELECT {% for g in cp.log.groups %}{{ g.alias }}, {% endfor %}_i, _q, _d, _pos, _click, _prop AS _theta FROM _rows
 )
 {%- endif %}
 {%- endmacro -%}
