@@ -58,6 +58,8 @@ EXAMPLES = {
                   "--group-by system"],
     "propensities": ["sqlndcg propensities sqlndcg/examples/clicks.csv --method em --bootstrap 50 --plot theta.png"],
     "click_labels": ["sqlndcg click_labels sqlndcg/examples/clicks.csv --propensities logged --output labels.csv"],
+    "counterfactual": ["sqlndcg counterfactual sqlndcg/examples/clicks.csv --run sqlndcg/examples/clicks_run.csv "
+                       "--propensities logged -m dcg@5,clicks@5 --estimator snips"],
     "interleave": ["sqlndcg interleave --run-a ranker_a.csv --run-b ranker_b.csv --impressions impressions.csv "
                    "-k 10 --seed 7 --output lists.csv"],
     "multileave": ["sqlndcg multileave --run bm25=bm25.csv --run dense=dense.csv --run hybrid=hybrid.csv "

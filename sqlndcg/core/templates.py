@@ -132,11 +132,6 @@ def counterfactual_account_sql(cp, *, dialect: str = "duckdb") -> str:
     return render.call('_counterfactual_account_sql', cp, dialect=dialect)
 
 
-def counterfactual_declared(*, dialect: str = "duckdb") -> dict:
-    """``_counterfactual_declared`` (sql/macros/online/counterfactual.sql): the settings and their defaults."""
-    return render.call('_counterfactual_declared', dialect=dialect)
-
-
 def counterfactual_per_query_sql(cp, *, dialect: str = "duckdb") -> str:
     """``_counterfactual_per_query_sql`` (sql/macros/online/counterfactual_estimates.sql): SQL."""
     return render.call('_counterfactual_per_query_sql', cp, dialect=dialect)

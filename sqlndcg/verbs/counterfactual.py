@@ -59,7 +59,8 @@ def counterfactual(
     >>> theta = sqlndcg.propensities(sqlndcg.example("clicks"), method="randomized")
     >>> res = sqlndcg.counterfactual(sqlndcg.example("clicks"), sqlndcg.example("clicks_run"), propensities=theta,
     ...                              metrics=["dcg@5", "clicks@5"], bootstrap=0)
-    >>> [(r["metric"], round(r["value"], 3), r["queries"]) for r in res.summary]
+    >>> [(r["metric"], round(r["value"], 3), round(r["naive"], 3), r["unknown"]) for r in res.summary]
+    [('dcg@5', 1.176, 0.739, 18), ('clicks@5', 1.729, 1.048, 18)]
     """
     logged, table = propensity_table(propensities)
     given = {"metrics": metrics, "estimator": estimator, "clip": clip, "resample": resample, "bootstrap": bootstrap,

@@ -63,10 +63,11 @@
 {{ return({'name': name, 'kind': kind, 'k': k, 'p': p}) }}
 {%- endmacro -%}
 
-{#- The position weight of metric `m` at rank `r` (a column, NULL where the ranking lacks the document: weight 0). -#}
+{#- The position weight of metric `m` at rank `r` (a column, NULL where the ranking lacks the document: weight 0;
+    ClickHouse's outer joins fill 0 instead of NULL, so 0 counts as not ranked too). -#}
 {%- macro _counterfactual_weight(m, r) -%}
 {%- set d = sqlndcg.double() -%}
-{%- set within = (r ~ ' <= ' ~ m.k) if m.k is not none else (r ~ ' IS NOT NULL') -%}
+{%- set within = r ~ ' >= 1' ~ ((' AND ' ~ r ~ ' <= ' ~ m.k) if m.k is not none else '') -%}
 {%- if m.kind == 'dcg' -%}{%- set w = sqlndcg._discount(r) -%}
 {%- elif m.kind == 'p' -%}{%- set w = 'CAST(1 AS ' ~ d ~ ') / ' ~ m.k -%}
 {%- elif m.kind == 'clicks' -%}{%- set w = 'CAST(1 AS ' ~ d ~ ')' -%}
@@ -136,9 +137,7 @@
 {%- set cutoffs = metrics | map(attribute='k') | list -%}
 {%- set recorded = {'metrics': metrics | map(attribute='name') | list, 'estimator': estimator, 'clip': clip,
                     'propensities': s.propensities, 'resample': resample, 'bootstrap': bootstrap, 'seed': seed,
-                    'level': level, 'max_position': pp.max_position, 'baseline': baseline is not none,
-                    'relevance': 'gamma(q, d), the click probability at an examined position (position-based model)',
-                    'summary': 'impression-weighted over the logged queries'} -%}
+                    'level': level, 'max_position': pp.max_position, 'baseline': baseline is not none} -%}
 {%- do recorded.update(log.settings) -%}
 {%- do recorded.columns.update({'score': s.score}) -%}
 {{ return({'log': joined, 'em': em, 'source': s.propensities, 'table': table, 'runs': rp.runs, 'run_checks': rp.checks,

@@ -68,6 +68,13 @@ _queries AS (
     ranks (_r1 the run's, _r2 the baseline's; NULL where that ranking lacks it); never shown: _e = 0. -#}
 {%- macro _counterfactual_placed(cp) -%}
 {%- set d = sqlndcg.double() -%}
+{%- set placed -%}
+(SELECT {% for g in cp.log.groups %}q.{{ g.alias }} AS {{ g.alias }}, {% endfor %}q._b AS _b, q._q AS _q, r._d AS _d, r._s AS _s, r._r AS _r
+   FROM _queries AS q JOIN _ranked AS r ON r._q = q._q)
+{%- endset -%}
+{%- set on -%}
+x._b = u._b AND x._q = u._q AND x._d = u._d{% for g in cp.log.groups %} AND x.{{ g.alias }} = u.{{ g.alias }}{% endfor %}
+{%- endset -%}
 _placed AS (
   SELECT {% for g in cp.log.groups %}x.{{ g.alias }} AS {{ g.alias }}, {% endfor %}x._b AS _b, x._q AS _q, x._d AS _d, x._c AS _c, x._e AS _e, x._cc AS _cc,
     r1._r AS _r1{% if cp.baseline %}, r2._r AS _r2{% endif %}
@@ -77,12 +84,9 @@ _placed AS (
   LEFT JOIN _ranked AS r2 ON r2._s = 2 AND r2._q = x._q AND r2._d = x._d
   {%- endif %}
   UNION ALL
-  SELECT {% for g in cp.log.groups %}q.{{ g.alias }} AS {{ g.alias }}, {% endfor %}q._b AS _b, q._q AS _q, r._d AS _d, CAST(0 AS {{ d }}) AS _c, CAST(0 AS {{ d }}) AS _e, CAST(0 AS {{ d }}) AS _cc,
-    CASE WHEN r._s = 1 THEN r._r END AS _r1{% if cp.baseline %}, CASE WHEN r._s = 2 THEN r._r END AS _r2{% endif %}
-  FROM _queries AS q
-  JOIN _ranked AS r ON r._q = q._q
-  LEFT JOIN _docs AS x ON x._b = q._b AND x._q = q._q AND x._d = r._d{% for g in cp.log.groups %} AND x.{{ g.alias }} = q.{{ g.alias }}{% endfor %}
-  WHERE x._d IS NULL
+  SELECT {% for g in cp.log.groups %}u.{{ g.alias }} AS {{ g.alias }}, {% endfor %}u._b AS _b, u._q AS _q, u._d AS _d, CAST(0 AS {{ d }}) AS _c, CAST(0 AS {{ d }}) AS _e, CAST(0 AS {{ d }}) AS _cc,
+    CASE WHEN u._s = 1 THEN u._r END AS _r1{% if cp.baseline %}, CASE WHEN u._s = 2 THEN u._r END AS _r2{% endif %}
+  FROM {{ sqlndcg.unmatched_rows(placed, 'u', '_docs', 'x', on) }}
 )
 {%- endmacro -%}
 
@@ -108,7 +112,7 @@ _qsums AS (
     {%- endfor %}
     {%- endfor %}
     {%- for s in sides %}
-    SUM(CASE WHEN _r{{ s }} IS NOT NULL THEN 1 ELSE 0 END) AS _ranked{{ s }},
+    SUM(CASE WHEN _r{{ s }} > 0 THEN 1 ELSE 0 END) AS _ranked{{ s }},  {#- not the clicks weight's text: DataFusion names equal aggregates alike #}
     {%- endfor %}
     SUM(CASE WHEN _e > 0 THEN _c / _e ELSE 0 END) AS _rel,
     SUM(CASE WHEN _e > 0 THEN _c / (_e * _e) ELSE 0 END) AS _s2,

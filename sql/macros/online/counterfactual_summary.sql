@@ -3,7 +3,7 @@
   entry points (the plan: counterfactual.sql; the sums: counterfactual_estimates.sql).
 
   Every replicate's summary weighs each query by its impressions: ips = sum n * A / sum n, snips = sum n * A /
-  sum n * rel. Replicate 0 is the estimate; the interval is the nearest-rank percentiles of replicates 1..B, and
+  sum n * rel. (Aliases never repeat a column's name: ClickHouse reads an alias in the SELECT that defines it.) Replicate 0 is the estimate; the interval is the nearest-rank percentiles of replicates 1..B, and
   with a baseline the difference's interval and a bootstrap p-value, 2 (1 + the replicates on the smaller side of
   0) / (B + 1), capped at 1 (Davison and Hinkley, 1997, ch. 4).
 -#}
@@ -37,8 +37,8 @@ _reps AS (
     SUM(CASE WHEN _tw{{ i }}_1 > 0 THEN _qw * _n * _uw{{ i }}_1 / _tw{{ i }}_1 ELSE 0 END) AS _uwn{{ i }},
     SUM(CASE WHEN _tw{{ i }}_1 > 0 THEN _qw * _n ELSE 0 END) AS _twn{{ i }},
     {%- endfor %}
-    SUM(_qw * _n) AS _n, SUM(_qw * _n * _rel) AS _reln, SUM(_qw * _n * _n * _s2) AS _s2n, SUM(_qw * _n * _s1c) AS _s1cn,
-    SUM(_qw) AS _queries, SUM(_qw * _clicks) AS _clicks
+    SUM(_qw * _n) AS _imps, SUM(_qw * _n * _rel) AS _reln, SUM(_qw * _n * _n * _s2) AS _s2n, SUM(_qw * _n * _s1c) AS _s1cn,
+    SUM(_qw) AS _queries, SUM(_qw * _clicks) AS _clicked
   FROM _qb
   GROUP BY {{ g_cols }}_rep
 )
@@ -47,16 +47,16 @@ _reps AS (
 {#- Per (group, replicate, metric): the run's summary _v1, the baseline's _v2 and the rest of replicate 0's row. -#}
 {%- macro _counterfactual_long(cp) -%}
 {%- set null = sqlndcg.null_double() -%}
-{%- set den = '_reln' if cp.estimator == 'snips' else '_n' -%}
+{%- set den = '_reln' if cp.estimator == 'snips' else '_imps' -%}
 _long AS (
   {%- for m in cp.metrics %}{% set i = loop.index %}
   SELECT {% for g in cp.log.groups %}{{ g.alias }}, {% endfor %}_rep, {{ i }} AS _m, {{ sqlndcg.text_literal(m.name) }} AS _metric,
     {%- for s in ([1, 2] if cp.baseline else [1]) %}
     CASE WHEN {{ den }} > 0 THEN _num{{ i }}_{{ s }} / {{ den }} ELSE {{ null }} END AS _v{{ s }},
     {%- endfor %}
-    CASE WHEN _n > 0 THEN _naive{{ i }} / _n ELSE {{ null }} END AS _naive, _u{{ i }} AS _u,
+    CASE WHEN _imps > 0 THEN _naive{{ i }} / _imps ELSE {{ null }} END AS _naive, _u{{ i }} AS _u,
     CASE WHEN _twn{{ i }} > 0 THEN _uwn{{ i }} / _twn{{ i }} ELSE {{ null }} END AS _uw,
-    _n, _queries, _clicks,
+    _imps, _queries, _clicked,
     CASE WHEN _s2n > 0 THEN _reln * _reln / _s2n ELSE {{ null }} END AS _ess,
     CASE WHEN _reln > 0 THEN _s1cn / _reln ELSE {{ null }} END AS _clipped
   FROM _reps
@@ -123,8 +123,8 @@ SELECT
   {%- endif %}
   e._naive AS {{ sqlndcg._quote('naive') }},
   CAST(e._queries AS {{ i_t }}) AS {{ sqlndcg._quote('queries') }},
-  CAST(e._n AS {{ i_t }}) AS {{ sqlndcg._quote('impressions') }},
-  CAST(e._clicks AS {{ i_t }}) AS {{ sqlndcg._quote('clicks') }},
+  CAST(e._imps AS {{ i_t }}) AS {{ sqlndcg._quote('impressions') }},
+  CAST(e._clicked AS {{ i_t }}) AS {{ sqlndcg._quote('clicks') }},
   CAST(e._u AS {{ i_t }}) AS {{ sqlndcg._quote('unknown') }},
   e._uw AS {{ sqlndcg._quote('unknown_weight') }},
   e._ess AS {{ sqlndcg._quote('ess') }},
