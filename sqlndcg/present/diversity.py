@@ -16,6 +16,7 @@ class DiversityResult:
     summary: Table
     settings: dict
     statement: object  # the SQL that computed the table: text, or a FormattedSQL formatted on first use
+    judged_queries: int = 0  # the queries the judgments hold (ndeval -c averages over them)
 
     @property
     def sql(self) -> str:

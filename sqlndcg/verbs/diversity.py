@@ -13,6 +13,10 @@ from ..present.diversity import DiversityResult
 from ..present.results import FormattedSQL
 from .judgments import Runner
 
+#: ndeval's 21 measures, in the order it prints them.
+NDEVAL_METRICS = tuple(f"{kind}@{k}" for kind in ("err_ia", "nerr_ia", "alpha_dcg", "alpha_ndcg") for k in (5, 10, 20)) \
+    + ("nrbp", "nnrbp", "map_ia") + tuple(f"{kind}@{k}" for kind in ("p_ia", "strec") for k in (5, 10, 20))
+
 #: File suffixes read by their own format; any other judgments file is read as TREC diversity qrels.
 _OWN_FORMATS = (".parquet", ".pq", ".csv", ".tsv", ".tab")
 
@@ -27,6 +31,7 @@ def diversity(
     threshold: float = 1,
     depth: int | None = None,
     order_by: str | None = None,
+    queries: str = "both",
     preset: str | None = None,
     ideal_depth: int | None = None,
     query_id: str = "query_id",
@@ -47,7 +52,9 @@ def diversity(
 
     ``alpha`` (redundancy, 0.5) and ``beta`` (NRBP's patience, 0.5) are ndeval's; the run is ranked by score
     descending, equal scores by document id descending in byte order (ndeval -traditional), or by its ``rank``
-    column (``order_by="rank"``, or ``preset="ndeval"``: ndeval's default); ``depth`` cuts each list (ndeval -M).
+    column (``order_by="rank"``, or ``preset="ndeval"``: ndeval's default); ``depth`` cuts each list (ndeval -M);
+    ``queries="run"`` adds the run's queries the judgments lack, all 0, as ndeval prints them, and a column
+    ``judged`` (1 when the judgments hold the query).
     ``.table`` has a row per query, ``.summary`` the means (nnrbp, undefined for a query without relevant
     intents, is NULL there and left out of its mean), ``.sql`` the statement.
 
@@ -60,7 +67,7 @@ def diversity(
     """
     given = {"metrics": None if metrics is None else ([metrics] if isinstance(metrics, str) else list(metrics)),
              "alpha": alpha, "beta": beta, "threshold": threshold, "depth": depth, "order_by": order_by,
-             "preset": preset, "ideal_depth": ideal_depth, "query_id": query_id, "doc_id": doc_id, "score": score,
+             "queries": queries, "preset": preset, "ideal_depth": ideal_depth, "query_id": query_id, "doc_id": doc_id, "score": score,
              "rank": rank, "intent": intent, "rel": rel}
     if judgments_format is None and isinstance(judgments, (str, os.PathLike)) and \
             not any(str(judgments).lower().endswith(s) for s in _OWN_FORMATS):
@@ -74,14 +81,14 @@ def diversity(
                      "(query, document) pairs", "; a run lists each document once per query")
         runner.check(judged_in, plan["judgment_checks"], plan["judgment_identity"], plan["judgment_identity"],
                      "(query, intent, document) triples", "; judge each document once per intent")
+        intents, relevant, judged = runner.rows(templates.diversity_facts_sql(plan, dialect=dialect))[0]
         if plan["ideal"] and ideal_depth is None:
-            intents, relevant = runner.rows(templates.diversity_facts_sql(plan, dialect=dialect))[0]
             plan = templates.diversity_plan(run_in.described, judged_in.described, given,
                                             {"intents": int(intents), "relevant": int(relevant)}, dialect=dialect)
         sql = templates.diversity_sql(plan, dialect=dialect)
         table = runner.fetch(sql, plan["settings"])
         summary = runner.fetch(templates.diversity_summary_sql(plan, dialect=dialect), plan["settings"])
-    return DiversityResult(table, summary, dict(plan["settings"]), FormattedSQL(sql, dialect))
+    return DiversityResult(table, summary, dict(plan["settings"]), FormattedSQL(sql, dialect), int(judged))
 
 
 def is_diversity_metric(name) -> bool:
@@ -89,4 +96,4 @@ def is_diversity_metric(name) -> bool:
     return bool(templates.diversity_is_metric(name))
 
 
-__all__ = ["diversity", "is_diversity_metric"]
+__all__ = ["diversity", "is_diversity_metric", "NDEVAL_METRICS"]

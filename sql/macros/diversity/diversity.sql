@@ -22,7 +22,7 @@
 
 {%- macro _diversity_declared() -%}
 {{ return({'metrics': none, 'alpha': 0.5, 'beta': 0.5, 'threshold': 1, 'depth': none, 'ideal_depth': none,
-           'order_by': 'score', 'preset': none, 'query_id': 'query_id', 'doc_id': 'doc_id', 'score': 'score',
+           'order_by': 'score', 'preset': none, 'queries': 'both', 'query_id': 'query_id', 'doc_id': 'doc_id', 'score': 'score',
            'rank': 'rank', 'intent': 'intent', 'rel': 'rel'}) }}
 {%- endmacro -%}
 
@@ -102,6 +102,9 @@
 {%- for key in ['depth', 'ideal_depth'] if s[key] is not none and (s[key] is not integer or s[key] is boolean or s[key] < 1) -%}
   {{ sqlndcg._fail('setting', 'diversity: ' ~ key ~ ' must be a whole number 1 or more, got ' ~ sqlndcg._show(s[key])) }}
 {%- endfor -%}
+{%- if s.queries not in ['both', 'run'] -%}
+  {{ sqlndcg._fail('setting', "diversity: queries must be 'both' (those in the run and the judgments, ndeval's average) or 'run' (every run query; those without judgments score 0, as ndeval prints them), got " ~ sqlndcg._show(s.queries)) }}
+{%- endif -%}
 {%- if s.order_by not in ['score', 'rank'] -%}
   {{ sqlndcg._fail('setting', "diversity: order_by must be 'score' or 'rank', got " ~ sqlndcg._show(s.order_by)) }}
 {%- endif -%}
@@ -128,7 +131,7 @@
 {%- do judgment_checks.append(sqlndcg._judgment_check('not_finite', s.rel, 'is not a finite number')) -%}
 {{ return({
   'run': run.sql, 'judgments': judgments.sql, 'metrics': metrics,
-  'alpha': s.alpha, 'beta': s.beta, 'threshold': s.threshold, 'depth': s.depth, 'rounds': rounds,
+  'alpha': s.alpha, 'beta': s.beta, 'threshold': s.threshold, 'depth': s.depth, 'rounds': rounds, 'queries': s.queries,
   'ideal': metrics | selectattr('ideal') | list | length > 0,
   'descending': s.order_by == 'score', 'key': sqlndcg._quote(key),
   'query_id': sqlndcg._quote(s.query_id), 'doc_id': sqlndcg._quote(s.doc_id), 'intent': sqlndcg._quote(s.intent),
@@ -138,18 +141,21 @@
   'run_checks': checks, 'run_identity': [s.query_id, s.doc_id],
   'judgment_checks': judgment_checks, 'judgment_identity': [s.query_id, s.intent, s.doc_id],
   'settings': {'metrics': metrics | map(attribute='name') | list, 'alpha': s.alpha, 'beta': s.beta,
-               'threshold': s.threshold, 'depth': s.depth, 'order_by': s.order_by, 'ideal_depth': rounds,
+               'threshold': s.threshold, 'depth': s.depth, 'order_by': s.order_by, 'ideal_depth': rounds, 'queries': s.queries,
                'columns': {'query_id': s.query_id, 'doc_id': s.doc_id, s.order_by: key, 'intent': s.intent, 'rel': s.rel}},
 }) }}
 {%- endmacro -%}
 
-{#- The judgments' largest A and most relevant documents of a query: what bounds the greedy ideal's steps. -#}
+{#- The judgments' largest A and most relevant documents of a query (what bounds the greedy ideal's steps), and
+    how many queries they judge (ndeval -c averages over those). -#}
 {%- macro _diversity_facts_sql(p) -%}
 WITH {{ sqlndcg._diversity_inputs(p) }}
 _facts AS (
   SELECT _q, COUNT(DISTINCT _i) AS _a, COUNT(DISTINCT _d) AS _r FROM _relevant GROUP BY _q
 )
-SELECT COALESCE(MAX(_a), 0) AS {{ sqlndcg._quote('intents') }}, COALESCE(MAX(_r), 0) AS {{ sqlndcg._quote('relevant') }} FROM _facts
+SELECT COALESCE(MAX(_a), 0) AS {{ sqlndcg._quote('intents') }}, COALESCE(MAX(_r), 0) AS {{ sqlndcg._quote('relevant') }},
+  (SELECT COUNT(*) FROM _queries) AS {{ sqlndcg._quote('judged_queries') }}
+FROM _facts
 {%- endmacro -%}
 
 {#- The run ranked (_q, _d, _pos), each judged (query, intent) with its relevant documents (_intents: _n) and each
@@ -262,30 +268,30 @@ _map AS (
 
 {#- One metric's per-query value over q (_queries), r and i (the run's and the ideal's _sums) and m (_map). -#}
 {%- macro _diversity_value(p, m) -%}
-{%- set a, k = 'CAST(q._a AS ' ~ sqlndcg.double() ~ ')', m.k -%}
+{%- set a, k = 'CAST(COALESCE(q._a, 0) AS ' ~ sqlndcg.double() ~ ')', m.k -%}
 {%- set kind = {'alpha_dcg': 'dcg', 'alpha_ndcg': 'dcg', 'err_ia': 'err', 'nerr_ia': 'err'}.get(m.kind) -%}
 {%- if kind -%}
   {%- set run, ideal = 'COALESCE(r._' ~ kind ~ k ~ ', 0)', 'i._' ~ kind ~ k -%}
   {%- set scaled = (run ~ ' / ' ~ sqlndcg._diversity_normalizer(p, kind, k)) if k > 1 else run -%}
-  {%- if m.kind in ['alpha_dcg', 'err_ia'] -%}{{ return('CASE WHEN q._a = 0 THEN 0 ELSE ' ~ scaled ~ ' END') }}{%- endif -%}
+  {%- if m.kind in ['alpha_dcg', 'err_ia'] -%}{{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE ' ~ scaled ~ ' END') }}{%- endif -%}
   {%- set ideal_scaled = (ideal ~ ' / ' ~ sqlndcg._diversity_normalizer(p, kind, k)) if k > 1 else ideal -%}
-  {{ return('CASE WHEN q._a = 0 OR ' ~ run ~ ' = 0 THEN 0 ELSE (' ~ scaled ~ ') / (' ~ ideal_scaled ~ ') END') }}
+  {{ return('CASE WHEN COALESCE(q._a, 0) = 0 OR ' ~ run ~ ' = 0 THEN 0 ELSE (' ~ scaled ~ ') / (' ~ ideal_scaled ~ ') END') }}
 {%- elif m.kind in ['nrbp', 'nnrbp'] -%}
   {%- set c = '(1 - ' ~ sqlndcg._number(1 - p.alpha) ~ ' * ' ~ sqlndcg._number(p.beta) ~ ') / ' ~ a -%}
   {%- set run = 'COALESCE(r._rbp, 0) * ' ~ c -%}
-  {%- if m.kind == 'nrbp' -%}{{ return('CASE WHEN q._a = 0 THEN 0 ELSE ' ~ run ~ ' END') }}{%- endif -%}
-  {{ return('CASE WHEN q._a = 0 THEN ' ~ sqlndcg.null_double() ~ ' ELSE (' ~ run ~ ') / (i._rbp * ' ~ c ~ ') END') }}
+  {%- if m.kind == 'nrbp' -%}{{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE ' ~ run ~ ' END') }}{%- endif -%}
+  {{ return('CASE WHEN q._a IS NULL THEN 0 WHEN q._a = 0 THEN ' ~ sqlndcg.null_double() ~ ' ELSE (' ~ run ~ ') / (i._rbp * ' ~ c ~ ') END') }}
 {%- elif m.kind == 'p_ia' -%}
-  {{ return('CASE WHEN q._a = 0 THEN 0 ELSE COALESCE(r._m' ~ k ~ ', 0) / (' ~ k ~ ' * ' ~ a ~ ') END') }}
+  {{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE COALESCE(r._m' ~ k ~ ', 0) / (' ~ k ~ ' * ' ~ a ~ ') END') }}
 {%- elif m.kind == 'strec' -%}
-  {{ return('CASE WHEN q._a = 0 THEN 0 ELSE COALESCE(r._new' ~ k ~ ', 0) / ' ~ a ~ ' END') }}
+  {{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE COALESCE(r._new' ~ k ~ ', 0) / ' ~ a ~ ' END') }}
 {%- else -%}
-  {{ return('CASE WHEN q._a = 0 THEN 0 ELSE COALESCE(m._s, 0) / ' ~ a ~ ' END') }}
+  {{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE COALESCE(m._s, 0) / ' ~ a ~ ' END') }}
 {%- endif -%}
 {%- endmacro -%}
 
-{#- The plan -> one SELECT: per query both in the run and in the judgments (ndeval's topics), query_id and one
-    column per metric, by query. -#}
+{#- The plan -> one SELECT: per query both in the run and in the judgments (ndeval's topics; queries='run': every
+    run query, those without judgments 0 as ndeval prints them), query_id and one column per metric, by query. -#}
 {%- macro _diversity_sql(p, ordered=true) -%}
 WITH {{ sqlndcg._diversity_inputs(p) }}
 {%- if p.ideal %}
@@ -297,17 +303,20 @@ _s0 AS (
 {%- endfor %}
 {%- endif %}
 {{ sqlndcg._diversity_sums(p) }}
-SELECT q._q AS {{ p.query_id }}
+SELECT rq._q AS {{ p.query_id }}
+  {%- if p.queries == 'run' %},
+  CASE WHEN q._q IS NULL THEN 0 ELSE 1 END AS {{ sqlndcg._quote('judged') }}
+  {%- endif %}
   {%- for m in p.metrics %},
   {{ sqlndcg._diversity_value(p, m) }} AS {{ sqlndcg._quote(m.name) }}
   {%- endfor %}
-FROM _queries AS q
-JOIN (SELECT DISTINCT _q FROM _run) AS rq ON rq._q = q._q
-LEFT JOIN _sums AS r ON r._q = q._q AND r._side = 1
-LEFT JOIN _sums AS i ON i._q = q._q AND i._side = 2
-LEFT JOIN _map AS m ON m._q = q._q
+FROM (SELECT DISTINCT _q FROM _run) AS rq
+{{ 'LEFT JOIN' if p.queries == 'run' else 'JOIN' }} _queries AS q ON q._q = rq._q
+LEFT JOIN _sums AS r ON r._q = rq._q AND r._side = 1
+LEFT JOIN _sums AS i ON i._q = rq._q AND i._side = 2
+LEFT JOIN _map AS m ON m._q = rq._q
 {%- if ordered %}
-ORDER BY q._q
+ORDER BY rq._q
 {%- endif %}
 {%- endmacro -%}
 
