@@ -203,7 +203,7 @@ def test_errors():
     with pytest.raises(sqlndcg.DataError, match="triples occur more than once"):
         sqlndcg.diversity(run, pd.concat([judged, judged]))
     with pytest.raises(sqlndcg.DataError, match="rel"):
-        sqlndcg.diversity(run, judged.assign(rel=None))
+        sqlndcg.diversity(run, judged.assign(rel=[float("nan")]))
 
 
 def test_evaluate_hands_diversity_lists_to_diversity():

@@ -233,23 +233,23 @@ _counted AS (
   SELECT _side, _q, _pos, _i, ROW_NUMBER() OVER (PARTITION BY _side, _q, _i ORDER BY _pos) AS _c FROM _hits
 ),
 _at AS (
-  SELECT _side, _q, _pos, SUM(POWER({{ g }}, _c - 1)) AS _g, COUNT(*) AS _m, SUM(CASE WHEN _c = 1 THEN 1 ELSE 0 END) AS _new
+  SELECT _side, _q, _pos, {{ sqlndcg.ordered('SUM', 'POWER(' ~ g ~ ', _c - 1)', '_i') }} AS _g, COUNT(*) AS _m, SUM(CASE WHEN _c = 1 THEN 1 ELSE 0 END) AS _new
   FROM _counted GROUP BY _side, _q, _pos
 ),
 _sums AS (
   SELECT _side, _q,
     {%- for k in p.metrics | selectattr('k') | map(attribute='k') | unique %}
-    SUM(CASE WHEN _pos <= {{ k }} THEN _g * {{ sqlndcg._discount('_pos') }} ELSE 0 END) AS _dcg{{ k }},
-    SUM(CASE WHEN _pos <= {{ k }} THEN _g / _pos ELSE 0 END) AS _err{{ k }},
+    {{ sqlndcg.ordered('SUM', 'CASE WHEN _pos <= ' ~ k ~ ' THEN _g * ' ~ sqlndcg._discount('_pos') ~ ' ELSE 0 END', '_pos') }} AS _dcg{{ k }},
+    {{ sqlndcg.ordered('SUM', 'CASE WHEN _pos <= ' ~ k ~ ' THEN _g / _pos ELSE 0 END', '_pos') }} AS _err{{ k }},
     SUM(CASE WHEN _pos <= {{ k }} THEN _m ELSE 0 END) AS _m{{ k }},
     SUM(CASE WHEN _pos <= {{ k }} THEN _new ELSE 0 END) AS _new{{ k }},
     {%- endfor %}
-    SUM(_g * POWER({{ sqlndcg._number(p.beta) }}, _pos - 1)) AS _rbp
+    {{ sqlndcg.ordered('SUM', '_g * POWER(' ~ sqlndcg._number(p.beta) ~ ', _pos - 1)', '_pos') }} AS _rbp
   FROM _at GROUP BY _side, _q
 ),
 _map AS (
-  SELECT c._q AS _q, SUM(c._t / i._n) AS _s
-  FROM (SELECT _q, _i, SUM(CAST(_c AS {{ d }}) / _pos) AS _t FROM _counted WHERE _side = 1 GROUP BY _q, _i) AS c
+  SELECT c._q AS _q, {{ sqlndcg.ordered('SUM', 'c._t / i._n', 'c._i') }} AS _s
+  FROM (SELECT _q, _i, {{ sqlndcg.ordered('SUM', 'CAST(_c AS ' ~ d ~ ') / _pos', '_pos') }} AS _t FROM _counted WHERE _side = 1 GROUP BY _q, _i) AS c
   JOIN _intents AS i ON i._q = c._q AND i._i = c._i
   GROUP BY c._q
 )
