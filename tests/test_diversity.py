@@ -16,7 +16,6 @@ import pandas as pd
 import pytest
 
 import sqlndcg
-from sqlndcg.verbs.diversity import NDEVAL_METRICS
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -115,6 +114,9 @@ def test_hand_computed_example_of_the_docs():
     assert (row["p_ia@2"], row["strec@2"], row["strec@3"]) == (pytest.approx(3 / 6), pytest.approx(2 / 3), 1.0)
     assert row["map_ia"] == pytest.approx((((1 + 1) / 2) + (1 / 2) + 1 / 3) / 3, abs=1e-15)
     assert row["nrbp"] == pytest.approx((1 - 0.25) / 3 * (2 + 0.5 * 0.5 + 1 * 0.25), abs=1e-15)
+    more = sqlndcg.diversity(run, judged, metrics=["nerr_ia@2", "nnrbp"]).table.to_dicts()[0]
+    assert more["nerr_ia@2"] == pytest.approx(0.9, abs=1e-15)
+    assert more["nnrbp"] == pytest.approx(2.5 / (2 + 0.5 + 0.125 + 0.0625), abs=1e-15)
 
 
 @pytest.fixture(scope="session")
