@@ -69,7 +69,7 @@ def diversity(
              "alpha": alpha, "beta": beta, "threshold": threshold, "depth": depth, "order_by": order_by,
              "queries": queries, "preset": preset, "ideal_depth": ideal_depth, "query_id": query_id, "doc_id": doc_id, "score": score,
              "rank": rank, "intent": intent, "rel": rel}
-    if judgments_format is None and isinstance(judgments, (str, os.PathLike)) and \
+    if judgments_format is None and isinstance(judgments, (str, os.PathLike)) and os.path.isfile(judgments) and \
             not any(str(judgments).lower().endswith(s) for s in _OWN_FORMATS):
         judgments_format = "trec_diversity"
     with Runner.session(con) as runner:
