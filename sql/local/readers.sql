@@ -159,12 +159,20 @@ read_csv({{ sqlndcg_literal_path(path) }}, columns = {'line': 'VARCHAR'}, header
  FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines)
 {%- endmacro -%}
 
+{#- TREC diversity qrels (the TREC Web track's, ndeval's): `query_id intent doc_id rel`. -#}
+{%- macro sqlndcg_read_trec_diversity(path) -%}
+(SELECT {{ sqlndcg_trec_columns('trec_diversity') }}
+ FROM {{ sqlndcg_trec_eval_fields(path) }} AS trec_lines)
+{%- endmacro -%}
+
 {#- A TREC file's columns from its fields; `cast` TRY_CAST reads a field that is not a number as NULL. `kind`:
-    trec_run, trec_qrels, or trec_eval_run (the trec_eval command's run: no rank, the line number for the run id). -#}
+    trec_run, trec_qrels, trec_diversity, or trec_eval_run (the trec_eval command's run: no rank, the line number for the run id). -#}
 {%- macro sqlndcg_trec_columns(kind, cast='CAST') -%}
 {%- if kind == 'trec_run' -%}
 fields[1] AS query_id, fields[3] AS doc_id, {{ cast }}(fields[4] AS BIGINT) AS rank,
         {{ cast }}(fields[5] AS DOUBLE) AS score, fields[6] AS tag
+{%- elif kind == 'trec_diversity' -%}
+fields[1] AS query_id, fields[2] AS intent, fields[3] AS doc_id, {{ cast }}(fields[4] AS DOUBLE) AS rel
 {%- elif kind == 'trec_eval_run' -%}
 fields[1] AS query_id, fields[3] AS doc_id, {{ cast }}(fields[5] AS DOUBLE) AS score, fields[6] AS tag, line_number
 {%- else -%}

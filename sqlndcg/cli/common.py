@@ -66,6 +66,8 @@ EXAMPLES = {
                    "--impressions impressions.csv -k 10 --seed 7 --output lists.csv"],
     "interleaving_credit": ["sqlndcg interleaving_credit --log interleaved_clicks.parquet --group-by ds --account",
                             "sqlndcg interleaving_credit --log multileaved_clicks.parquet --teams bm25,dense,hybrid"],
+    "diversity": ["sqlndcg diversity --run run.csv --judgments qrels.diversity.txt -m alpha_ndcg@10 -m err_ia@10 -m strec@10"],
+    "ndeval": ["sqlndcg ndeval qrels.diversity.txt run.txt", "sqlndcg ndeval -traditional -alpha 0.3 qrels.diversity.txt run.txt"],
 }
 
 

@@ -273,6 +273,31 @@ def frame_insert(name, columns, placeholder, *, dialect: str = "duckdb") -> str:
     return render.call('sqlndcg_frame_insert', name, columns, placeholder, dialect=dialect)
 
 
+def diversity_plan(run, judgments, given, facts=None, *, dialect: str = "duckdb") -> Any:
+    """``_diversity_plan`` (sql/macros/diversity/diversity.sql): the plan of the intent-aware measures."""
+    return render.call('_diversity_plan', run, judgments, given, facts, dialect=dialect)
+
+
+def diversity_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_diversity_sql`` (sql/macros/diversity/diversity.sql): SQL of the measures per query."""
+    return render.call('_diversity_sql', p, dialect=dialect)
+
+
+def diversity_summary_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_diversity_summary_sql`` (sql/macros/diversity/diversity.sql): SQL of their means over the queries."""
+    return render.call('_diversity_summary_sql', p, dialect=dialect)
+
+
+def diversity_facts_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_diversity_facts_sql`` (sql/macros/diversity/diversity.sql): SQL of what bounds the greedy ideal."""
+    return render.call('_diversity_facts_sql', p, dialect=dialect)
+
+
+def diversity_is_metric(name, *, dialect: str = "duckdb") -> Any:
+    """``_diversity_is_metric`` (sql/macros/diversity/diversity.sql): whether a name is a diversity measure's."""
+    return render.call('_diversity_is_metric', name, dialect=dialect)
+
+
 def input_checks(role, spec, columns, shared=(), *, dialect: str = "duckdb") -> Any:
     """``_input_checks`` (sql/macros/checks/checks.sql)."""
     return render.call('_input_checks', role, spec, columns, shared, dialect=dialect)
@@ -645,6 +670,11 @@ def judgment_offending_rows(relation, c, columns, limit, *, dialect: str = "duck
 def read_trec_run(path, *, dialect: str = "duckdb") -> str:
     """``sqlndcg_read_trec_run`` (sql/local/readers.sql): SQL reading a TREC run file."""
     return render.call("sqlndcg_read_trec_run", path, dialect=dialect)
+
+
+def read_trec_diversity(path, *, dialect: str = "duckdb") -> str:
+    """``sqlndcg_read_trec_diversity`` (sql/local/readers.sql): SQL reading TREC diversity qrels (qid intent doc rel)."""
+    return render.call("sqlndcg_read_trec_diversity", path, dialect=dialect)
 
 
 def read_trec_qrels(path, *, dialect: str = "duckdb") -> str:

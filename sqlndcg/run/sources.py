@@ -28,11 +28,12 @@ TREC_RUN = ".run"
 TREC_QRELS = (".qrels", ".qrel")
 #: A file of another extension is TREC when its first line (not blank, not a comment) among these has TREC's fields.
 FIRST_LINES = 1000
-FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels")
+FORMATS = ("parquet", "csv", "tsv", "trec_run", "trec_qrels", "trec_diversity")
 
 #: (field count, integer fields, numeric fields) of each TREC format, 1-based.
-TREC_LAYOUT = {"trec_run": (6, (4,), (5,)), "trec_qrels": (4, (), (4,))}
-TREC_FIELDS = {"trec_run": "query_id Q0 doc_id rank score tag", "trec_qrels": "query_id 0 doc_id rel"}
+TREC_LAYOUT = {"trec_run": (6, (4,), (5,)), "trec_qrels": (4, (), (4,)), "trec_diversity": (4, (), (4,))}
+TREC_FIELDS = {"trec_run": "query_id Q0 doc_id rank score tag", "trec_qrels": "query_id 0 doc_id rel",
+               "trec_diversity": "query_id intent doc_id rel"}
 
 #: Delimiters a CSV/TSV header line may be split by, to say which one a misread file uses.
 DELIMITERS = (";", "\t", ",", "|")
@@ -76,7 +77,7 @@ class Source:
     delimiter: str | None = None
     decimal: str | None = None  # the literal of a CSV/TSV file's decimal separator, when not '.'
     file: str | None = None  # the path a CSV/TSV/TREC source reads (a copy with LF line ends: use_lf_copy)
-    kind: str | None = None  # that file's format: csv, tsv, trec_run, trec_qrels
+    kind: str | None = None  # that file's format: csv, tsv, trec_run, trec_qrels, trec_diversity
     reading: Reading = Reading()
     sniffed: str | None = None  # how the format was told when the suffix did not tell it, said when misread
     # The SQL that reads the input as given, when `sql` reads something made in the session (a copy of the file):
@@ -126,7 +127,8 @@ class Source:
             self.sql = templates.read_csv(literal, self.delimiter, self.kind == "csv", self.decimal)
         else:
             self.trec_path, self.trec_format = literal, self.kind
-            self.sql = (templates.read_trec_run if self.kind == "trec_run" else templates.read_trec_qrels)(literal)
+            self.sql = {"trec_run": templates.read_trec_run, "trec_diversity": templates.read_trec_diversity}.get(
+                cast(str, self.kind), templates.read_trec_qrels)(literal)
 
     def use_lf_copy(self, eng: Engine) -> bool:
         """After DuckDB refused this file: when the file mixes CRLF and LF line ends (DuckDB's reader takes either

@@ -3,10 +3,12 @@ through :mod:`.scoring`, which reads, checks and plans the inputs and runs the s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+import inspect
+from typing import TYPE_CHECKING, Sequence, cast
 
 from . import scoring
-from ..errors import SettingError
+from .diversity import diversity, is_diversity_metric
+from ..errors import MetricError, SettingError
 from ..present.results import Result
 from ..run.sources import Reading
 from ..core.settings import Settings, settings_of
@@ -68,6 +70,21 @@ def evaluate(
     >>> [(row["tag"], round(row["ndcg@5"], 4)) for row in res.summary]
     [('bm25', 0.1916), ('rerank', 0.4913)]
     """
+    names = [metrics] if isinstance(metrics, str) else list(metrics) if isinstance(metrics, (list, tuple)) else []
+    if names and any(is_diversity_metric(n) for n in names):
+        # Intent-aware measures read judgments with an intent column: a statement of their own (diversity.py).
+        if not all(is_diversity_metric(n) for n in names):
+            raise MetricError("the diversity measures (alpha_ndcg@k, err_ia@k, nrbp, ...) read judgments with an "
+                              "intent column and are evaluated apart: ask for them in a list of their own, "
+                              f"got {names}")
+        known = set(inspect.signature(diversity).parameters) - {"run", "judgments", "metrics"}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise SettingError(f"{unknown[0]} is not a setting of the diversity measures; theirs are "
+                               f"{', '.join(sorted(known - {'con', 'run_format', 'judgments_format'}))}")
+        extra = cast(dict, settings)
+        return cast(Result, diversity(run, judgments, metrics=names, con=con, run_format=run_format,
+                                      judgments_format=judgments_format, **extra))
     spec = make_spec(metrics, **settings_of("evaluate", settings))
     chosen_sample = sample_of(sample, seed)
     if chosen_sample and (bootstrap is not None or query_weights is not None):
