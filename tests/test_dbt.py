@@ -165,6 +165,21 @@ def test_example_click_models_equal_propensities_and_click_labels(example_build)
                      "click_judgments")
 
 
+def test_example_counterfactual_model_equals_counterfactual(example_build):
+    """counterfactual_ranker (the bootstrap's Poisson draws hashed by DuckDB in dbt as in Python) is what
+    sqlndcg.counterfactual returns on the same seeds. The new ranker places documents no impression showed (their
+    clicks are unknown, so it is estimated below production's logged order): the docs' worked example."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        res = sqlndcg.counterfactual("click_log", "click_ranker", baseline="click_production",
+                                     propensities="position_bias", metrics=["dcg@5", "clicks@5"], bootstrap=200,
+                                     con=con)
+    want = res.summary.to_dicts()
+    assert_same_rows(duckdb_rows(database, "counterfactual_ranker"), want, ["metric"], "counterfactual_ranker")
+    assert [r["metric"] for r in want] == ["dcg@5", "clicks@5"] and all(r["unknown"] > 0 for r in want)
+    assert all(r["difference_high"] < 0 and r["unknown_weight"] > 0.15 for r in want)
+
+
 def test_example_comparison_model_equals_compare_and_its_gate(example_build):
     """paired_comparison is compare()'s table (its t-test columns; the permutation and bootstrap columns are
     Python's), and the no_regression test it carries passed because gate() passes on the same rows."""

@@ -38,6 +38,7 @@ def main() -> None:
     _write("rankings.csv", ("system", "ds", "query_id", "doc_id", "score"), rankings)
     _write("events.csv", ("ds", "query_id", "doc_id", "event"), events)
     _click_log()
+    _click_rankers()
     _interleaved_clicks([r for r in rankings if r[1] == DAYS[-1]], last_truth)
 
 
@@ -51,6 +52,18 @@ def _click_log() -> None:
     keep = [header.index(c) for c in ("impression_id", "query_id", "doc_id", "position", "click", "randomized")]
     first = {f"i{i}" for i in range(1, 301)}
     _write("click_log.csv", tuple(header[i] for i in keep), [[r[i] for i in keep] for r in body if r[0] in first])
+
+
+def _click_rankers() -> None:
+    """Two rankings of the click log's queries: production's order as logged in its unshuffled impressions (score =
+    -position), and a new ranker's run (sqlndcg/examples/clicks_run.csv, with documents production never shows)."""
+    examples = SEEDS.parent.parent / "sqlndcg" / "examples"
+    with open(examples / "clicks.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    production = {(r["query_id"], r["doc_id"]): -int(r["position"]) for r in rows if r["randomized"] == "0"}
+    _write("click_production.csv", ("query_id", "doc_id", "score"), [(q, d, s) for (q, d), s in sorted(production.items())])
+    with open(examples / "clicks_run.csv", newline="") as f:
+        _write("click_ranker.csv", ("query_id", "doc_id", "score"), [tuple(r) for r in list(csv.reader(f))[1:]])
 
 
 def _interleaved_clicks(last_day: list, truth: dict) -> None:
