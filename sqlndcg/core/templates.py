@@ -85,6 +85,12 @@ def click_labels_em_sql(cp, state, *, dialect: str = "duckdb") -> str:
     return render.call('_click_labels_em_sql', cp, state, dialect=dialect)
 
 
+def click_labels_em_unrolled_sql(cp, *, dialect: str = "duckdb") -> str:
+    """``_click_labels_em_unrolled_sql`` (sql/macros/online/click_labels.sql): SQL of the labels with the EM
+    iterations unrolled."""
+    return render.call('_click_labels_em_unrolled_sql', cp, dialect=dialect)
+
+
 def click_labels_ips_sql(cp, *, dialect: str = "duckdb") -> str:
     """``_click_labels_ips_sql`` (sql/macros/online/click_labels.sql): SQL of the labels from clicks weighted by 1 / theta."""
     return render.call('_click_labels_ips_sql', cp, dialect=dialect)
