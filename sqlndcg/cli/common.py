@@ -64,6 +64,8 @@ EXAMPLES = {
                    "--impressions impressions.csv -k 10 --seed 7 --output lists.csv"],
     "interleaving_credit": ["sqlndcg interleaving_credit --log interleaved_clicks.parquet --group-by ds --account",
                             "sqlndcg interleaving_credit --log multileaved_clicks.parquet --teams bm25,dense,hybrid"],
+    "overlap": ["sqlndcg overlap --run sqlndcg/examples/search_run.csv --system-column system --baseline bm25 "
+                "-m rbo@10,rbo_ext@10,jaccard@10 --p 0.9"],
 }
 
 
@@ -183,7 +185,7 @@ def gain_flag(text: str):
 KEYWORD_FLAGS = {"weight_column": "--weight-column", "query_weights": "--query-weights", "partitions": "--partitions",
                  "memory_limit": "--memory-limit", "temp_directory": "--temp-directory", "seed": "--seed",
                  "bootstrap": "--bootstrap", "permutations": "--permutations", "resamples": "--resamples",
-                 "correction": "--correction", "baseline": "--baseline", "system": "--system"}
+                 "correction": "--correction", "baseline": "--baseline", "system": "--system", "p": "--p"}
 
 
 def _flag_for(keyword: str) -> str | None:
