@@ -92,7 +92,7 @@ def test_example_builds_and_its_data_tests_pass(example_build):
     for test in ("worked_example_exact", "metrics_within_bounds", "per_query_keys_unique", "incremental_equals_full",
                  "sqlndcg_valid_run", "sqlndcg_valid_judgments", "sqlndcg_finite_metrics", "sqlndcg_valid_events",
                  "sqlndcg_valid_annotations", "sqlndcg_valid_query_weights", "sqlndcg_no_regression_paired_comparison",
-                 "click_log_valid"):
+                 "click_log_valid", "rankings_overlap_valid"):
         assert test in results, f"data test {test} did not run"
 
 
@@ -148,6 +148,22 @@ def test_example_interleaving_models_equal_interleave_and_its_credit(example_bui
     assert_same_rows(duckdb_rows(database, "interleaving_preference"), [want], ["impressions"],
                      "interleaving_preference")
     assert want["wins_b"] > want["wins_a"]  # ltr_v2 follows the true grades more closely
+
+
+def test_example_overlap_models_equal_overlap(example_build):
+    """ranker_overlap, ranker_overlap_summary and ranker_overlap_account are sqlndcg.overlap's per-query table,
+    summary and account of the same rankings, to 1e-9."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        res = sqlndcg.overlap("rankings", baseline="baseline", metrics=["rbo@10", "rbo_ext@10", "jaccard@10"], p=0.9,
+                              group_by="ds", con=con)
+    assert len(res.per_query) > 50 and 0 < res.summary.to_dicts()[0]["rbo_ext@10"] < 1
+    assert_same_rows(duckdb_rows(database, "ranker_overlap"), res.per_query.to_dicts(), ["ds", "system", "query_id"],
+                     "ranker_overlap")
+    assert_same_rows(duckdb_rows(database, "ranker_overlap_summary"), res.summary.to_dicts(), ["ds", "system"],
+                     "ranker_overlap_summary")
+    assert_same_rows(duckdb_rows(database, "ranker_overlap_account"), res.account.to_dicts(), ["ds", "system"],
+                     "ranker_overlap_account")
 
 
 def test_example_click_models_equal_propensities_and_click_labels(example_build):

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -197,6 +199,18 @@ def test_the_worked_example_by_hand():
                            short_lists="truncate").per_query.to_dicts()[0]
     assert round(cut3["rbo@5"], 6) == 0.144 and round(cut3["rbo_ext@5"], 6) == 0.63 and cut3["jaccard@5"] == 0.5
     assert "0.1099" in str(res) and "1 only in bm25" in str(res)
+
+
+def test_the_docs_show_the_worked_example_and_their_examples_run(capsys):
+    """docs/beyond.md states the numbers test_the_worked_example_by_hand checks, and its Python blocks run."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "beyond.md").read_text(encoding="utf-8")
+    for number in ("0.219816", "0.6", "0.761220", "0.144", "0.63"):
+        assert f"**{number}**" in doc, number
+    assert "0.219816 + 0.029646 + 0.511758 = **0.761220**" in doc and "0.761220 / 2 = 0.380610" in doc
+    for block in re.findall(r"```python\n(.*?)```", doc, flags=re.S):
+        exec(compile(block, "docs/beyond.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "0.2198" in out and "0.7612" in out and "rerank" in out
 
 
 def test_equal_lists_give_one_and_disjoint_lists_zero():
