@@ -126,6 +126,8 @@
 {%- set tie = sqlndcg._tie_doc({'doc_ids_as_text': doc_text, 'run_doc_ids_integer': not doc_text, 'id_order': o.id_order}) -%}
 {%- set cutoffs = metrics | map(attribute='k') | list -%}
 {%- set given_k = cutoffs | reject('none') | list -%}
+{%- set readings = [] -%}
+{%- for k in cutoffs if k not in readings -%}{%- do readings.append(k) -%}{%- endfor -%}
 {%- set checks = [] -%}
 {%- for name in groups + [s.system, s.query_id, s.doc_id, key] -%}
   {%- do checks.append(sqlndcg._judgment_check('null', name, 'is NULL' ~ (' (a group needs a value to pair the lists in it)' if name in groups else ''))) -%}
@@ -142,7 +144,7 @@
   'query_id': sqlndcg._quote(s.query_id), 'query_ids_as_text': sqlndcg._judgment_ids_as_text([(run, s.query_id)]),
   'doc_id': sqlndcg._quote(s.doc_id), 'doc_ids_as_text': doc_text, 'key': sqlndcg._quote(key),
   'order': sqlndcg._rank_order('_key', tie, not by_rank and not o.lower_is_better),
-  'baseline': baseline, 'cut': none if none in cutoffs else cutoffs | max, 'deepest': (given_k | max) if given_k else none,
+  'baseline': baseline, 'readings': readings, 'cut': none if none in cutoffs else cutoffs | max, 'deepest': (given_k | max) if given_k else none,
   'checks': checks, 'identity': groups + [s.system, s.query_id, s.doc_id],
   'rank_keys': groups + [s.system, s.query_id, key] if o.ties == 'rank' else none,
   'summary': sqlndcg._overlap_summary_shape(groups, s.system, s.query_id, metrics),
@@ -245,17 +247,11 @@ _lists AS (
 {%- macro _overlap_min(a, b) -%}{{ return('CASE WHEN ' ~ a ~ ' < ' ~ b ~ ' THEN ' ~ a ~ ' ELSE ' ~ b ~ ' END') }}{%- endmacro -%}
 {%- macro _overlap_max(a, b) -%}{{ return('CASE WHEN ' ~ a ~ ' > ' ~ b ~ ' THEN ' ~ a ~ ' ELSE ' ~ b ~ ' END') }}{%- endmacro -%}
 
-{#- A metric's depths [s, l] from the lists' lengths _la and _lb: the shorter and the longer list as it reads them
-    (cut at k); under short_lists='truncate' both n = min(k, _la, _lb). -#}
-{%- macro _overlap_lengths(p, m) -%}
-{%- if p.short_lists == 'truncate' -%}
-  {%- set n = sqlndcg._overlap_min('_la', '_lb') -%}
-  {%- set n = n if m.k is none else sqlndcg._overlap_min(n, m.k) -%}
-  {{ return([n, n]) }}
-{%- endif -%}
-{%- set a = '_la' if m.k is none else sqlndcg._overlap_min('_la', m.k) -%}
-{%- set b = '_lb' if m.k is none else sqlndcg._overlap_min('_lb', m.k) -%}
-{{ return([sqlndcg._overlap_min(a, b), sqlndcg._overlap_max(a, b)]) }}
+{#- Reading i's depths [s, l], the shorter and the longer list as a measure at cutoff k reads them, from the lists'
+    lengths cut at k (_ca<i> and _cb<i>); under short_lists='truncate' both n = min(k, |A|, |B|). -#}
+{%- macro _overlap_lengths(p, i) -%}
+{%- set shorter = sqlndcg._overlap_min('_ca' ~ i, '_cb' ~ i) -%}
+{{ return([shorter, shorter if p.short_lists == 'truncate' else sqlndcg._overlap_max('_ca' ~ i, '_cb' ~ i)]) }}
 {%- endmacro -%}
 
 {#- p^x on doubles for an integer expression x >= 0, 0 from the depth on where it falls below 1e-150 (a term too small
@@ -285,17 +281,18 @@ _lists AS (
 {%- macro _overlap_aggregates(p, m, j) -%}
 {%- set d = sqlndcg.double() -%}
 {%- set w = sqlndcg._overlap_power(p, '_dp') -%}
-{%- set out = ['COALESCE(MAX(CASE WHEN _dp = _long' ~ j ~ ' THEN _x END), 0) AS _xl' ~ j] -%}
+{%- set r = p.readings.index(m.k) -%}
+{%- set out = ['COALESCE(MAX(CASE WHEN _dp = _long' ~ r ~ ' THEN _x END), 0) AS _xl' ~ j] -%}
 {%- if m.kind != 'jaccard' -%}
-  {%- set depth = m.k if sqlndcg._overlap_tail(p, m) else '_long' ~ j -%}
+  {%- set depth = m.k if sqlndcg._overlap_tail(p, m) else '_long' ~ r -%}
   {%- do out.append(sqlndcg.ordered('SUM', 'CASE WHEN _dp <= ' ~ depth ~ ' THEN ' ~ w ~ ' * CAST(_x AS ' ~ d ~ ') / _dp ELSE 0 END', '_dp') ~ ' AS _a' ~ j) -%}
 {%- endif -%}
 {%- if sqlndcg._overlap_tail(p, m) -%}
-  {%- do out.append(sqlndcg.ordered('SUM', 'CASE WHEN _dp <= _long' ~ j ~ ' THEN ' ~ w ~ ' / _dp ELSE 0 END', '_dp') ~ ' AS _pl' ~ j) -%}
+  {%- do out.append(sqlndcg.ordered('SUM', 'CASE WHEN _dp <= _long' ~ r ~ ' THEN ' ~ w ~ ' / _dp ELSE 0 END', '_dp') ~ ' AS _pl' ~ j) -%}
 {%- endif -%}
 {%- if m.kind == 'rbo_ext' -%}
-  {%- do out.append('COALESCE(MAX(CASE WHEN _dp = _short' ~ j ~ ' THEN _x END), 0) AS _xs' ~ j) -%}
-  {%- do out.append(sqlndcg.ordered('SUM', 'CASE WHEN _dp > _short' ~ j ~ ' AND _dp <= _long' ~ j ~ ' THEN ' ~ w ~ ' * CAST(_dp - _short' ~ j ~ ' AS ' ~ d ~ ') / _dp ELSE 0 END', '_dp') ~ ' AS _t' ~ j) -%}
+  {%- do out.append('COALESCE(MAX(CASE WHEN _dp = _short' ~ r ~ ' THEN _x END), 0) AS _xs' ~ j) -%}
+  {%- do out.append(sqlndcg.ordered('SUM', 'CASE WHEN _dp > _short' ~ r ~ ' AND _dp <= _long' ~ r ~ ' THEN ' ~ w ~ ' * CAST(_dp - _short' ~ r ~ ' AS ' ~ d ~ ') / _dp ELSE 0 END', '_dp') ~ ' AS _t' ~ j) -%}
 {%- endif -%}
 {{ return(out) }}
 {%- endmacro -%}
@@ -304,7 +301,8 @@ _lists AS (
 {%- macro _overlap_value(p, m, j) -%}
 {%- set d = sqlndcg.double() -%}
 {%- set c = sqlndcg._number((1 - p.p) / p.p) -%}
-{%- set s, l, xs, xl = '_short' ~ j, '_long' ~ j, 'CAST(_xs' ~ j ~ ' AS ' ~ d ~ ')', 'CAST(_xl' ~ j ~ ' AS ' ~ d ~ ')' -%}
+{%- set r = p.readings.index(m.k) -%}
+{%- set s, l, xs, xl = '_short' ~ r, '_long' ~ r, 'CAST(_xs' ~ j ~ ' AS ' ~ d ~ ')', 'CAST(_xl' ~ j ~ ' AS ' ~ d ~ ')' -%}
 {%- if m.kind == 'jaccard' -%}
   {{ return('CASE WHEN ' ~ s ~ ' + ' ~ l ~ ' - _xl' ~ j ~ ' > 0 THEN ' ~ xl ~ ' / (' ~ s ~ ' + ' ~ l ~ ' - _xl' ~ j ~ ') ELSE CAST(0 AS ' ~ d ~ ') END') }}
 {%- elif m.kind == 'rbo' and sqlndcg._overlap_tail(p, m) -%}
@@ -321,7 +319,7 @@ _lists AS (
     system and query (not inside a subquery). -#}
 {%- macro _overlap_sql(p, ordered=true) -%}
 {%- set g, i = sqlndcg._overlap_keys(p), sqlndcg.integer_type() -%}
-{%- set kept %}{% for m in p.metrics %}, _short{{ loop.index0 }}, _long{{ loop.index0 }}{% endfor %}{% endset -%}
+{%- set kept %}{% for k in p.readings %}, _short{{ loop.index0 }}, _long{{ loop.index0 }}{% endfor %}{% endset -%}
 WITH {{ sqlndcg._overlap_lists(p) }}
 _common AS (
   SELECT {{ sqlndcg._overlap_keys(p, 'm.', true) }}m._s AS _s, m._q AS _q, CASE WHEN m._r > b._r THEN m._r ELSE b._r END AS _m
@@ -347,11 +345,14 @@ _overlaps AS (
 ),
 _read AS (
   SELECT {{ g }}_s, _q, _dp, _x, _la, _lb
-    {%- for m in p.metrics %}{% set sl = sqlndcg._overlap_lengths(p, m) %},
+    {%- for k in p.readings %}{% set sl = sqlndcg._overlap_lengths(p, loop.index0) %},
     {{ sl[0] }} AS _short{{ loop.index0 }}, {{ sl[1] }} AS _long{{ loop.index0 }}
     {%- endfor %}
   FROM (
     SELECT {{ sqlndcg._overlap_keys(p, 'o.', true) }}o._s AS _s, o._q AS _q, o._dp AS _dp, o._x AS _x, li._la AS _la, li._lb AS _lb
+      {%- for k in p.readings %},
+      {{ 'li._la' if k is none else sqlndcg._overlap_min('li._la', k) }} AS _ca{{ loop.index0 }}, {{ 'li._lb' if k is none else sqlndcg._overlap_min('li._lb', k) }} AS _cb{{ loop.index0 }}
+      {%- endfor %}
     FROM _overlaps AS o
     JOIN _lists AS li ON {{ sqlndcg._overlap_on(p, 'li', 'o', ['_s', '_q']) }}
   ) AS depth_rows
