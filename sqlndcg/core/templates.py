@@ -336,6 +336,32 @@ def interleaving_credit_sql(p, *, dialect: str = "duckdb") -> str:
     return render.call('_interleaving_credit_sql', p, dialect=dialect)
 
 
+def overlap_plan(run, given, *, dialect: str = "duckdb") -> Any:
+    """``_overlap_plan`` (sql/macros/beyond/overlap.sql): the plan of the overlap between systems' rankings."""
+    return render.call('_overlap_plan', run, given, dialect=dialect)
+
+
+def overlap_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_overlap_sql`` (sql/macros/beyond/overlap.sql): SQL of the per-query overlap table."""
+    return render.call('_overlap_sql', p, dialect=dialect)
+
+
+def overlap_account_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_overlap_account_sql`` (sql/macros/beyond/overlap.sql): SQL of the account per group and system."""
+    return render.call('_overlap_account_sql', p, dialect=dialect)
+
+
+def overlap_systems_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_overlap_systems_sql`` (sql/macros/beyond/overlap.sql): SQL of the run's systems, the baseline first."""
+    return render.call('_overlap_systems_sql', p, dialect=dialect)
+
+
+def overlap_systems_problem(p, rows, *, dialect: str = "duckdb") -> str:
+    """``_overlap_systems_problem`` (sql/macros/beyond/overlap.sql): what is wrong with the systems (a message), or
+    ''."""
+    return render.call('_overlap_systems_problem', p, [list(r) for r in rows], dialect=dialect)
+
+
 def labels_plan(events, impressions, given, *, dialect: str = "duckdb") -> Any:
     """``_labels_plan`` (sql/macros/judgments/labels.sql)."""
     return render.call('_labels_plan', events, impressions, given, dialect=dialect)
