@@ -109,9 +109,9 @@
 {{ return(out) }}
 {%- endmacro -%}
 
-{#- `g0, g1, ` (with a prefix, e.g. 'r.'): the group keys, each followed by a comma. -#}
-{%- macro _beyond_keys(p, prefix='') -%}
-{%- for g in p.groups %}{{ prefix }}_g{{ loop.index0 }}, {% endfor -%}
+{#- `_g0, _g1, ` (with a prefix, e.g. 'r.', and `named`: each AS its name, as ClickHouse needs): the group keys, each followed by a comma. -#}
+{%- macro _beyond_keys(p, prefix='', named=false) -%}
+{%- for g in p.groups %}{{ prefix }}_g{{ loop.index0 }}{% if named %} AS _g{{ loop.index0 }}{% endif %}, {% endfor -%}
 {%- endmacro -%}
 
 {%- macro _beyond_on(p, a, b) -%}
@@ -161,11 +161,11 @@ _catalog AS (
 {#- Items of the run the items table lacks: how many, and a few of them (the smallest) to name in the error. -#}
 {%- macro _beyond_missing_sql(p, shown=5) -%}
 WITH {{ sqlndcg._beyond_catalog(p) }}
+_recommended AS (
+  SELECT DISTINCT {{ sqlndcg._id(p.doc_id, p.doc_ids_as_text) }} AS _d FROM {{ p.run }} AS run_input
+),
 _missing AS (
-  SELECT DISTINCT r._d AS _d
-  FROM (SELECT {{ sqlndcg._id(p.doc_id, p.doc_ids_as_text) }} AS _d FROM {{ p.run }} AS run_input) AS r
-  LEFT JOIN _catalog AS c ON c._d = r._d
-  WHERE c._d IS NULL
+  SELECT r._d AS _d FROM {{ sqlndcg.unmatched_rows('_recommended', 'r', '_catalog', 'c', 'c._d = r._d') }}
 )
 SELECT _d, (SELECT COUNT(*) FROM _missing) AS _count FROM _missing ORDER BY _d LIMIT {{ shown }}
 {%- endmacro -%}
@@ -183,7 +183,7 @@ SELECT _d, (SELECT COUNT(*) FROM _missing) AS _count FROM _missing ORDER BY _d L
 {%- set ks = p.metrics | selectattr('kind', 'equalto', 'ild') | map(attribute='k') | unique | list -%}
 {%- if ks %}
 _categories AS (
-  SELECT {{ sqlndcg._beyond_keys(p, 'r.') }}r._q AS _q, i._c AS _c
+  SELECT {{ sqlndcg._beyond_keys(p, 'r.', true) }}r._q AS _q, i._c AS _c
     {%- for k in ks %}, SUM(CASE WHEN r._pos <= {{ k }} THEN 1 ELSE 0 END) AS _n{{ k }}{% endfor %}
   FROM _run AS r JOIN _items AS i ON i._d = r._d
   {{ sqlndcg._beyond_group_by(p, 'r.', 'r._q, i._c') }}
@@ -195,7 +195,7 @@ _pairs AS (
 ),
 {%- endif %}
 _lists AS (
-  SELECT {{ sqlndcg._beyond_keys(p, 'r.') }}r._q AS _q
+  SELECT {{ sqlndcg._beyond_keys(p, 'r.', true) }}r._q AS _q
     {%- for m in p.metrics if m.per_list %},
     {%- if m.kind == 'novelty' %}
     AVG(CASE WHEN r._pos <= {{ m.k }} THEN -{{ sqlndcg._log2('i._p') }} END) AS _v{{ m.slot }}
@@ -233,14 +233,14 @@ _exposure AS (
   FROM _run {{ sqlndcg._beyond_group_by(p, '', '_d') }}
 ),
 _sorted AS (
-  SELECT {{ sqlndcg._beyond_keys(p, 'g.') }}i._d AS _d
+  SELECT {{ sqlndcg._beyond_keys(p, 'g.', true) }}i._d AS _d
     {%- for k in ginis %}, COALESCE(e._x{{ k }}, 0) AS _x{{ k }},
     ROW_NUMBER() OVER ({% if p.groups %}PARTITION BY {{ sqlndcg._beyond_keys(p, 'g.')[:-2] }} {% endif %}ORDER BY COALESCE(e._x{{ k }}, 0)) AS _i{{ k }}{% endfor %}
   FROM _groups AS g CROSS JOIN _items AS i
   LEFT JOIN _exposure AS e ON e._d = i._d{{ sqlndcg._beyond_on(p, 'e', 'g') }}
 ),
 _gini AS (
-  SELECT {{ sqlndcg._beyond_keys(p, 's.') }}n._n AS _n
+  SELECT {{ sqlndcg._beyond_keys(p, 's.', true) }}n._n AS _n
     {%- for k in ginis %},
     SUM((2 * CAST(s._i{{ k }} AS {{ d }}) - n._n - 1) * s._x{{ k }}) / CAST(n._n * SUM(s._x{{ k }}) AS {{ d }}) AS _gini{{ k }}
     {%- endfor %}
@@ -249,7 +249,7 @@ _gini AS (
 ),
 {%- endif %}
 _system AS (
-  SELECT {{ sqlndcg._beyond_keys(p, 'g.') }}g._lists AS _lists
+  SELECT {{ sqlndcg._beyond_keys(p, 'g.', true) }}g._lists AS _lists
     {%- for m in p.metrics if not m.per_list %},
     {%- if m.kind == 'coverage' %}
     CAST(g._cov{{ m.k }} AS {{ d }}) / CAST(n._n AS {{ d }}) AS _s{{ m.slot }}
@@ -297,7 +297,7 @@ _means AS (
   FROM _lists {{ sqlndcg._beyond_group_by(p) }}
 ),
 _spread AS (
-  SELECT {{ sqlndcg._beyond_keys(p, 'l.') }}COUNT(*) AS _count
+  SELECT {{ sqlndcg._beyond_keys(p, 'l.', true) }}COUNT(*) AS _count
     {%- for m in per_list %}, SUM((l._v{{ m.slot }} - mn._mean{{ m.slot }}) * (l._v{{ m.slot }} - mn._mean{{ m.slot }})) AS _ss{{ m.slot }}{% endfor %}
   FROM _lists AS l JOIN _means AS mn ON 1 = 1{{ sqlndcg._beyond_on(p, 'mn', 'l') }}
   {{ sqlndcg._beyond_group_by(p, 'l.') }}
