@@ -343,3 +343,46 @@ def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
     from snowflake_tables import load_snowflake
 
     check_engine(fakesnow, load_snowflake, "Snowflake (fakesnow)")
+
+
+# --- dbt: the entry macro renders the same statement ----------------------------------------------------------------
+
+@pytest.mark.engine
+def test_the_dbt_macro_equals_python(tmp_path):
+    """sqlndcg.beyond_accuracy(run=ref(..), items=ref(..), metrics=[...]) in a dbt project on DuckDB: the summary
+    per system and (per_list=true) the per-list table equal the Python API's."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import duckdb
+
+    repo = Path(__file__).resolve().parent.parent
+    project = tmp_path / "proj"
+    (project / "seeds").mkdir(parents=True)
+    (project / "models").mkdir()
+    for name in ("recommendations", "items"):
+        (project / "seeds" / f"{name}.csv").write_text(Path(sqlndcg.example(name)).read_text())
+    (project / "dbt_project.yml").write_text(
+        "name: beyond_test\nversion: '1.0.0'\nconfig-version: 2\nprofile: beyond_test\n"
+        "models:\n  beyond_test:\n    +materialized: table\n")
+    (project / "packages.yml").write_text(f"packages:\n  - local: {repo}\n")
+    (project / "profiles.yml").write_text(
+        f"beyond_test:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
+        f"      path: '{project / 'db.duckdb'}'\n      threads: 1\n")
+    metrics = ["coverage@3", "gini@3", "novelty@3", "ild@3", "long_tail@3"]
+    call = f"run=ref('recommendations'), items=ref('items'), metrics={metrics}, group_by='system'"
+    (project / "models" / "beyond_summary.sql").write_text("{{ sqlndcg.beyond_accuracy(" + call + ") }}\n")
+    (project / "models" / "beyond_lists.sql").write_text("{{ sqlndcg.beyond_accuracy(" + call + ", per_list=true) }}\n")
+    dbt = str(Path(sys.executable).with_name("dbt"))
+    for args in (["deps"], ["build"]):
+        done = subprocess.run([dbt, *args, "--project-dir", str(project), "--profiles-dir", str(project)],
+                              capture_output=True, text=True, cwd=project, timeout=600, env={**os.environ})
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    with duckdb.connect(str(project / "db.duckdb"), read_only=True) as con:
+        want = sqlndcg.beyond_accuracy("recommendations", "items", metrics=metrics, group_by="system", con=con)
+        got = con.execute('SELECT * FROM "beyond_summary" ORDER BY 1').fetchall()
+        lists = con.execute('SELECT * FROM "beyond_lists" ORDER BY 1, 2').fetchall()
+    assert [tuple(r) for r in got] == [tuple(r) for r in want.summary.rows]
+    assert [tuple(r) for r in lists] == [tuple(r) for r in want.per_query.rows]

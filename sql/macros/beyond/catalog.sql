@@ -14,7 +14,8 @@
     long_tail@k = per list, the share of its top k outside the short head, the round(head_share * n) most
                   popular catalog items (Abdollahpouri, Burke and Mobasher, RecSys 2017: APLT)
   Per-list measures are averaged over the group's lists (ild over those with 2 items or more) with the package's
-  95% t interval; coverage and gini are values of the group. Counts are exact integers and every ratio one
+  95% t interval; coverage and gini are values of the group. Sums of doubles run in a fixed order where the engine
+  can (sqlndcg.ordered): DuckDB gives the same bits whatever its threads. Counts are exact integers and every ratio one
   division of them (ild, long_tail, coverage, gini): the same bits on every engine.
 -#}
 
@@ -198,7 +199,7 @@ _lists AS (
   SELECT {{ sqlndcg._beyond_keys(p, 'r.', true) }}r._q AS _q
     {%- for m in p.metrics if m.per_list %},
     {%- if m.kind == 'novelty' %}
-    AVG(CASE WHEN r._pos <= {{ m.k }} THEN -{{ sqlndcg._log2('i._p') }} END) AS _v{{ m.slot }}
+    {{ sqlndcg.ordered('AVG', 'CASE WHEN r._pos <= ' ~ m.k ~ ' THEN -' ~ sqlndcg._log2('i._p') ~ ' END', 'r._pos') }} AS _v{{ m.slot }}
     {%- elif m.kind == 'long_tail' %}
     CAST(SUM(CASE WHEN r._pos <= {{ m.k }} THEN i._tail ELSE 0 END) AS {{ d }}) / CAST(SUM(CASE WHEN r._pos <= {{ m.k }} THEN 1 ELSE 0 END) AS {{ d }}) AS _v{{ m.slot }}
     {%- else %}
@@ -293,12 +294,12 @@ WITH {{ sqlndcg._beyond_inputs(p) }}
 {{ sqlndcg._beyond_lists(p) }},
 _means AS (
   SELECT {{ sqlndcg._beyond_keys(p) }}COUNT(*) AS _count
-    {%- for m in per_list %}, AVG(_v{{ m.slot }}) AS _mean{{ m.slot }}, COUNT(_v{{ m.slot }}) AS _c{{ m.slot }}{% endfor %}
+    {%- for m in per_list %}, {{ sqlndcg.ordered('AVG', '_v' ~ m.slot, '_q') }} AS _mean{{ m.slot }}, COUNT(_v{{ m.slot }}) AS _c{{ m.slot }}{% endfor %}
   FROM _lists {{ sqlndcg._beyond_group_by(p) }}
 ),
 _spread AS (
   SELECT {{ sqlndcg._beyond_keys(p, 'l.', true) }}COUNT(*) AS _count
-    {%- for m in per_list %}, SUM((l._v{{ m.slot }} - mn._mean{{ m.slot }}) * (l._v{{ m.slot }} - mn._mean{{ m.slot }})) AS _ss{{ m.slot }}{% endfor %}
+    {%- for m in per_list %}, {{ sqlndcg.ordered('SUM', '(l._v' ~ m.slot ~ ' - mn._mean' ~ m.slot ~ ') * (l._v' ~ m.slot ~ ' - mn._mean' ~ m.slot ~ ')', 'l._q') }} AS _ss{{ m.slot }}{% endfor %}
   FROM _lists AS l JOIN _means AS mn ON 1 = 1{{ sqlndcg._beyond_on(p, 'mn', 'l') }}
   {{ sqlndcg._beyond_group_by(p, 'l.') }}
 ),
