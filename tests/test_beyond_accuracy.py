@@ -386,3 +386,18 @@ def test_the_dbt_macro_equals_python(tmp_path):
         lists = con.execute('SELECT * FROM "beyond_lists" ORDER BY 1, 2').fetchall()
     assert [tuple(r) for r in got] == [tuple(r) for r in want.summary.rows]
     assert [tuple(r) for r in lists] == [tuple(r) for r in want.per_query.rows]
+
+
+def test_accuracy_and_diversity_side_by_side():
+    run, items = random_data(4)
+    qrels = run.assign(rel=(run["score"] > 0.5).astype(int))[["query_id", "doc_id", "rel"]].drop_duplicates(
+        ["query_id", "doc_id"])
+    accuracy = sqlndcg.evaluate(run, qrels, ["ndcg@3", "p@3"], group_by="system")
+    beyond = sqlndcg.beyond_accuracy(run, items, metrics=["coverage@3", "novelty@3"], group_by="system")
+    table = beyond.beside(accuracy)
+    assert table.columns == ("system", "queries", "ndcg@3", "p@3", "lists", "coverage@3", "novelty@3")
+    for row, a, b in zip(table.to_dicts(), accuracy.summary.to_dicts(), beyond.summary.to_dicts()):
+        assert (row["system"], row["ndcg@3"], row["coverage@3"], row["novelty@3"]) == \
+            (a["system"], a["ndcg@3"], b["coverage@3"], b["novelty@3"])
+    with pytest.raises(sqlndcg.SettingError, match="group_by"):
+        beyond.beside(sqlndcg.evaluate(run[run.system == "new"], qrels, ["ndcg@3"]))
