@@ -48,7 +48,7 @@ class BeyondResult:
         left = [c for c in theirs.columns if c not in groups and not c.endswith(suffixes)]
         right = ["lists"] + list(self.settings["metrics"])
         rows: dict[tuple, dict] = {}
-        for side, table, names in ((0, theirs, left), (1, self.summary, right)):
+        for table, names in ((theirs, left), (self.summary, right)):
             for r in table.to_dicts():
                 key = tuple(str(r[g]) for g in groups)
                 rows.setdefault(key, {g: r[g] for g in groups}).update({n: r[n] for n in names})
