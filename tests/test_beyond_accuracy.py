@@ -401,3 +401,10 @@ def test_accuracy_and_diversity_side_by_side():
             (a["system"], a["ndcg@3"], b["coverage@3"], b["novelty@3"])
     with pytest.raises(sqlndcg.SettingError, match="group_by"):
         beyond.beside(sqlndcg.evaluate(run[run.system == "new"], qrels, ["ndcg@3"]))
+
+
+def test_compare_points_to_beyond_accuracy():
+    run, items = random_data(6)
+    qrels = run.assign(rel=1)[["query_id", "doc_id", "rel"]].drop_duplicates(["query_id", "doc_id"])
+    with pytest.raises(sqlndcg.MetricError, match="novelty@3 is a beyond-accuracy measure.*beyond_accuracy"):
+        sqlndcg.compare(run, qrels, ["ndcg@3", "novelty@3"], system="system", baseline="base")
