@@ -57,6 +57,7 @@ _LAZY = {
     "diversity": ("sqlndcg.verbs.diversity", "diversity"),
     "overlap": ("sqlndcg.verbs.overlap", "overlap"),
     "Overlap": ("sqlndcg.present.overlap", "Overlap"),
+    "beyond_accuracy": ("sqlndcg.verbs.beyond", "beyond_accuracy"),
     "Positions": ("sqlndcg.verbs.positions", "Positions"),
     "KINDS": ("sqlndcg.core.metrics", "KINDS"),
     "Metric": ("sqlndcg.core.metrics", "Metric"),
@@ -88,8 +89,11 @@ def example(name: str) -> str:
     """Path of a bundled example file: ``example("run")`` (TREC run), ``example("qrels")`` (TREC qrels) or
     ``example("clicks")`` (an impression log of 1,000 impressions, half of them with their top 5 shuffled, whose
     users examine position p with probability 1 / p^0.8, the ``propensity`` column) or ``example("clicks_run")``
-    (a new ranker's run over the click log's queries, with documents the log never shows)."""
-    files = {"run": "example.run", "qrels": "example.qrels", "clicks": "clicks.csv", "clicks_run": "clicks_run.csv"}
+    (a new ranker's run over the click log's queries, with documents the log never shows) or
+    ``example("recommendations")`` (two recommenders' lists, a ``system`` column) and ``example("items")`` (their
+    catalog: doc_id, category, popularity, for :func:`beyond_accuracy`)."""
+    files = {"run": "example.run", "qrels": "example.qrels", "clicks": "clicks.csv", "clicks_run": "clicks_run.csv",
+             "recommendations": "recommendations.csv", "items": "items.csv"}
     if name not in files:
         raise InputError(f"no example {name!r}; choose one of {sorted(files)}")
     return str(_EXAMPLES / files[name])
@@ -99,7 +103,7 @@ __all__ = [
     "compare", "Comparison", "gate", "power", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
     "propensities", "Propensities", "click_labels", "counterfactual", "Counterfactual",
-    "interleave", "multileave", "interleaving_credit", "diversity", "overlap", "Overlap",
+    "interleave", "multileave", "interleaving_credit", "diversity", "overlap", "Overlap", "beyond_accuracy",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
     "ResourceError",

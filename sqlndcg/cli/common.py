@@ -67,6 +67,7 @@ EXAMPLES = {
     "interleaving_credit": ["sqlndcg interleaving_credit --log interleaved_clicks.parquet --group-by ds --account",
                             "sqlndcg interleaving_credit --log multileaved_clicks.parquet --teams bm25,dense,hybrid"],
     "diversity": ["sqlndcg diversity --run run.csv --judgments qrels.diversity.txt -m alpha_ndcg@10 -m err_ia@10 -m strec@10"],
+    "beyond": ["sqlndcg beyond --run recommendations.csv --items items.csv -m coverage@10,gini@10,novelty@10 --group-by system"],
     "ndeval": ["sqlndcg ndeval qrels.diversity.txt run.txt", "sqlndcg ndeval -traditional -alpha 0.3 qrels.diversity.txt run.txt"],
     "overlap": ["sqlndcg overlap --run sqlndcg/examples/search_run.csv --system-column system --baseline bm25 "
                 "-m rbo@10,rbo_ext@10,jaccard@10 --p 0.9"],

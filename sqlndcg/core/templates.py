@@ -704,6 +704,31 @@ def read_trec_run(path, *, dialect: str = "duckdb") -> str:
     return render.call("sqlndcg_read_trec_run", path, dialect=dialect)
 
 
+def beyond_plan(run, items, given, *, dialect: str = "duckdb") -> Any:
+    """``_beyond_plan`` (sql/macros/beyond/catalog.sql): the plan of the beyond-accuracy measures."""
+    return render.call('_beyond_plan', run, items, given, dialect=dialect)
+
+
+def beyond_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_beyond_sql`` (sql/macros/beyond/catalog.sql): SQL of the per-list measures."""
+    return render.call('_beyond_sql', p, dialect=dialect)
+
+
+def beyond_summary_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_beyond_summary_sql`` (sql/macros/beyond/catalog.sql): SQL of the measures per group."""
+    return render.call('_beyond_summary_sql', p, dialect=dialect)
+
+
+def beyond_missing_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_beyond_missing_sql`` (sql/macros/beyond/catalog.sql): SQL of the run's items the items table lacks."""
+    return render.call('_beyond_missing_sql', p, dialect=dialect)
+
+
+def beyond_is_metric(name, *, dialect: str = "duckdb") -> Any:
+    """``_beyond_is_metric`` (sql/macros/beyond/catalog.sql): whether a name is a beyond-accuracy measure's."""
+    return render.call('_beyond_is_metric', name, dialect=dialect)
+
+
 def read_trec_diversity(path, *, dialect: str = "duckdb") -> str:
     """``sqlndcg_read_trec_diversity`` (sql/local/readers.sql): SQL reading TREC diversity qrels (qid intent doc rel)."""
     return render.call("sqlndcg_read_trec_diversity", path, dialect=dialect)
