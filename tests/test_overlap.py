@@ -204,6 +204,7 @@ def test_the_worked_example_by_hand():
 def test_the_docs_show_the_worked_example_and_their_examples_run(capsys):
     """docs/beyond.md states the numbers test_the_worked_example_by_hand checks, and its Python blocks run."""
     doc = (Path(__file__).resolve().parent.parent / "docs" / "beyond.md").read_text(encoding="utf-8")
+    doc = doc.split("## Beyond accuracy: catalog measures")[0]  # overlap's part; the catalog's has its own test
     for number in ("0.219816", "0.6", "0.761220", "0.144", "0.63"):
         assert f"**{number}**" in doc, number
     assert "0.219816 + 0.029646 + 0.511758 = **0.761220**" in doc and "0.761220 / 2 = 0.380610" in doc
