@@ -196,6 +196,17 @@ def test_example_counterfactual_model_equals_counterfactual(example_build):
     assert all(r["difference_high"] < 0 and r["unknown_weight"] > 0.15 for r in want)
 
 
+def test_example_catalog_model_equals_beyond_accuracy(example_build):
+    """catalog_measures is what sqlndcg.beyond_accuracy returns on the same seeds, per system and day."""
+    _, database, _ = example_build
+    metrics = ["coverage@5", "gini@5", "novelty@5", "ild@5", "long_tail@5"]
+    with duckdb.connect(str(database), read_only=True) as con:
+        res = sqlndcg.beyond_accuracy("rankings", "catalog_items", group_by=["system", "ds"], metrics=metrics, con=con)
+    want = res.summary.to_dicts()
+    assert len(want) == 8 and all(0 < r["coverage@5"] < 1 for r in want)
+    assert_same_rows(duckdb_rows(database, "catalog_measures"), want, ["system", "ds"], "catalog_measures")
+
+
 def test_example_comparison_model_equals_compare_and_its_gate(example_build):
     """paired_comparison is compare()'s table (its t-test columns; the permutation and bootstrap columns are
     Python's), and the no_regression test it carries passed because gate() passes on the same rows."""

@@ -36,10 +36,20 @@ def main() -> None:
                     for _ in range(rng.randint(1, 2)):
                         events.append((ds, query, doc, kind))
     _write("rankings.csv", ("system", "ds", "query_id", "doc_id", "score"), rankings)
+    _catalog(rng)
     _write("events.csv", ("ds", "query_id", "doc_id", "event"), events)
     _click_log()
     _click_rankers()
     _interleaved_clicks([r for r in rankings if r[1] == DAYS[-1]], last_truth)
+
+
+def _catalog(rng: random.Random) -> None:
+    """The catalog the rankings draw from: every sku of every query (15 x 12) with a category and a popularity
+    (interactions, at least 1), the `catalog_measures` model's items table."""
+    categories = ["shoes", "bags", "hats", "belts"]
+    rows = [(f"sku-{q:02d}-{d:02d}", rng.choice(categories), 1 + int(1000 / (d + rng.random())))
+            for q in range(1, 16) for d in range(1, 13)]
+    _write("catalog_items.csv", ("doc_id", "category", "popularity"), rows)
 
 
 def _click_log() -> None:
