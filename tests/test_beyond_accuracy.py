@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import sqlite3
 
 import numpy as np
 import pandas as pd
@@ -19,6 +18,8 @@ import pytest
 from scipy import stats
 
 import sqlndcg
+
+from engine_parity import assert_same, engine_tests
 
 METRICS = ["coverage@3", "gini@3", "novelty@3", "ild@3", "long_tail@3", "coverage@5", "gini@5", "novelty@5",
            "ild@5", "long_tail@5", "ild@1"]
@@ -267,17 +268,6 @@ def test_the_command_line(tmp_path, capsys):
 
 # --- every engine the tests run gives DuckDB's numbers -------------------------------------------------------------
 
-def assert_same(got, want, label: str) -> None:
-    assert list(got.columns) == list(want.columns), label
-    assert len(got.rows) == len(want.rows), label
-    for g, w in zip(got.rows, want.rows):
-        for column, a, b in zip(got.columns, g, w):
-            if isinstance(a, float) or isinstance(b, float):
-                assert close(a, b) or math.isclose(a, b, rel_tol=1e-12), f"{label} {w[:2]} {column}: {a!r} != {b!r}"
-            else:
-                assert str(a) == str(b), f"{label} {w[:2]} {column}: {a!r} != DuckDB {b!r}"
-
-
 def check_engine(con, load, label: str) -> None:
     """`load(con, name, frame) -> input` puts a frame into the engine; every table is DuckDB's."""
     for ids in ("text", "int"):
@@ -298,51 +288,8 @@ def check_engine(con, load, label: str) -> None:
     assert str(there.value).split(":", 1)[1] == str(here.value).split(":", 1)[1]
 
 
-def test_sqlite_equals_duckdb():
-    check_engine(sqlite3.connect(":memory:"), lambda con, name, frame: frame, "SQLite")
+globals().update(engine_tests(check_engine))
 
-
-def test_datafusion_equals_duckdb():
-    datafusion = pytest.importorskip("datafusion")
-    check_engine(datafusion.SessionContext(), lambda con, name, frame: frame, "DataFusion")
-
-
-def test_clickhouse_equals_duckdb():
-    dbapi = pytest.importorskip("chdb.dbapi")
-    from test_click_engines import load_clickhouse
-
-    check_engine(dbapi.connect(), load_clickhouse, "ClickHouse")
-
-
-@pytest.mark.engine
-def test_postgres_equals_duckdb(postgres):
-    with postgres.connect() as con:
-        check_engine(con, lambda con, name, frame: frame, "PostgreSQL")
-
-
-@pytest.mark.engine
-def test_spark_equals_duckdb(spark):
-    def load(con, name, frame):
-        spark.createDataFrame(frame).createOrReplaceTempView(name)
-        return name
-
-    check_engine(spark, load, "Spark")
-
-
-@pytest.mark.engine
-def test_mariadb_equals_duckdb(mariadb):
-    con = mariadb.connect()
-    try:
-        check_engine(con, lambda con, name, frame: frame, "MariaDB")
-    finally:
-        con.close()
-
-
-@pytest.mark.engine
-def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
-    from snowflake_tables import load_snowflake
-
-    check_engine(fakesnow, load_snowflake, "Snowflake (fakesnow)")
 
 
 # --- dbt: the entry macro renders the same statement ----------------------------------------------------------------

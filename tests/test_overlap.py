@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import random
 import re
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ from scipy.stats import t as student_t
 import sqlndcg
 from sqlndcg import DataError, InputError, MetricError, SettingError
 
-from snowflake_tables import load_snowflake
+from engine_parity import assert_same, engine_tests
 
 
 # --- the reference, from the paper ------------------------------------------------------------------------------
@@ -404,20 +403,6 @@ def engine_calls(run, **kw):
     }
 
 
-def assert_same(got, want, label):
-    assert list(got.columns) == list(want.columns), label
-    key = lambda r: tuple(str(v) for v in r[: len(r) // 2])  # noqa: E731 - the leading (key) columns
-    g, w = sorted(got.rows, key=key), sorted(want.rows, key=key)
-    assert len(g) == len(w), label
-    for a_row, b_row in zip(g, w):
-        for column, a, b in zip(got.columns, a_row, b_row):
-            if isinstance(a, float) or isinstance(b, float):
-                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, abs_tol=1e-9)), (
-                    f"{label} {b_row[:4]} {column}: {a!r} != DuckDB {b!r}")
-            else:
-                assert str(a) == str(b), f"{label} {b_row[:4]} {column}: {a!r} != DuckDB {b!r}"
-
-
 def check_engine(con, load, label: str) -> None:
     for ids in ("text", "int"):
         frame = random_run(21, ids)
@@ -425,7 +410,8 @@ def check_engine(con, load, label: str) -> None:
         got = engine_calls(load(con, f"overlap_run_{ids}", frame), con=con)
         for name in want:
             for part in ("per_query", "summary", "account"):
-                assert_same(getattr(got[name], part), getattr(want[name], part), f"{label} {ids} ids, {name} {part}")
+                assert_same(getattr(got[name], part), getattr(want[name], part), f"{label} {ids} ids, {name} {part}",
+                            sort_by=lambda r: tuple(str(v) for v in r[: len(r) // 2]))  # by the leading (key) columns
     frame = random_run(21)
     bad = pd.concat([frame, frame.iloc[[5]]], ignore_index=True)  # a document twice in one list
     with pytest.raises(DataError) as there:
@@ -435,48 +421,4 @@ def check_engine(con, load, label: str) -> None:
     assert str(there.value).split(":", 1)[1] == str(here.value).split(":", 1)[1]
 
 
-def test_sqlite_equals_duckdb():
-    check_engine(sqlite3.connect(":memory:"), lambda con, name, frame: frame, "SQLite")
-
-
-def test_clickhouse_equals_duckdb():
-    from chdb import dbapi
-
-    from test_click_engines import load_clickhouse
-
-    check_engine(dbapi.connect(), load_clickhouse, "ClickHouse")
-
-
-def test_datafusion_equals_duckdb():
-    import datafusion
-
-    check_engine(datafusion.SessionContext(), lambda con, name, frame: frame, "DataFusion")
-
-
-@pytest.mark.engine
-def test_postgres_equals_duckdb(postgres):
-    with postgres.connect() as con:
-        check_engine(con, lambda con, name, frame: frame, "PostgreSQL")
-
-
-@pytest.mark.engine
-def test_spark_equals_duckdb(spark):
-    def load(con, name, frame):
-        spark.createDataFrame(frame).createOrReplaceTempView(name)
-        return name
-
-    check_engine(spark, load, "Spark")
-
-
-@pytest.mark.engine
-def test_mariadb_equals_duckdb(mariadb):
-    con = mariadb.connect()
-    try:
-        check_engine(con, lambda con, name, frame: frame, "MariaDB")
-    finally:
-        con.close()
-
-
-@pytest.mark.engine
-def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
-    check_engine(fakesnow, load_snowflake, "Snowflake (fakesnow)")
+globals().update(engine_tests(check_engine))
