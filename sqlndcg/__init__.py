@@ -9,7 +9,7 @@ The layers, each importing only those below it::
 
     cli/      the command line: one parser per verb, one table writer
     verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions, propensities, click_labels,
-              counterfactual, interleaving
+              counterfactual, interleaving, diversity, exposure
     stats/    paired tests, bootstrap intervals, the t distribution (pure Python; NumPy only speeds them up)
     present/  results (tables, the SQL that ran) and plots
     run/      the session with an engine: connections, inputs (sources), input checks, engines/
@@ -55,6 +55,8 @@ _LAZY = {
     "multileave": ("sqlndcg.verbs.interleaving", "multileave"),
     "interleaving_credit": ("sqlndcg.verbs.interleaving", "interleaving_credit"),
     "diversity": ("sqlndcg.verbs.diversity", "diversity"),
+    "exposure": ("sqlndcg.verbs.exposure", "exposure"),
+    "Exposure": ("sqlndcg.present.exposure", "Exposure"),
     "Positions": ("sqlndcg.verbs.positions", "Positions"),
     "KINDS": ("sqlndcg.core.metrics", "KINDS"),
     "Metric": ("sqlndcg.core.metrics", "Metric"),
@@ -97,7 +99,7 @@ __all__ = [
     "compare", "Comparison", "gate", "power", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
     "propensities", "Propensities", "click_labels", "counterfactual", "Counterfactual",
-    "interleave", "multileave", "interleaving_credit", "diversity",
+    "interleave", "multileave", "interleaving_credit", "diversity", "exposure", "Exposure",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
     "ResourceError",
