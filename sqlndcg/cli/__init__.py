@@ -25,6 +25,7 @@ from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import explain as cli_explain
+from . import fairness as cli_fairness
 from . import interleaving as cli_interleaving
 from . import diversity as cli_diversity
 from . import judgments as cli_judgments
@@ -134,7 +135,7 @@ class VerbModule(Protocol):
 
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
 _MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_interleaving, cli_compare,
-                                     cli_explain, cli_power, cli_diversity)
+                                     cli_explain, cli_power, cli_diversity, cli_fairness)
 
 
 def _verbs() -> dict[str, tuple[VerbModule, str]]:

@@ -68,6 +68,9 @@ EXAMPLES = {
                             "sqlndcg interleaving_credit --log multileaved_clicks.parquet --teams bm25,dense,hybrid"],
     "diversity": ["sqlndcg diversity --run run.csv --judgments qrels.diversity.txt -m alpha_ndcg@10 -m err_ia@10 -m strec@10"],
     "ndeval": ["sqlndcg ndeval qrels.diversity.txt run.txt", "sqlndcg ndeval -traditional -alpha 0.3 qrels.diversity.txt run.txt"],
+    "exposure": ["sqlndcg exposure --run run.csv --items items.csv --group-column provider --browsing rbp --p 0.5",
+                 "sqlndcg exposure --run samples.csv --sample-column sample --items items.csv --judgments qrels.txt "
+                 "--group-by system --table summary"],
 }
 
 

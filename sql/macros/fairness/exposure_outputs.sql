@@ -56,7 +56,7 @@ _means AS (
   SELECT {{ keys }}_o, MAX(_m) AS _m, COUNT(_v) AS _n, AVG(_v) AS _mean FROM _long GROUP BY {{ keys }}_o
 ),
 _spread AS (
-  SELECT {{ sqlndcg._exposure_keys(p, 'mn.') }}mn._o AS _o, MAX(mn._m) AS _m, MAX(mn._n) AS _n, MAX(mn._mean) AS _mean, MAX(mn._n) - 1 AS _df,
+  SELECT {{ sqlndcg._exposure_keys(p, 'mn.', named=true) }}mn._o AS _o, MAX(mn._m) AS _m, MAX(mn._n) AS _n, MAX(mn._mean) AS _mean, MAX(mn._n) - 1 AS _df,
     CASE WHEN MAX(mn._n) >= 2 THEN SQRT(SUM(CASE WHEN l._v IS NULL THEN 0 ELSE (l._v - mn._mean) * (l._v - mn._mean) END) / (MAX(mn._n) - 1)) ELSE {{ n }} END AS _std
   FROM _means AS mn JOIN _long AS l ON l._o = mn._o{{ sqlndcg._exposure_on(p, 'l', 'mn') }}
   GROUP BY {{ sqlndcg._exposure_keys(p, 'mn.') }}mn._o
@@ -80,7 +80,7 @@ _counts AS (
 )
 SELECT CAST(c._lists AS {{ i }}) AS {{ sqlndcg._quote('lists') }}, CAST(c._rankings AS {{ i }}) AS {{ sqlndcg._quote('rankings') }},
   CAST(c._rows AS {{ i }}) AS {{ sqlndcg._quote('run_rows') }},
-  CAST((SELECT COUNT(*) FROM _docs WHERE _grp IS NULL) AS {{ i }}) AS {{ sqlndcg._quote('documents_without_item') }}
+  CAST((SELECT COUNT(*) FROM _docs WHERE _missing = 1) AS {{ i }}) AS {{ sqlndcg._quote('documents_without_item') }}
   {%- if p.judgments %},
   CAST((SELECT COUNT(DISTINCT j._q) FROM (
     SELECT {{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q FROM {{ p.judgments }} AS judgment_input WHERE {{ p.rel }} > 0
@@ -94,8 +94,8 @@ FROM _counts AS c
 {%- macro _exposure_facts_sql(p) -%}
 WITH {{ sqlndcg._exposure_inputs(p) }}
 _out AS (SELECT 1 AS _one)
-SELECT (SELECT COUNT(*) FROM _docs WHERE _grp IS NULL) AS {{ sqlndcg._quote('missing') }},
-  (SELECT MIN(_d) FROM _docs WHERE _grp IS NULL) AS {{ sqlndcg._quote('example') }},
+SELECT (SELECT COUNT(*) FROM _docs WHERE _missing = 1) AS {{ sqlndcg._quote('missing') }},
+  (SELECT MIN(_d) FROM _docs WHERE _missing = 1) AS {{ sqlndcg._quote('example') }},
   (SELECT SUM(_t) FROM _target) AS {{ sqlndcg._quote('target_sum') }},
   (SELECT MIN(_t) FROM _target) AS {{ sqlndcg._quote('target_min') }}
 {%- endmacro -%}

@@ -1,8 +1,8 @@
 {#- The statements of exposure fairness (the definitions are in exposure.sql's header). -#}
 
 {#- `prefix`._k0, `prefix`._k1, ... followed by `sep`: the group_by columns. -#}
-{%- macro _exposure_keys(p, prefix='', sep=', ') -%}
-{%- set out = [] -%}{%- for k in p.key_columns -%}{%- do out.append(prefix ~ k.alias) -%}{%- endfor -%}
+{%- macro _exposure_keys(p, prefix='', sep=', ', named=false) -%}
+{%- set out = [] -%}{%- for k in p.key_columns -%}{%- do out.append(prefix ~ k.alias ~ (' AS ' ~ k.alias if named else '')) -%}{%- endfor -%}
 {{ return((out | join(', ')) ~ (sep if out else '')) }}
 {%- endmacro -%}
 
@@ -13,7 +13,7 @@
 {%- endmacro -%}
 
 {#- The ranked run (_s: the sample, 0 without; _pos; _w the weight), each document's expected exposure (_docs: _e,
-    its group _grp, NULL when the items lack it), the groups' exposure (_groups) and the target (_target). -#}
+    its group _grp, '(unknown)' with _missing 1 when the items lack it), the groups' exposure (_groups) and the target (_target). -#}
 {%- macro _exposure_inputs(p) -%}
 {%- set keys = sqlndcg._exposure_keys(p) -%}
 {%- set d = sqlndcg.double() -%}
@@ -33,9 +33,9 @@ _items AS (
   SELECT {{ sqlndcg._id(p.doc_id, p.doc_ids_as_text) }} AS _d, {{ sqlndcg._id(p.group, true) }} AS _grp FROM {{ p.items_sql }} AS item_input
 ),
 _docs AS (
-  SELECT e.*, i._grp AS _grp
+  SELECT e.*, COALESCE(i._grp, {{ sqlndcg.text_literal('(unknown)') }}) AS _grp, CASE WHEN i._d IS NULL THEN 1 ELSE 0 END AS _missing
   FROM (
-    SELECT {{ sqlndcg._exposure_keys(p, 'r.') }}r._q AS _q, r._d AS _d,
+    SELECT {{ sqlndcg._exposure_keys(p, 'r.', named=true) }}r._q AS _q, r._d AS _d,
       {{ sqlndcg.ordered('SUM', sqlndcg._exposure_weight(p, 'r._pos'), 'r._s') }} / CAST(MAX(l._ns) AS {{ d }}) AS _e
     FROM _ranked AS r JOIN _lists AS l ON l._q = r._q{{ sqlndcg._exposure_on(p, 'l', 'r') }}
     GROUP BY {{ sqlndcg._exposure_keys(p, 'r.') }}r._q, r._d
@@ -43,9 +43,8 @@ _docs AS (
   LEFT JOIN _items AS i ON i._d = e._d
 ),
 _groups AS (
-  SELECT {{ keys }}_q, COALESCE(_grp, {{ sqlndcg.text_literal('(unknown)') }}) AS _grp, COUNT(*) AS _n,
-    {{ sqlndcg.ordered('SUM', '_e', '_d') }} AS _eg
-  FROM _docs GROUP BY {{ keys }}_q, COALESCE(_grp, {{ sqlndcg.text_literal('(unknown)') }})
+  SELECT {{ keys }}_q, _grp, COUNT(*) AS _n, {{ sqlndcg.ordered('SUM', '_e', '_d') }} AS _eg
+  FROM _docs GROUP BY {{ keys }}_q, _grp
 ),
 _shares AS (
   SELECT g.*, g._eg / t._total AS _share, g._eg / g._n AS _mean
@@ -71,7 +70,7 @@ _dist AS (
   FROM (
     SELECT {{ keys }}_q, _grp, _share AS _a, 0 AS _t FROM _shares
     UNION ALL
-    SELECT {{ sqlndcg._exposure_keys(p, 'l.') }}l._q AS _q, t._grp AS _grp, 0 AS _a, t._t AS _t FROM _lists AS l CROSS JOIN _target AS t
+    SELECT {{ sqlndcg._exposure_keys(p, 'l.', named=true) }}l._q AS _q, t._grp AS _grp, 0 AS _a, t._t AS _t FROM _lists AS l CROSS JOIN _target AS t
   ) AS both_sides
   GROUP BY {{ keys }}_q, _grp
 ),
@@ -100,7 +99,7 @@ _pairs AS (
   FROM (
     SELECT {{ keys }}_q, _d, _e, 0 AS _t, 0 AS _j FROM _docs
     UNION ALL
-    SELECT {{ sqlndcg._exposure_keys(p, 'l.') }}l._q AS _q, r._d AS _d, 0 AS _e, r._t AS _t, 1 AS _j FROM _lists AS l JOIN _relevant AS r ON r._q = l._q
+    SELECT {{ sqlndcg._exposure_keys(p, 'l.', named=true) }}l._q AS _q, r._d AS _d, 0 AS _e, r._t AS _t, 1 AS _j FROM _lists AS l JOIN _relevant AS r ON r._q = l._q
   ) AS both_sides
   GROUP BY {{ keys }}_q, _d
 ),
@@ -122,7 +121,7 @@ WITH {{ sqlndcg._exposure_inputs(p) }}
 {{ sqlndcg._exposure_ee(p) }}
 {%- endif %}
 _pq AS (
-  SELECT {{ sqlndcg._exposure_keys(p, 'l.') }}l._q AS _q, l._ns AS _ns, m._docs AS _docs, m._groups AS _ngroups, m._total AS _total,
+  SELECT {{ sqlndcg._exposure_keys(p, 'l.', named=true) }}l._q AS _q, l._ns AS _ns, m._docs AS _docs, m._groups AS _ngroups, m._total AS _total,
     m._max - m._min AS _diff, CASE WHEN m._max > 0 THEN m._min / m._max ELSE {{ n }} END AS _ratio, a._awrf AS _awrf
     {%- if p.judgments %},
     e._rel AS _rel, CASE WHEN e._rel > 0 THEN e._ee_l ELSE {{ n }} END AS _ee_l,
