@@ -62,7 +62,8 @@ def jsd2(a: np.ndarray, t: np.ndarray) -> float:
 
 
 def reference(run: pd.DataFrame, items: pd.DataFrame, *, browsing="rbp", p=0.5, k=None, judgments=None,
-              target="items", group_by=(), sample=None, group_column="provider"):
+              target="items", group_by=(), sample=None, group_column="provider", ties="doc_id", lower_is_better=False,
+              id_order="native"):
     """{(group_by..., query): measures} and {(group_by..., query, group): (documents, exposure, share)}."""
     group_of = dict(zip(items["doc_id"], items[group_column].astype(str)))
     if isinstance(target, pd.DataFrame):
@@ -81,9 +82,14 @@ def reference(run: pd.DataFrame, items: pd.DataFrame, *, browsing="rbp", p=0.5, 
         samples = [lists] if sample is None else [s for _, s in lists.groupby(sample)]
         e: dict = {}
         for ranking in samples:
-            ordered = sorted(zip(ranking["score"], ranking["doc_id"]), reverse=True)
-            for r, (_, d) in enumerate(ordered, start=1):
-                e[d] = e.get(d, 0.0) + weight(r, browsing, p, k) / len(samples)
+            sign = -1 if lower_is_better else 1
+            tie = str if id_order == "text" else (lambda d: d)
+            ordered = sorted(zip(sign * ranking["score"], ranking["doc_id"]), key=lambda x: (x[0], tie(x[1])), reverse=True)
+            w = [weight(r, browsing, p, k) for r in range(1, len(ordered) + 1)]
+            if ties == "average":  # equal scores share the mean weight of the positions they occupy
+                w = [np.mean([w[j] for j, (t, _) in enumerate(ordered) if t == x]) for x, _ in ordered]
+            for (_, d), x in zip(ordered, w):
+                e[d] = e.get(d, 0.0) + x / len(samples)
         by_group: dict = {}
         for d, x in e.items():
             n, s = by_group.get(group_of[d], (0, 0.0))
@@ -166,6 +172,22 @@ def test_sampled_rankings_per_system_match_the_reference(browsing, p, k, integer
     for r in got.groups.to_dicts():
         n, s, share = groups[(r["system"], r["query_id"], r["provider"])]
         assert (r["documents"], r["exposure"], r["share"], r["mean_exposure"]) == pytest.approx((n, s, share, s / n), rel=1e-12)
+
+
+@pytest.mark.parametrize("given", [{"ties": "average"}, {"ties": "average", "k": 3, "browsing": "dcg"},
+                                   {"lower_is_better": True}, {"id_order": "text"}])
+def test_ties_averaged_lower_is_better_and_ids_as_text_match_the_reference(given):
+    run, items, judged = make_data(13, integer_ids=True)
+    got = sqlndcg.exposure(run, items, judgments=judged, group_by="system", sample="sample", **given)
+    want, _ = reference(run, items, judgments=judged, group_by=["system"], sample="sample", **given)
+    assert_rows(got.per_query, want, 2)
+
+
+def test_averaged_ties_give_equal_scores_equal_exposure():
+    run = pd.DataFrame({"query_id": 1, "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 0.0]})
+    items = pd.DataFrame({"doc_id": ["a", "b", "c"], "provider": ["x", "y", "z"]})
+    got = {r["provider"]: r["exposure"] for r in sqlndcg.exposure(run, items, ties="average").groups.to_dicts()}
+    assert got == {"x": 0.75, "y": 0.75, "z": 0.25}
 
 
 def test_one_ranking_per_query_uniform_target_and_the_summary():
@@ -266,6 +288,7 @@ def test_a_run_document_without_an_item_is_an_error_or_unknown():
 @pytest.mark.parametrize("given, match", [
     ({"p": 0}, "strictly between 0 and 1"), ({"p": 1}, "strictly between 0 and 1"), ({"p": True}, "p \\(the RBP"),
     ({"browsing": "cascade"}, "browsing must be"), ({"k": 0}, "k \\(the cutoff\\)"), ({"missing": "drop"}, "missing must"),
+    ({"ties": "rank"}, "ties must be"), ({"id_order": "bytes"}, "id_order must"),
     ({"target": "population"}, "target"), ({"group_column": "owner"}, "items .*no group column 'owner'"),
     ({"sample": "draw"}, "run .*no sample column 'draw'"), ({"colour": 1}, "unexpected keyword argument 'colour'"),
 ])
@@ -312,7 +335,7 @@ def _calls(run, items, judged, target, **kw):
     both = dict(judgments=judged, group_by="system", sample="sample", **kw)
     return {
         "rbp": lambda: sqlndcg.exposure(run, items, **both),
-        "dcg@3 target": lambda: sqlndcg.exposure(run, items, browsing="dcg", k=3, target=target, **both),
+        "dcg@3 target": lambda: sqlndcg.exposure(run, items, browsing="dcg", k=3, target=target, ties="average", **both),
         "trec_fair uniform": lambda: sqlndcg.exposure(run, items, browsing="trec_fair", target="uniform", **both),
     }
 

@@ -33,6 +33,9 @@ def build(name: str, p) -> None:
     p.add_argument("--group-by", action="append", default=[], help="grouping column (e.g. system); repeatable")
     p.add_argument("--missing", choices=("error", "unknown"), default="error",
                    help="run documents without an item row: an error (default) or a group '(unknown)'")
+    p.add_argument("--ties", choices=("doc_id", "average"), default="doc_id",
+                   help="equal scores: ordered by doc id descending (default), or sharing their positions' mean weight")
+    p.add_argument("--lower-is-better", action="store_true", help="the score is a distance: the lowest ranks first")
     p.add_argument("--table", choices=("per_query", "groups", "summary"), default="per_query",
                    help="which table to print (default per_query)")
     p.add_argument("--account", action="store_true", help="print the account (what was read) too")
@@ -51,7 +54,8 @@ def _run(args) -> None:
     with database(args) as con:
         res = exposure(args.run, args.items, group_column=args.group_column, browsing=args.browsing, p=args.p, k=args.k,
                        judgments=args.judgments, target=args.target, sample=args.sample, group_by=args.group_by,
-                       missing=args.missing, con=con, **columns)
+                       missing=args.missing, ties=args.ties,
+                       lower_is_better=args.lower_is_better, con=con, **columns)
     table = {"per_query": res.per_query, "groups": res.groups, "summary": res.summary}[args.table]
     if args.output:
         save_table(table, args.output)

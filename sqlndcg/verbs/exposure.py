@@ -32,6 +32,9 @@ def exposure(
     group_by: Sequence[str] | str = (),
     sample: str | None = None,
     missing: str = "error",
+    ties: str = "doc_id",
+    id_order: str = "native",
+    lower_is_better: bool = False,
     query_id: str = "query_id",
     doc_id: str = "doc_id",
     score: str = "score",
@@ -48,7 +51,9 @@ def exposure(
     documents (doc_id, ``group_column``).
 
     ``browsing`` weighs rank r: ``"rbp"`` p^(r-1) (patience ``p``), ``"dcg"`` 1/log2(r+1), ``"trec_fair"``
-    1/log2(max(r, 2)); 0 below the cutoff ``k``. With ``sample`` (a column of the run), each sample is one
+    1/log2(max(r, 2)); 0 below the cutoff ``k``. Equal scores are ordered by doc id descending (``id_order`` as
+    evaluate's), or with ``ties="average"`` share the mean weight of their positions; ``lower_is_better`` ranks
+    the lowest score first. With ``sample`` (a column of the run), each sample is one
     ranking of a stochastic ranker and a document's exposure is its mean over the query's samples.
     ``.per_query``: samples, documents, groups, exposure (the total), disparity_difference and disparity_ratio
     (max - min and min / max over the groups of the mean exposure per document), awrf (1 - the Jensen-Shannon
@@ -72,7 +77,8 @@ def exposure(
     else:
         kind = "items" if target is None else "table"
     given = {"group_column": group_column, "browsing": browsing, "p": p, "k": k, "group_by": group_list(group_by),
-             "sample": sample, "missing": missing, "target": kind, "query_id": query_id, "doc_id": doc_id,
+             "sample": sample, "missing": missing, "target": kind, "ties": ties, "id_order": id_order,
+             "lower_is_better": lower_is_better, "query_id": query_id, "doc_id": doc_id,
              "score": score, "rel": rel, "share": share}
     with Runner.session(con) as runner:
         dialect = runner.dialect

@@ -3,7 +3,9 @@
   attribute of the documents: an items table doc_id -> group), per query and per system (group_by).
 
   A run lists per query (and per `sample` of a stochastic ranker: each sample one ranking) documents with scores,
-  ranked as evaluate ranks them: score descending, equal scores by document id descending. The browsing model
+  ranked as evaluate ranks them: score descending (ascending with lower_is_better), equal scores by document id
+  descending (id_order as evaluate's), or with ties='average' sharing the mean weight of their positions (the
+  tied documents are indistinguishable to the ranker, so they get equal exposure). The browsing model
   gives position r the weight w(r): 'rbp' p^(r-1) (Moffat & Zobel, TOIS 2008; Diaz et al., CIKM 2020, exposure
   e = gamma^(r-1), not times 1 - gamma), 'dcg' 1/log2(r+1) (Singh & Joachims, KDD 2018, their position bias),
   'trec_fair' 1/log2(max(r, 2)) (TREC Fair Ranking 2021-2022's discount); 0 below the cutoff k.
@@ -27,7 +29,7 @@
 
 {%- macro _exposure_declared() -%}
 {{ return({'group_column': 'provider', 'browsing': 'rbp', 'p': 0.5, 'k': none, 'group_by': [], 'sample': none,
-           'missing': 'error', 'target': 'items', 'query_id': 'query_id', 'doc_id': 'doc_id', 'score': 'score',
+           'missing': 'error', 'target': 'items', 'ties': 'doc_id', 'id_order': 'native', 'lower_is_better': false, 'query_id': 'query_id', 'doc_id': 'doc_id', 'score': 'score',
            'rel': 'rel', 'share': 'share'}) }}
 {%- endmacro -%}
 
@@ -42,6 +44,12 @@
 {%- endif -%}
 {%- if s.k is not none and (s.k is boolean or s.k is not integer or s.k < 1) -%}
   {{ sqlndcg._fail('setting', 'exposure: k (the cutoff) must be a whole number 1 or more, or None for the whole list, got ' ~ sqlndcg._show(s.k)) }}
+{%- endif -%}
+{%- if s.ties not in ['doc_id', 'average'] -%}
+  {{ sqlndcg._fail('setting', "exposure: ties must be 'doc_id' (equal scores ordered by doc id descending) or 'average' (equal scores share their positions' mean weight), got " ~ sqlndcg._show(s.ties)) }}
+{%- endif -%}
+{%- if s.id_order not in ['native', 'text'] or s.lower_is_better not in [true, false] -%}
+  {{ sqlndcg._fail('setting', "exposure: id_order must be 'native' or 'text' and lower_is_better True or False, got " ~ sqlndcg._show([s.id_order, s.lower_is_better])) }}
 {%- endif -%}
 {%- if s.missing not in ['error', 'unknown'] -%}
   {{ sqlndcg._fail('setting', "exposure: missing must be 'error' (a run document without an item row is an error) or 'unknown' (it counts in a group named '(unknown)'), got " ~ sqlndcg._show(s.missing)) }}
@@ -102,14 +110,16 @@
   'query_id': sqlndcg._quote(s.query_id), 'doc_id': sqlndcg._quote(s.doc_id), 'score': sqlndcg._quote(s.score),
   'group': sqlndcg._quote(s.group_column), 'rel': sqlndcg._quote(s.rel), 'share': sqlndcg._quote(s.share),
   'query_ids_as_text': sqlndcg._judgment_ids_as_text(query_inputs), 'doc_ids_as_text': as_text,
-  'tie': sqlndcg._tie_doc({'doc_ids_as_text': as_text, 'run_doc_ids_integer': sqlndcg._column_of(run.columns, s.doc_id).class == 'integer'}),
+  'ties': s.ties, 'descending': not s.lower_is_better,
+  'tie': sqlndcg._tie_doc({'id_order': s.id_order, 'doc_ids_as_text': as_text, 'run_doc_ids_integer': sqlndcg._column_of(run.columns, s.doc_id).class == 'integer'}),
   'run_checks': sqlndcg._exposure_checks(run_keys + [s.query_id, s.doc_id, s.score], [s.score]),
   'run_identity': run_keys + [s.query_id, s.doc_id],
   'item_checks': sqlndcg._exposure_checks([s.doc_id, s.group_column]), 'item_identity': [s.doc_id],
   'judgment_checks': sqlndcg._exposure_checks([s.query_id, s.doc_id, s.rel], [s.rel]),
   'judgment_identity': [s.query_id, s.doc_id],
   'target_checks': sqlndcg._exposure_checks([s.group_column, s.share], [s.share]), 'target_identity': [s.group_column],
-  'settings': {'browsing': s.browsing, 'p': s.p, 'k': s.k, 'group_by': s.group_by, 'missing': s.missing,
+  'settings': {'browsing': s.browsing, 'p': s.p, 'k': s.k, 'ties': s.ties, 'id_order': s.id_order,
+               'lower_is_better': s.lower_is_better, 'group_by': s.group_by, 'missing': s.missing,
                'target': s.target, 'judged': judgments is not none, 'columns': columns},
 }) }}
 {%- endmacro -%}

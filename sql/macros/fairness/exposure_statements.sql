@@ -12,19 +12,28 @@
 {{ return(out | join('')) }}
 {%- endmacro -%}
 
-{#- The ranked run (_s: the sample, 0 without; _pos; _w the weight), each document's expected exposure (_docs: _e,
+{#- The ranked run (_s: the sample, '' without; _pos; _weighted: _w the weight, averaged over ties with ties='average'), each document's expected exposure (_docs: _e,
     its group _grp, '(unknown)' with _missing 1 when the items lack it), the groups' exposure (_groups) and the target (_target). -#}
 {%- macro _exposure_inputs(p) -%}
 {%- set keys = sqlndcg._exposure_keys(p) -%}
 {%- set d = sqlndcg.double() -%}
 _ranked AS (
-  SELECT {{ keys }}_q, _s, _d, ROW_NUMBER() OVER (PARTITION BY {{ keys }}_q, _s ORDER BY {{ sqlndcg._rank_order('_key', p.tie, true) }}) AS _pos
+  SELECT {{ keys }}_q, _s, _d, _key, ROW_NUMBER() OVER (PARTITION BY {{ keys }}_q, _s ORDER BY {{ sqlndcg._rank_order('_key', p.tie, p.descending) }}) AS _pos
   FROM (
     SELECT {% for k in p.key_columns %}{{ k.column }} AS {{ k.alias }}, {% endfor %}{{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q,
       {{ sqlndcg._id(p.sample, true) if p.sample else sqlndcg.text_literal('') }} AS _s,
       {{ sqlndcg._id(p.doc_id, p.doc_ids_as_text) }} AS _d, {{ p.score }} AS _key
     FROM {{ p.run }} AS run_input
   ) AS run_rows
+),
+_weighted AS (
+  SELECT {{ keys }}_q, _s, _d,
+    {%- if p.ties == 'average' %}
+    AVG({{ sqlndcg._exposure_weight(p, '_pos') }}) OVER (PARTITION BY {{ keys }}_q, _s, _key) AS _w
+    {%- else %}
+    {{ sqlndcg._exposure_weight(p, '_pos') }} AS _w
+    {%- endif %}
+  FROM _ranked
 ),
 _lists AS (
   SELECT {{ keys }}_q, COUNT(DISTINCT _s) AS _ns, COUNT(*) AS _rows FROM _ranked GROUP BY {{ keys }}_q
@@ -36,8 +45,8 @@ _docs AS (
   SELECT e.*, COALESCE(i._grp, {{ sqlndcg.text_literal('(unknown)') }}) AS _grp, CASE WHEN i._d IS NULL THEN 1 ELSE 0 END AS _missing
   FROM (
     SELECT {{ sqlndcg._exposure_keys(p, 'r.', named=true) }}r._q AS _q, r._d AS _d,
-      {{ sqlndcg.ordered('SUM', sqlndcg._exposure_weight(p, 'r._pos'), 'r._s') }} / CAST(MAX(l._ns) AS {{ d }}) AS _e
-    FROM _ranked AS r JOIN _lists AS l ON l._q = r._q{{ sqlndcg._exposure_on(p, 'l', 'r') }}
+      {{ sqlndcg.ordered('SUM', 'r._w', 'r._s') }} / CAST(MAX(l._ns) AS {{ d }}) AS _e
+    FROM _weighted AS r JOIN _lists AS l ON l._q = r._q{{ sqlndcg._exposure_on(p, 'l', 'r') }}
     GROUP BY {{ sqlndcg._exposure_keys(p, 'r.') }}r._q, r._d
   ) AS e
   LEFT JOIN _items AS i ON i._d = e._d
