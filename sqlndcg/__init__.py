@@ -9,7 +9,7 @@ The layers, each importing only those below it::
 
     cli/      the command line: one parser per verb, one table writer
     verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions, propensities, click_labels,
-              counterfactual, interleaving
+              counterfactual, interleaving, diversity, exposure
     stats/    paired tests, bootstrap intervals, the t distribution (pure Python; NumPy only speeds them up)
     present/  results (tables, the SQL that ran) and plots
     run/      the session with an engine: connections, inputs (sources), input checks, engines/
@@ -58,6 +58,8 @@ _LAZY = {
     "overlap": ("sqlndcg.verbs.overlap", "overlap"),
     "Overlap": ("sqlndcg.present.overlap", "Overlap"),
     "beyond_accuracy": ("sqlndcg.verbs.beyond", "beyond_accuracy"),
+    "exposure": ("sqlndcg.verbs.exposure", "exposure"),
+    "Exposure": ("sqlndcg.present.exposure", "Exposure"),
     "Positions": ("sqlndcg.verbs.positions", "Positions"),
     "KINDS": ("sqlndcg.core.metrics", "KINDS"),
     "Metric": ("sqlndcg.core.metrics", "Metric"),
@@ -104,6 +106,7 @@ __all__ = [
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
     "propensities", "Propensities", "click_labels", "counterfactual", "Counterfactual",
     "interleave", "multileave", "interleaving_credit", "diversity", "overlap", "Overlap", "beyond_accuracy",
+    "exposure", "Exposure",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
     "ResourceError",

@@ -824,3 +824,13 @@ def test_other_inputs_evaluate_refuses_fail_the_build_with_its_message(guard_pro
             start = next(i for i, line in enumerate(lines) if f"Failure in model {model} " in line)
             message = next(line for line in lines[start:] if "sqlndcg input error" in line).strip()
             assert message.startswith(f"sqlndcg input error: {refused_input}: {said}"), (message, said)
+
+
+def test_example_provider_exposure_equals_the_exposure_verb(example_build):
+    """provider_exposure (sqlndcg.exposure in dbt) is the Python verb's per-query table on the same tables."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        want = sqlndcg.exposure("rankings", "catalog", browsing="rbp", p=0.8, k=10, group_by=["system", "ds"], con=con)
+    got = duckdb_rows(database, "provider_exposure")
+    assert len(got) == len(want.per_query.rows) > 50
+    assert_same_rows(got, want.per_query.to_dicts(), ["system", "ds", "query_id"], "provider_exposure")

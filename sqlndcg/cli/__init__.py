@@ -25,6 +25,7 @@ from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import explain as cli_explain
+from . import fairness as cli_fairness
 from . import interleaving as cli_interleaving
 from . import beyond as cli_beyond
 from . import diversity as cli_diversity
@@ -135,8 +136,9 @@ class VerbModule(Protocol):
 
 
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
+
 _MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_interleaving, cli_overlap,
-                                     cli_compare, cli_explain, cli_power, cli_diversity, cli_beyond)
+                                     cli_compare, cli_explain, cli_power, cli_diversity, cli_beyond, cli_fairness)
 
 
 def _verbs() -> dict[str, tuple[VerbModule, str]]:

@@ -71,6 +71,9 @@ EXAMPLES = {
     "ndeval": ["sqlndcg ndeval qrels.diversity.txt run.txt", "sqlndcg ndeval -traditional -alpha 0.3 qrels.diversity.txt run.txt"],
     "overlap": ["sqlndcg overlap --run sqlndcg/examples/search_run.csv --system-column system --baseline bm25 "
                 "-m rbo@10,rbo_ext@10,jaccard@10 --p 0.9"],
+    "exposure": ["sqlndcg exposure --run run.csv --items items.csv --group-column provider --browsing rbp --p 0.5",
+                 "sqlndcg exposure --run samples.csv --sample-column sample --items items.csv --judgments qrels.txt "
+                 "--group-by system --table summary"],
 }
 
 

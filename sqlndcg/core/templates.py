@@ -304,6 +304,36 @@ def diversity_is_metric(name, *, dialect: str = "duckdb") -> Any:
     return render.call('_diversity_is_metric', name, dialect=dialect)
 
 
+def exposure_plan(run, items, judgments, target, given, *, dialect: str = "duckdb") -> Any:
+    """``_exposure_plan`` (sql/macros/fairness/exposure.sql): the plan of the exposure fairness measures."""
+    return render.call('_exposure_plan', run, items, judgments, target, given, dialect=dialect)
+
+
+def exposure_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of the measures per query."""
+    return render.call('_exposure_sql', p, dialect=dialect)
+
+
+def exposure_groups_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_groups_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of each group's exposure per query."""
+    return render.call('_exposure_groups_sql', p, dialect=dialect)
+
+
+def exposure_summary_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_summary_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of the means and intervals."""
+    return render.call('_exposure_summary_sql', p, dialect=dialect)
+
+
+def exposure_account_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_account_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of what was read."""
+    return render.call('_exposure_account_sql', p, dialect=dialect)
+
+
+def exposure_facts_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_facts_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of the facts checked first."""
+    return render.call('_exposure_facts_sql', p, dialect=dialect)
+
+
 def input_checks(role, spec, columns, shared=(), *, dialect: str = "duckdb") -> Any:
     """``_input_checks`` (sql/macros/checks/checks.sql)."""
     return render.call('_input_checks', role, spec, columns, shared, dialect=dialect)
