@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import random
-import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,8 @@ import pytest
 
 import sqlndcg
 from sqlndcg.cli import main
+
+from engine_parity import assert_same, engine_tests
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "fairness.md"
 
@@ -341,8 +342,6 @@ def _calls(run, items, judged, target, **kw):
 
 
 def check_engine(con, load, label: str) -> None:
-    import test_click_engines as ce
-
     target = pd.DataFrame({"provider": ["p0", "p1", "p2", "p3"], "share": [0.25, 0.25, 0.25, 0.25]})
     for integer_ids in (False, True):
         run, items, judged = make_data(9, integer_ids)
@@ -353,49 +352,7 @@ def check_engine(con, load, label: str) -> None:
         for name, call in _calls(*there, con=con).items():
             got, want = call(), here[name]()
             for table in ("per_query", "groups", "summary", "account"):
-                ce.assert_same(getattr(got, table), getattr(want, table), f"{label} {ids} ids, {name}, {table}")
+                assert_same(getattr(got, table), getattr(want, table), f"{label} {ids} ids, {name}, {table}")
 
 
-def test_sqlite_equals_duckdb():
-    check_engine(sqlite3.connect(":memory:"), lambda con, name, frame: frame, "SQLite")
-
-
-def test_clickhouse_equals_duckdb():
-    from chdb import dbapi
-
-    import test_click_engines as ce
-
-    check_engine(dbapi.connect(), ce.load_clickhouse, "ClickHouse")
-
-
-def test_datafusion_equals_duckdb():
-    import datafusion
-
-    check_engine(datafusion.SessionContext(), lambda con, name, frame: frame, "DataFusion")
-
-
-def test_postgres_equals_duckdb(postgres):
-    with postgres.connect() as con:
-        check_engine(con, lambda con, name, frame: frame, "PostgreSQL")
-
-
-def test_spark_equals_duckdb(spark):
-    def load(con, name, frame):
-        spark.createDataFrame(frame).createOrReplaceTempView(name)
-        return name
-
-    check_engine(spark, load, "Spark")
-
-
-def test_mariadb_equals_duckdb(mariadb):
-    con = mariadb.connect()
-    try:
-        check_engine(con, lambda con, name, frame: frame, "MariaDB")
-    finally:
-        con.close()
-
-
-def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
-    from snowflake_tables import load_snowflake
-
-    check_engine(fakesnow, load_snowflake, "Snowflake (fakesnow)")
+globals().update(engine_tests(check_engine))
