@@ -12,6 +12,7 @@ from scipy import stats
 
 import sqlndcg
 from sqlndcg.errors import SettingError
+from sqlndcg.present.diversity import DiversityResult
 from sqlndcg.stats import paired
 
 from test_diversity import ALL_METRICS, make_data
@@ -82,8 +83,9 @@ def test_compare_equals_scipy_on_diversitys_per_query_values(integer_ids):
 def test_compare_of_diversity_measures_refuses():
     run, other, judged = systems()
     both = pd.concat([run.assign(tag="bm25"), other.assign(tag="new")])
-    with pytest.raises(SettingError, match="a list of their own"):
-        sqlndcg.compare(both, judged, metrics=["alpha_ndcg@10", "ndcg@10"], system="tag", baseline="bm25")
+    with pytest.raises(SettingError, match="query_weights"):
+        sqlndcg.compare(both, judged, metrics=["alpha_ndcg@10", "ndcg@10"], system="tag", baseline="bm25",
+                        query_weights=pd.DataFrame({"query_id": ["q1"], "weight": [1.0]}))
     with pytest.raises(SettingError, match="query_weights"):
         sqlndcg.compare(both, judged, metrics=["nrbp"], system="tag", baseline="bm25",
                         query_weights=pd.DataFrame({"query_id": ["q1"], "weight": [1.0]}))
@@ -91,3 +93,60 @@ def test_compare_of_diversity_measures_refuses():
         sqlndcg.compare(both, judged, metrics=["nrbp"], system="tag", baseline="bm25", gain="exponential")
     with pytest.raises(SettingError, match="baseline='x' is not a system"):
         sqlndcg.compare(both, judged, metrics=["nrbp"], system="tag", baseline="x")
+
+
+def test_mixed_list_accuracy_on_the_max_grade_over_intents_and_one_correction():
+    run, other, judged = systems()
+    both = pd.concat([run.assign(tag="bm25"), other.assign(tag="new")])
+    metrics = ["ndcg@10", "alpha_ndcg@10", "p@5", "nnrbp"]
+    keys = dict(system="tag", baseline="bm25", permutations=2000, resamples=2000)
+    mixed = sqlndcg.compare(both, judged, metrics=metrics, **keys)
+    ad_hoc = judged.groupby(["query_id", "doc_id"], as_index=False)["rel"].max()  # TREC 2009 Web: any intent
+    accuracy = sqlndcg.compare(both, ad_hoc, metrics=["ndcg@10", "p@5"], **keys)
+    div = sqlndcg.compare(both, judged, metrics=["alpha_ndcg@10", "nnrbp"], **keys)
+    rows = {r["metric"]: r for r in mixed}
+    assert [r["metric"] for r in mixed] == metrics
+    alone = {r["metric"]: r for r in list(accuracy) + list(div)}
+    for m in metrics:
+        for k in ("pairs", "mean", "baseline_mean", "difference", "t_low", "t_high", "t_p", "randomization_p",
+                  "bootstrap_low", "bootstrap_high", "wins", "ties", "losses"):
+            assert rows[m][k] == alone[m][k], (m, k)
+    ps = [alone[m]["t_p"] for m in metrics]
+    assert [rows[m]["t_p_adjusted"] for m in metrics] == pytest.approx(paired.holm(ps), rel=1e-12)
+    assert [rows[m]["randomization_p_adjusted"] for m in metrics] == pytest.approx(
+        paired.holm([alone[m]["randomization_p"] for m in metrics]), rel=1e-12)
+    # per query and summary side by side
+    per_query = {(r["tag"], r["query_id"]): r for r in mixed.per_query.to_dicts()}
+    for r in div.per_query.to_dicts():
+        assert per_query[(r["tag"], r["query_id"])]["alpha_ndcg@10"] == r["alpha_ndcg@10"]
+    for r in accuracy.per_query.to_dicts():
+        assert per_query[(r["tag"], r["query_id"])]["ndcg@10"] == r["ndcg@10"]
+    summary = {r["tag"]: r for r in mixed.summary.to_dicts()}
+    for r in div.summary.to_dicts():
+        assert summary[r["tag"]]["nnrbp_ci_low"] == r["nnrbp_ci_low"] and summary[r["tag"]]["nnrbp_count"] == 11
+
+
+def test_report_shows_accuracy_and_diversity_side_by_side():
+    run, other, judged = systems()
+    both = pd.concat([run.assign(tag="bm25"), other.assign(tag="new")])
+    page = sqlndcg.report(both, judged, ["ndcg@10", "alpha_ndcg@10", "err_ia@20"], system="tag", baseline="bm25",
+                          max_k=3, permutations=500, resamples=500)
+    assert page.count("data:image/png;base64,") == 2
+    for text in ("alpha_ndcg@10", "err_ia@20", "ndcg@10", "Accuracy and diversity side by side",
+                 "largest grade over the query's intents", "queries scored (in the run and in the judgments"):
+        assert text in page, text
+    only = sqlndcg.report(both, judged, ["alpha_ndcg@10"], system="tag", baseline="bm25", max_k=0,
+                          permutations=500, resamples=500)
+    assert "alpha_ndcg@10" in only and "12 queries scored" in only
+
+
+def test_evaluate_of_a_diversity_list_reads_as_a_result():
+    run, _, judged = systems()
+    res = sqlndcg.evaluate(run, judged, ["alpha_ndcg@10", "nnrbp"])
+    assert isinstance(res, DiversityResult)
+    assert res.per_query is res.table and res.per_query.columns == ("query_id", "alpha_ndcg@10", "nnrbp")
+    assert res.account.to_dicts() == [{"scored_queries": 12, "judged_queries": 13}]
+    assert "12 queries scored of 13 judged" in res.account_text()
+    text = res.summary_text()
+    assert "alpha_ndcg@10" in text and " 11" in text  # nnrbp averages the 11 queries with a relevant intent
+    assert set(res.to_dict()) >= {"per_query", "summary", "settings", "account", "sql"}

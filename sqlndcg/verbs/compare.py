@@ -375,12 +375,17 @@ def compare(
     from . import compare_diversity  # it reads this module's helpers
 
     if compare_diversity.is_diversity_list(metrics):
-        # Intent-aware measures: per-query values from the diversity statement, the same paired statistics.
-        return compare_diversity.compare_diversity(
-            runs, judgments, metrics, baseline=baseline, system=system, correction=correction,
-            permutations=permutations, seed=seed, bootstrap=bootstrap, resamples=resamples, con=con, dialect=dialect,
-            run_format=run_format, judgments_format=judgments_format, delimiter=delimiter, decimal=decimal,
-            query_weights=query_weights, settings=dict(settings))
+        # Intent-aware measures: per-query values from the diversity statement, the same paired statistics; a
+        # list mixing them with accuracy metrics: those on the ad hoc judgments (compare_diversity.compare_mixed).
+        common = dict(baseline=baseline, system=system, correction=correction, permutations=permutations, seed=seed,
+                      bootstrap=bootstrap, resamples=resamples, dialect=dialect, run_format=run_format,
+                      delimiter=delimiter, decimal=decimal)
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        if all(compare_diversity.is_diversity_metric(m) for m in names):
+            return compare_diversity.compare_diversity(runs, judgments, names, con=con, judgments_format=judgments_format,
+                                                       query_weights=query_weights, settings=dict(settings), **common)
+        return compare_diversity.compare_mixed(runs, judgments, names, con=con, judgments_format=judgments_format,
+                                               query_weights=query_weights, settings=dict(settings), **common)
     given = settings_of("compare", settings)
     strata = _group_by(given, system)
     spec = make_spec(metrics, group_by=[*strata, system], **given)

@@ -9,12 +9,13 @@ other metrics (:func:`.compare._statistics`)."""
 from __future__ import annotations
 
 import inspect
+import math
 from typing import Sequence
 
 from . import compare as plain
 from .diversity import diversity, is_diversity_metric, judgments_format_of, scored
 from .judgments import Input, Runner
-from ..core import render, templates
+from ..core import templates
 from ..errors import SettingError
 from ..present.results import FormattedSQL, Table
 from ..run import sources
@@ -33,9 +34,6 @@ def compare_diversity(runs, judgments, metrics: Sequence[str] | str, *, baseline
     """compare() with diversity measures: see :func:`sqlndcg.compare` (``settings``: diversity()'s, plus group_by
     for strata)."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not all(is_diversity_metric(n) for n in names):
-        raise SettingError("the diversity measures (alpha_ndcg@k, err_ia@k, nrbp, ...) read judgments with an intent "
-                           f"column and are compared apart: ask for them in a list of their own, got {names}")
     if query_weights is not None:
         raise SettingError("query_weights= is not available with the diversity measures in compare()")
     given = dict(settings)
@@ -54,15 +52,13 @@ def compare_diversity(runs, judgments, metrics: Sequence[str] | str, *, baseline
         run_in = Input(run, ses.described(run, ses.describe(run)))
         judged_in = Input(judged, ses.described(judged, ses.describe(judged)))
         name = ses.table_name("sqlndcg_per_query")
-        result = scored(runner, run_in, judged_in, given, keep=name)
+        result, div_plan = scored(runner, run_in, judged_in, given, keep=name)
         div = result.settings
-        query_id = div["columns"]["query_id"]
         systems = sorted({r[system] for r in result.table.to_dicts()}, key=plain._query_key)
         plain._check_baseline(baseline, systems, system)
-        plan = {"groups": [{"name": g, "output": render.quote(g, ses.dialect)} for g in [*strata, system]],
-                "query_output": render.quote(query_id, ses.dialect),
-                "metrics": [{"name": m, "column": render.quote(m, ses.dialect)} for m in div["metrics"]]}
+        plan = templates.diversity_table_plan(div_plan, dialect=ses.dialect)
         templates.compare_parts(plan, system, dialect=ses.dialect)
+        summary = runner.fetch(templates.summary_sql(name, plan, dialect=ses.dialect), div)
         table_columns, table_rows = ses.fetch(templates.paired_sql(name, plan, system, str(baseline),
                                                                    dialect=ses.dialect))
         diff_columns, diff_rows = ses.fetch(templates.paired_differences_sql(name, plan, system, str(baseline),
@@ -79,7 +75,7 @@ def compare_diversity(runs, judgments, metrics: Sequence[str] | str, *, baseline
     differences = Table(tuple(diff_columns), tuple(tuple(r) for r in diff_rows), spec_settings)
     table = plain._statistics(table_columns, table_rows, differences, account, strata, system, baseline,
                               compare_settings, spec_settings)
-    return plain.Comparison(table, differences, result.table, result.summary, account,
+    return plain.Comparison(table, differences, result.table, summary, account,
                             {**spec_settings, **compare_settings}, shown)
 
 
@@ -94,3 +90,121 @@ def _account(per_query: Table, strata: list[str], system: str, judged: int) -> T
     rows = tuple(key + (n, judged - n if not strata else None) for key, n in sorted(
         counts.items(), key=lambda item: tuple(plain._query_key(v) for v in item[0])))
     return Table(columns, rows)
+
+
+def account_text(comparison: plain.Comparison) -> str:
+    """The account of a comparison in words: evaluate's (Result.account_text) when it has one; the diversity
+    measures' queries scored per system otherwise, and after evaluate's in a mixed comparison."""
+    account, s = comparison.account, comparison.settings
+    lines = [comparison.result.account_text()] if "run_rows" in account.columns else []
+    div = s.get("diversity_account")
+    rows = div if div is not None else account.to_dicts()
+    groups = [*s["strata"], s["system"]]
+    measures = ", ".join(s.get("diversity_metrics") or s["metrics"])
+    for r in rows:
+        lines.append(", ".join(f"{g}={r[g]}" for g in groups) + f": {measures}: {r['judged_queries_scored']:,} "
+                     f"queries scored (in the run and in the judgments, as ndeval scores them)"
+                     + ("" if r["judged_queries_missing_from_run"] is None else
+                        f", {r['judged_queries_missing_from_run']:,} judged queries missing from the run (not scored)"))
+    return "\n".join(lines)
+
+
+#: A mixed list's settings that only the diversity measures read, and those both sides read (column names, strata);
+#: every other setting is the accuracy metrics' (queries=, gain=, preset=, ...).
+DIVERSITY_ONLY = ("alpha", "beta", "threshold", "intent", "ideal_depth", "order_by")
+SHARED = ("query_id", "doc_id", "score", "rel", "group_by")
+
+
+def ad_hoc_judgments(judgments, *, con=None, judgments_format=None, query_id="query_id", doc_id="doc_id",
+                     rel="rel") -> Table:
+    """Judgments with an intent column as ad hoc judgments (query, document, rel): each document's largest grade
+    over the query's intents (_diversity_ad_hoc_sql), what the accuracy metrics of a mixed list read."""
+    with Runner.session(con) as runner:
+        (judged_in,) = runner.inputs((judgments, "judgments", judgments_format_of(judgments, judgments_format)))
+        assert judged_in is not None
+        return runner.fetch(templates.diversity_ad_hoc_sql(judged_in.described, query_id, doc_id, rel,
+                                                           dialect=runner.dialect))
+
+
+def split_settings(settings: dict) -> tuple[dict, dict]:
+    """A mixed list's settings -> (the accuracy metrics', the diversity measures')."""
+    accuracy = {k: v for k, v in settings.items() if k not in DIVERSITY_ONLY}
+    div = {k: v for k, v in settings.items() if k in DIVERSITY_ONLY or k in SHARED}
+    return accuracy, div
+
+
+def compare_mixed(runs, judgments, metrics: list[str], *, con=None, judgments_format=None, query_weights=None,
+                  settings: dict, **common) -> plain.Comparison:
+    """compare() of a list mixing accuracy metrics and diversity measures on judgments with intents: the accuracy
+    ones on the ad hoc judgments (each document's largest grade over the intents), the diversity ones on the
+    judgments themselves, one table: rows in the list's order, the correction over every test of both."""
+    accuracy_names = [m for m in metrics if not is_diversity_metric(m)]
+    div_names = [m for m in metrics if is_diversity_metric(m)]
+    if query_weights is not None:
+        raise SettingError("query_weights= is not available with the diversity measures in compare()")
+    accuracy_settings, div_settings = split_settings(settings)
+    columns = {k: settings[k] for k in ("query_id", "doc_id", "rel") if settings.get(k) is not None}
+    ad_hoc = ad_hoc_judgments(judgments, con=con, judgments_format=judgments_format, **columns)
+    a = plain.compare(runs, ad_hoc.to_arrow(), accuracy_names, con=con, **common, **accuracy_settings)
+    d = compare_diversity(runs, judgments, div_names, con=con, judgments_format=judgments_format,
+                          query_weights=None, settings=div_settings, **common)
+    return merged(a, d, metrics)
+
+
+def merged(a: plain.Comparison, d: plain.Comparison, metrics: list[str]) -> plain.Comparison:
+    """Two comparisons of the same systems (accuracy metrics, diversity measures) as one: the tables and the
+    differences stacked in the list's order, the p-values adjusted again over every test of both (the metrics
+    asked for as one family, unjudged upper bounds as another, as compare() does), per-query values and summaries
+    side by side per (stratum, system, query) and per (stratum, system)."""
+    s = a.settings
+    strata, system = list(s["strata"]), s["system"]
+    query_id = s["columns"]["query_id"]
+    order = {m: i for i, m in enumerate(metrics)}
+    rank = lambda r: tuple(plain._query_key(r[g]) for g in [*strata, system]) + (  # noqa: E731
+        order.get(r["metric"], len(order)), r["metric"])
+    records = sorted(a.table.to_dicts() + d.table.to_dicts(), key=rank)
+    for family in ([i for i, r in enumerate(records) if r["metric"] in order],
+                   [i for i, r in enumerate(records) if r["metric"] not in order]):
+        for name in ("t_p", "randomization_p"):
+            ps = [records[i][name] for i in family]
+            adjusted = plain._adjust([math.nan if p is None else p for p in ps], s["correction"]) if family else []
+            for i, p in zip(family, adjusted):
+                records[i][name + "_adjusted"] = p
+    table = Table(a.table.columns, tuple(tuple(r[c] for c in a.table.columns) for r in records), a.table.settings)
+    diff_rows = sorted(a.differences.to_dicts() + d.differences.to_dicts(),
+                       key=lambda r: rank(r) + (plain._query_key(r[query_id]),))
+    for r in diff_rows:
+        r["metric_index"] = order.get(r["metric"], len(order))
+    differences = Table(a.differences.columns, tuple(tuple(r[c] for c in a.differences.columns) for r in diff_rows),
+                        a.differences.settings)
+    div_metrics = [m for m in d.settings["metrics"]]
+    per_query = _side_by_side(a.per_query, d.per_query, [*strata, system, query_id], div_metrics, a.settings)
+    extra = [c for m in div_metrics for c in (m, f"{m}_count", f"{m}_std", f"{m}_ci_low", f"{m}_ci_high")]
+    summary = _side_by_side(a.summary, d.summary, [*strata, system], extra, a.settings)
+    shown = [m for m in metrics]
+    settings = {**s, "metrics": shown + [m for m in s["metrics"] if m not in order],
+                "diversity_metrics": div_metrics, "diversity_account": d.account.to_dicts(),
+                "diversity": {k: d.settings[k] for k in ("alpha", "beta", "threshold", "order_by", "queries",
+                                                          "ideal_depth")},
+                "judgments_for_accuracy": "each document's largest grade over the intents"}
+    statement = f"-- the accuracy metrics, on the ad hoc judgments\n{a.sql};\n\n-- the diversity measures\n{d.sql}"
+    return plain.Comparison(table, differences, per_query, summary, a.account, settings, statement)
+
+
+def _side_by_side(left: Table, right: Table, keys: list[str], columns: list[str], settings: dict) -> Table:
+    """``left``'s rows with ``right``'s ``columns`` beside them, matched on ``keys`` (a row either side lacks:
+    NULLs), in key order."""
+    found: dict[tuple, list] = {}
+    for r in left.to_dicts():
+        found.setdefault(tuple(r[k] for k in keys), [None, None])[0] = r
+    for r in right.to_dicts():
+        found.setdefault(tuple(r[k] for k in keys), [None, None])[1] = r
+    names = tuple(left.columns) + tuple(c for c in columns if c not in left.columns)
+    rows = []
+    for key in sorted(found, key=lambda k: tuple(plain._query_key(v) for v in k)):
+        mine, theirs = found[key]
+        row = dict(zip(keys, key))
+        row.update(mine or {})
+        row.update({c: (theirs or {}).get(c) for c in columns})
+        rows.append(tuple(row.get(c) for c in names))
+    return Table(names, tuple(rows), settings)

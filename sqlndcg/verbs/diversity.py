@@ -75,7 +75,7 @@ def diversity(
         run_in, judged_in = runner.inputs((run, "run", run_format),
                                           (judgments, "judgments", judgments_format_of(judgments, judgments_format)))
         assert run_in is not None and judged_in is not None
-        return scored(runner, run_in, judged_in, given)
+        return scored(runner, run_in, judged_in, given)[0]
 
 
 def judgments_format_of(judgments, judgments_format: str | None) -> str | None:
@@ -86,9 +86,10 @@ def judgments_format_of(judgments, judgments_format: str | None) -> str | None:
     return judgments_format
 
 
-def scored(runner: Runner, run_in: Input, judged_in: Input, given: dict, keep: str | None = None) -> DiversityResult:
-    """The inputs checked and scored in ``runner``'s session; ``keep`` (a quoted table name): the per-query table is
-    kept there under that name (dropped as the session closes), read back for the result."""
+def scored(runner: Runner, run_in: Input, judged_in: Input, given: dict,
+           keep: str | None = None) -> tuple[DiversityResult, dict]:
+    """The inputs checked and scored in ``runner``'s session, and the plan; ``keep`` (a quoted table name): the
+    per-query table is kept there under that name (dropped as the session closes), read back for the result."""
     dialect = runner.dialect
     plan = templates.diversity_plan(run_in.described, judged_in.described, given, dialect=dialect)
     runner.check(run_in, plan["run_checks"], plan["run_identity"], plan["run_identity"],
@@ -109,7 +110,7 @@ def scored(runner: Runner, run_in: Input, judged_in: Input, given: dict, keep: s
             runner.ses.materialize(keep, sql)
         table = runner.fetch(templates.diversity_rows_sql(plan, keep, dialect=dialect), plan["settings"])
         summary = runner.fetch(templates.diversity_summary_sql(plan, keep, dialect=dialect), plan["settings"])
-    return DiversityResult(table, summary, dict(plan["settings"]), FormattedSQL(sql, dialect), int(judged))
+    return DiversityResult(table, summary, dict(plan["settings"]), FormattedSQL(sql, dialect), int(judged)), plan
 
 
 def is_diversity_metric(name) -> bool:

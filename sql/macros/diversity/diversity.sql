@@ -364,6 +364,35 @@ SELECT * FROM {{ relation }} AS per_query
 ORDER BY {% for c in p.groups %}{{ c }}, {% endfor %}{{ p.query_id }}
 {%- endmacro -%}
 
+{#- The per-query table of _diversity_sql described as the statements' templates read a per-query relation
+    (groups, query and metric columns with their summary columns): the summary (summary.sql, its t intervals) and
+    compare's paired statements (compare.sql) run on diversity's values through it. -#}
+{%- macro _diversity_table_plan(p) -%}
+{%- set groups, metrics = [], [] -%}
+{%- for g in p.settings.group_by -%}{%- do groups.append({'name': g, 'output': sqlndcg._quote(g)}) -%}{%- endfor -%}
+{%- for m in p.metrics -%}
+  {%- do metrics.append({'name': m.name, 'column': sqlndcg._quote(m.name), 'count_column': sqlndcg._quote(m.name ~ '_count'),
+                         'std_column': sqlndcg._quote(m.name ~ '_std'), 'ci_low_column': sqlndcg._quote(m.name ~ '_ci_low'),
+                         'ci_high_column': sqlndcg._quote(m.name ~ '_ci_high')}) -%}
+{%- endfor -%}
+{{ return({'groups': groups, 'metrics': metrics, 'query_output': p.query_id, 'queries_output': sqlndcg._quote('queries')}) }}
+{%- endmacro -%}
+
+{#- Ad hoc judgments from judgments with intents: one row per (query, document), its largest grade over the
+    intents (relevant when relevant to any intent), under the judgments' own column names: what the accuracy
+    metrics of a mixed list read. A convention, not TREC's own ad hoc qrels (the Web track judged those apart:
+    docs/diversity.md). -#}
+{%- macro _diversity_ad_hoc_sql(judgments, query_id, doc_id, rel) -%}
+{%- set q, d, r = sqlndcg._quote(query_id), sqlndcg._quote(doc_id), sqlndcg._quote(rel) -%}
+SELECT _aq AS {{ q }}, _ad AS {{ d }}, _ar AS {{ r }}
+FROM (
+  SELECT {{ q }} AS _aq, {{ d }} AS _ad, MAX({{ r }}) AS _ar
+  FROM {{ judgments.sql }} AS judgment_input
+  GROUP BY {{ q }}, {{ d }}
+) AS ad_hoc
+ORDER BY _aq, _ad
+{%- endmacro -%}
+
 {#- dbt entry point: per query, the diversity measures of a run against judgments with an intent column. -#}
 {%- macro diversity(run=none, judgments=none) -%}
 {%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
