@@ -150,3 +150,31 @@ def test_evaluate_of_a_diversity_list_reads_as_a_result():
     text = res.summary_text()
     assert "alpha_ndcg@10" in text and " 11" in text  # nnrbp averages the 11 queries with a relevant intent
     assert set(res.to_dict()) >= {"per_query", "summary", "settings", "account", "sql"}
+
+
+@pytest.mark.parametrize("engine", ["ClickHouse", "DataFusion"])
+def test_mixed_compare_on_clickhouse_and_datafusion_equals_duckdb(engine):
+    """The diversity statement grouped by system, the kept per-query table, the ad hoc judgments kept on the
+    engine, compare's paired statements over them: DuckDB's numbers to 1e-9."""
+    from test_diversity import load_clickhouse
+
+    run, judged = make_data(3)
+    both = pd.concat([run.assign(tag="a"), make_data(4)[0].assign(tag="b")], ignore_index=True)
+    keys = dict(metrics=["alpha_ndcg@5", "nnrbp", "ndcg@5"], system="tag", baseline="a", permutations=200,
+                resamples=200)
+    want = sqlndcg.compare(both, judged, **keys)
+    if engine == "ClickHouse":
+        from chdb import dbapi
+
+        con, load = dbapi.connect(), load_clickhouse
+    else:
+        import datafusion
+
+        con, load = datafusion.SessionContext(), (lambda con, name, frame: frame)
+    got = sqlndcg.compare(load(con, "mixed_runs", both), load(con, "mixed_qrels", judged), con=con, **keys)
+    assert got.table.columns == want.table.columns and len(got.table) == len(want.table) == 3
+    for g, w in zip(got.table.to_dicts(), want.table.to_dicts()):
+        for k, b in w.items():
+            a = g[k]
+            assert (a is None and b is None) or str(a) == str(b) or (
+                isinstance(b, float) and math.isclose(a, b, abs_tol=1e-9)), (engine, w["metric"], k, a, b)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Sequence
+import uuid
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 from . import compare as plain
 from .diversity import diversity, is_diversity_metric, judgments_format_of, scored
 from .judgments import Input, Runner
-from ..core import templates
+from ..core import render, templates
 from ..errors import SettingError
 from ..present.results import FormattedSQL, Table
 from ..run import sources
@@ -115,15 +117,24 @@ DIVERSITY_ONLY = ("alpha", "beta", "threshold", "intent", "ideal_depth", "order_
 SHARED = ("query_id", "doc_id", "score", "rel", "group_by")
 
 
+@contextmanager
 def ad_hoc_judgments(judgments, *, con=None, judgments_format=None, query_id="query_id", doc_id="doc_id",
-                     rel="rel") -> Table:
+                     rel="rel") -> Iterator[object]:
     """Judgments with an intent column as ad hoc judgments (query, document, rel): each document's largest grade
-    over the query's intents (_diversity_ad_hoc_sql), what the accuracy metrics of a mixed list read."""
+    over the query's intents (_diversity_ad_hoc_sql), what the accuracy metrics of a mixed list read. Yields what
+    evaluate and compare take as judgments: with ``con``, a table of that connection (dropped on leaving); without,
+    a pyarrow table."""
     with Runner.session(con) as runner:
         (judged_in,) = runner.inputs((judgments, "judgments", judgments_format_of(judgments, judgments_format)))
         assert judged_in is not None
-        return runner.fetch(templates.diversity_ad_hoc_sql(judged_in.described, query_id, doc_id, rel,
-                                                           dialect=runner.dialect))
+        sql = templates.diversity_ad_hoc_sql(judged_in.described, query_id, doc_id, rel, dialect=runner.dialect)
+        if con is None:
+            yield runner.fetch(sql).to_arrow()
+            return
+        name = f"sqlndcg_ad_hoc_{uuid.uuid4().hex[:12]}"
+        with runner.ses.explained("could not compute the result"):
+            runner.ses.materialize(render.quote(name, runner.dialect), sql)
+        yield name
 
 
 def split_settings(settings: dict) -> tuple[dict, dict]:
@@ -144,8 +155,8 @@ def compare_mixed(runs, judgments, metrics: list[str], *, con=None, judgments_fo
         raise SettingError("query_weights= is not available with the diversity measures in compare()")
     accuracy_settings, div_settings = split_settings(settings)
     columns = {k: settings[k] for k in ("query_id", "doc_id", "rel") if settings.get(k) is not None}
-    ad_hoc = ad_hoc_judgments(judgments, con=con, judgments_format=judgments_format, **columns)
-    a = plain.compare(runs, ad_hoc.to_arrow(), accuracy_names, con=con, **common, **accuracy_settings)
+    with ad_hoc_judgments(judgments, con=con, judgments_format=judgments_format, **columns) as ad_hoc:
+        a = plain.compare(runs, ad_hoc, accuracy_names, con=con, **common, **accuracy_settings)
     d = compare_diversity(runs, judgments, div_names, con=con, judgments_format=judgments_format,
                           query_weights=None, settings=div_settings, **common)
     return merged(a, d, metrics)

@@ -203,13 +203,15 @@ def report(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, file
         announce(f"evaluating NDCG@1..{max_k} per system")
         keep = {k: v for k, v in compare_settings.items()
                 if k not in ("baseline", "correction", "permutations", "seed", "bootstrap", "resamples")}
-        judged = judgments
+        cutoffs = [f"ndcg@{k}" for k in range(1, max_k + 1)]
         if is_diversity_list(metrics):  # judgments with intents: NDCG@k of the ad hoc judgments
             keep, _ = split_settings(keep)
             columns = {k: keep[k] for k in ("query_id", "doc_id", "rel") if keep.get(k) is not None}
-            judged = ad_hoc_judgments(judgments, con=keep.get("con"), judgments_format=keep.pop("judgments_format", None),
-                                      **columns).to_arrow()
-        curve = evaluate_systems(runs, judged, [f"ndcg@{k}" for k in range(1, max_k + 1)], **keep)
+            with ad_hoc_judgments(judgments, con=keep.get("con"), judgments_format=keep.pop("judgments_format", None),
+                                  **columns) as judged:
+                curve = evaluate_systems(runs, judged, cutoffs, **keep)
+        else:
+            curve = evaluate_systems(runs, judgments, cutoffs, **keep)
     announce("drawing the plots")
     page = render_html(comparison, curve=curve, time=time, title=title)
     if file is not None:

@@ -181,7 +181,7 @@ FROM _facts
 {%- endmacro -%}
 
 {#- The run ranked (_q, _d, _pos; with group_by, per group _g0, ... of the run's columns), each judged (query, intent) with its relevant documents (_intents: _n) and each
-    query's A (_queries: _a), the relevant (query, intent, document) triples (_relevant). -#}
+    query's A (_queries: _a, and _present: 1, what a LEFT JOIN's miss leaves NULL, or 0 on ClickHouse), the relevant (query, intent, document) triples (_relevant). -#}
 {%- macro _diversity_inputs(p) -%}
 {%- set tie = sqlndcg._tie_doc({'id_order': 'text', 'doc_ids_as_text': p.doc_ids_as_text}) -%}
 {%- set g = sqlndcg._diversity_g(p) -%}
@@ -207,7 +207,7 @@ _intents AS (
   SELECT _q, _i, SUM(_rel) AS _n FROM _judged GROUP BY _q, _i
 ),
 _queries AS (
-  SELECT _q, SUM(CASE WHEN _n > 0 THEN 1 ELSE 0 END) AS _a FROM _intents GROUP BY _q
+  SELECT _q, SUM(CASE WHEN _n > 0 THEN 1 ELSE 0 END) AS _a, 1 AS _present FROM _intents GROUP BY _q
 ),
 _relevant AS (
   SELECT _q, _i, _d FROM _judged WHERE _rel = 1
@@ -304,7 +304,7 @@ _map AS (
   {%- set c = '(1 - ' ~ sqlndcg._number(1 - p.alpha) ~ ' * ' ~ sqlndcg._number(p.beta) ~ ') / ' ~ a -%}
   {%- set run = 'COALESCE(r._rbp, 0) * ' ~ c -%}
   {%- if m.kind == 'nrbp' -%}{{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE ' ~ run ~ ' END') }}{%- endif -%}
-  {{ return('CASE WHEN q._a IS NULL THEN 0 WHEN q._a = 0 THEN ' ~ sqlndcg.null_double() ~ ' ELSE (' ~ run ~ ') / (i._rbp * ' ~ c ~ ') END') }}
+  {{ return('CASE WHEN COALESCE(q._present, 0) = 0 THEN 0 WHEN q._a = 0 THEN ' ~ sqlndcg.null_double() ~ ' ELSE (' ~ run ~ ') / (i._rbp * ' ~ c ~ ') END') }}
 {%- elif m.kind == 'p_ia' -%}
   {{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE COALESCE(r._m' ~ k ~ ', 0) / (' ~ k ~ ' * ' ~ a ~ ') END') }}
 {%- elif m.kind == 'strec' -%}
@@ -329,7 +329,7 @@ _s0 AS (
 {{ sqlndcg._diversity_sums(p) }}
 SELECT {% for c in p.groups %}rq._g{{ loop.index0 }} AS {{ c }}, {% endfor %}rq._q AS {{ p.query_id }}
   {%- if p.queries == 'run' %},
-  CASE WHEN q._q IS NULL THEN 0 ELSE 1 END AS {{ sqlndcg._quote('judged') }}
+  CASE WHEN COALESCE(q._present, 0) = 0 THEN 0 ELSE 1 END AS {{ sqlndcg._quote('judged') }}
   {%- endif %}
   {%- for m in p.metrics %},
   {{ sqlndcg._diversity_value(p, m) }} AS {{ sqlndcg._quote(m.name) }}
