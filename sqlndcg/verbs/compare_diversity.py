@@ -100,6 +100,8 @@ def account_text(comparison: plain.Comparison) -> str:
     account, s = comparison.account, comparison.settings
     lines = [comparison.result.account_text()] if "run_rows" in account.columns else []
     div = s.get("diversity_account")
+    if lines and div is None:  # no diversity measure
+        return lines[0]
     rows = div if div is not None else account.to_dicts()
     groups = [*s["strata"], s["system"]]
     measures = ", ".join(s.get("diversity_metrics") or s["metrics"])
