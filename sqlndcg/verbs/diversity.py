@@ -65,7 +65,7 @@ def diversity(
     >>> qrels = pd.DataFrame({"query_id": 1, "intent": [1, 2, 2], "doc_id": ["a", "a", "c"], "rel": 1})
     >>> row = sqlndcg.diversity(run, qrels, metrics=["alpha_ndcg@5", "strec@5", "p_ia@5"]).table.to_dicts()[0]
     >>> round(row["alpha_ndcg@5"], 6), row["strec@5"], row["p_ia@5"]
-    (0.953788, 1.0, 0.3)
+    (0.971727, 1.0, 0.3)
     """
     given = {"metrics": None if metrics is None else ([metrics] if isinstance(metrics, str) else list(metrics)),
              "alpha": alpha, "beta": beta, "threshold": threshold, "depth": depth, "order_by": order_by,
