@@ -178,3 +178,18 @@ def test_mixed_compare_on_clickhouse_and_datafusion_equals_duckdb(engine):
             a = g[k]
             assert (a is None and b is None) or str(a) == str(b) or (
                 isinstance(b, float) and math.isclose(a, b, abs_tol=1e-9)), (engine, w["metric"], k, a, b)
+
+
+def test_compare_command_line_takes_diversity_measures(tmp_path, capsys):
+    from sqlndcg.cli import main
+
+    run, other, judged = systems()
+    for name, frame in (("bm25.csv", run), ("new.csv", other), ("qrels.csv", judged)):
+        frame.to_csv(tmp_path / name, index=False)
+    args = ["compare", "--run", f"bm25={tmp_path / 'bm25.csv'}", "--run", f"new={tmp_path / 'new.csv'}",
+            "--judgments", str(tmp_path / "qrels.csv"), "-m", "ndcg@10", "-m", "alpha_ndcg@10", "--permutations",
+            "200", "--resamples", "200", "--format", "csv"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "new,bm25,ndcg@10," in out and "new,bm25,alpha_ndcg@10," in out
+    assert main(args[:-2] + ["--fail-if-worse", "ndcg@10"]) in (0, 1)
