@@ -9,7 +9,7 @@ The layers, each importing only those below it::
 
     cli/      the command line: one parser per verb, one table writer
     verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions, propensities, click_labels,
-              counterfactual, interleaving
+              counterfactual, interleaving, diversity, exposure
     stats/    paired tests, bootstrap intervals, the t distribution (pure Python; NumPy only speeds them up)
     present/  results (tables, the SQL that ran) and plots
     run/      the session with an engine: connections, inputs (sources), input checks, engines/
@@ -55,6 +55,11 @@ _LAZY = {
     "multileave": ("sqlndcg.verbs.interleaving", "multileave"),
     "interleaving_credit": ("sqlndcg.verbs.interleaving", "interleaving_credit"),
     "diversity": ("sqlndcg.verbs.diversity", "diversity"),
+    "overlap": ("sqlndcg.verbs.overlap", "overlap"),
+    "Overlap": ("sqlndcg.present.overlap", "Overlap"),
+    "beyond_accuracy": ("sqlndcg.verbs.beyond", "beyond_accuracy"),
+    "exposure": ("sqlndcg.verbs.exposure", "exposure"),
+    "Exposure": ("sqlndcg.present.exposure", "Exposure"),
     "Positions": ("sqlndcg.verbs.positions", "Positions"),
     "KINDS": ("sqlndcg.core.metrics", "KINDS"),
     "Metric": ("sqlndcg.core.metrics", "Metric"),
@@ -86,8 +91,11 @@ def example(name: str) -> str:
     """Path of a bundled example file: ``example("run")`` (TREC run), ``example("qrels")`` (TREC qrels) or
     ``example("clicks")`` (an impression log of 1,000 impressions, half of them with their top 5 shuffled, whose
     users examine position p with probability 1 / p^0.8, the ``propensity`` column) or ``example("clicks_run")``
-    (a new ranker's run over the click log's queries, with documents the log never shows)."""
-    files = {"run": "example.run", "qrels": "example.qrels", "clicks": "clicks.csv", "clicks_run": "clicks_run.csv"}
+    (a new ranker's run over the click log's queries, with documents the log never shows) or
+    ``example("recommendations")`` (two recommenders' lists, a ``system`` column) and ``example("items")`` (their
+    catalog: doc_id, category, popularity, for :func:`beyond_accuracy`)."""
+    files = {"run": "example.run", "qrels": "example.qrels", "clicks": "clicks.csv", "clicks_run": "clicks_run.csv",
+             "recommendations": "recommendations.csv", "items": "items.csv"}
     if name not in files:
         raise InputError(f"no example {name!r}; choose one of {sorted(files)}")
     return str(_EXAMPLES / files[name])
@@ -97,7 +105,8 @@ __all__ = [
     "compare", "Comparison", "gate", "power", "report", "bootstrap_summary",
     "labels_from_events", "agreement", "aggregate_labels", "Agreement", "positions", "Positions",
     "propensities", "Propensities", "click_labels", "counterfactual", "Counterfactual",
-    "interleave", "multileave", "interleaving_credit", "diversity",
+    "interleave", "multileave", "interleaving_credit", "diversity", "overlap", "Overlap", "beyond_accuracy",
+    "exposure", "Exposure",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
     "ResourceError",

@@ -5,16 +5,13 @@ bootstraps, clipped per query, the account) give DuckDB's numbers to 1e-9 on SQL
 
 from __future__ import annotations
 
-import math
-import sqlite3
-
 import pandas as pd
 import pytest
 
 import sqlndcg
 
 from clicksim import simulate
-from snowflake_tables import load_snowflake
+from engine_parity import assert_same, engine_tests
 
 
 def log_frame(ids: str) -> pd.DataFrame:
@@ -57,18 +54,6 @@ CALLS = {
 }
 
 
-def assert_same(got, want, label: str) -> None:
-    assert list(got.columns) == list(want.columns), label
-    assert len(got.rows) == len(want.rows), label
-    for g, w in zip(got.rows, want.rows):
-        for column, a, b in zip(got.columns, g, w):
-            if isinstance(b, float) or isinstance(a, float):
-                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, abs_tol=1e-9)), (
-                    f"{label} {w[:3]} {column}: {a!r} != DuckDB {b!r}")
-            else:
-                assert str(a) == str(b), f"{label} {w[:3]} {column}: {a!r} != DuckDB {b!r}"
-
-
 def check_engine(con, load, label: str) -> None:
     """`load(con, name, frame) -> input` puts a frame into the engine; every call gives DuckDB's table."""
     for ids in ("text", "int"):
@@ -88,57 +73,4 @@ def check_engine(con, load, label: str) -> None:
     assert str(there.value).split(":", 1)[1] == str(here.value).split(":", 1)[1]
 
 
-def test_sqlite_equals_duckdb():
-    check_engine(sqlite3.connect(":memory:"), lambda con, name, frame: frame, "SQLite")
-
-
-def _clickhouse_type(series) -> str:
-    return {"i": "Int64", "f": "Float64"}.get(series.dtype.kind, "String")
-
-
-def load_clickhouse(con, name, frame):
-    cur = con.cursor()
-    cur.execute(f"DROP TABLE IF EXISTS {name}")
-    cur.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {_clickhouse_type(frame[c])}' for c in frame.columns)}) "
-                "ENGINE = Memory")
-    values = ", ".join("(" + ", ".join(f"'{v}'" if isinstance(v, str) else repr(v) for v in row) + ")"
-                       for row in frame.itertuples(index=False, name=None))
-    cur.execute(f"INSERT INTO {name} VALUES {values}")
-    return name
-
-
-def test_clickhouse_equals_duckdb():
-    from chdb import dbapi
-
-    check_engine(dbapi.connect(), load_clickhouse, "ClickHouse")
-
-
-def test_datafusion_equals_duckdb():
-    import datafusion
-
-    check_engine(datafusion.SessionContext(), lambda con, name, frame: frame, "DataFusion")
-
-
-def test_postgres_equals_duckdb(postgres):
-    with postgres.connect() as con:
-        check_engine(con, lambda con, name, frame: frame, "PostgreSQL")
-
-
-def test_spark_equals_duckdb(spark):
-    def load(con, name, frame):
-        spark.createDataFrame(frame).createOrReplaceTempView(name)
-        return name
-
-    check_engine(spark, load, "Spark")
-
-
-def test_mariadb_equals_duckdb(mariadb):
-    con = mariadb.connect()
-    try:
-        check_engine(con, lambda con, name, frame: frame, "MariaDB")
-    finally:
-        con.close()
-
-
-def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
-    check_engine(fakesnow, load_snowflake, "Snowflake (fakesnow)")
+globals().update(engine_tests(check_engine))

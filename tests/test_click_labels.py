@@ -86,3 +86,14 @@ def test_max_position_and_the_checks_of_the_propensity_table():
         sqlndcg.click_labels(LOG, method="ips")
     with pytest.raises(SettingError, match="method='em' fits its own propensities"):
         sqlndcg.click_labels(LOG, method="em", propensities=theta)
+
+
+def test_labels_carry_their_statement_and_account():
+    """The statement shown has EM's iterations unrolled as dbt runs them (as many as ran), and the account counts
+    the rows read and those deeper than max_position."""
+    log = simulate(3, impressions=200, queries=4, depth=4).log
+    labels = sqlndcg.click_labels(log, iterations=7, tolerance=0, max_position=3)
+    assert labels.account.to_dicts() == [{"rows_read": 800, "impressions_read": 200, "deeper_than_max_position": 200}]
+    assert "_em7 AS" in labels.sql and "_em8" not in labels.sql and len(labels) == len(labels.to_dicts()) > 0
+    ips = sqlndcg.click_labels(log, propensities=pd.DataFrame({"position": [1, 2, 3, 4], "propensity": [1, .6, .5, .4]}))
+    assert "_theta" in ips.sql and ips.account.to_dicts()[0]["rows_read"] == 800

@@ -250,3 +250,24 @@ def test_the_example_and_the_statement_shown():
     assert "dcg@5" in text and "estimator=ips" in text and "run_queries_without_impressions" in text
     assert "_impression_weights" not in res.sql and "_qweights AS" in res.sql
     assert res.per_query_sql.startswith("WITH") and res.to_dict()["summary"] == res.summary.to_dicts()
+
+
+def test_the_worked_example_of_docs_online():
+    """docs/online.md's example, computed there by hand: E(a) = 3, C(a) = 3; E(b) = 3, C(b) = 2; the new ranking
+    b, c, a with c never shown."""
+    shows = {1: "ab", 2: "ab", 3: "ba", 4: "ba"}
+    clicked = {1: "a", 2: "ab", 3: "b", 4: "a"}
+    log = pd.DataFrame([(i, "q", d, p, int(d in clicked[i])) for i, docs in shows.items() for p, d in enumerate(docs, 1)],
+                       columns=["impression_id", "query_id", "doc_id", "position", "click"])
+    theta = pd.DataFrame({"position": [1, 2], "propensity": [1.0, 0.5]})
+    new = pd.DataFrame({"query_id": "q", "doc_id": ["b", "c", "a"], "score": [3.0, 2.0, 1.0]})
+    old = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    res = sqlndcg.counterfactual(log, new, baseline=old, propensities=theta, metrics=["dcg@2", "dcg@3"], bootstrap=0)
+    d2, d3 = res.per_query.to_dicts()
+    third = 1 / np.log2(3)
+    assert (d2["value"], d2["unknown_weight"]) == pytest.approx((2 / 3, third / (1 + third)))
+    assert (d3["value"], d3["baseline"], d3["naive"], d3["ess"]) == pytest.approx(
+        (2 / 3 + 0.5, 1 + third * 2 / 3, 0.875, 5.0))
+    assert (d3["unknown"], d3["unknown_weight"]) == (1, pytest.approx(third / (1 + third + 0.5)))
+    snips = sqlndcg.counterfactual(log, new, propensities=theta, metrics=["dcg@3"], estimator="snips", bootstrap=0)
+    assert snips.per_query.to_dicts()[0]["value"] == pytest.approx(0.7)

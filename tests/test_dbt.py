@@ -92,7 +92,7 @@ def test_example_builds_and_its_data_tests_pass(example_build):
     for test in ("worked_example_exact", "metrics_within_bounds", "per_query_keys_unique", "incremental_equals_full",
                  "sqlndcg_valid_run", "sqlndcg_valid_judgments", "sqlndcg_finite_metrics", "sqlndcg_valid_events",
                  "sqlndcg_valid_annotations", "sqlndcg_valid_query_weights", "sqlndcg_no_regression_paired_comparison",
-                 "click_log_valid"):
+                 "click_log_valid", "rankings_overlap_valid"):
         assert test in results, f"data test {test} did not run"
 
 
@@ -162,6 +162,22 @@ def test_example_diversity_model_equals_diversity(example_build):
                      "diversity_metrics")
 
 
+def test_example_overlap_models_equal_overlap(example_build):
+    """ranker_overlap, ranker_overlap_summary and ranker_overlap_account are sqlndcg.overlap's per-query table,
+    summary and account of the same rankings, to 1e-9."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        res = sqlndcg.overlap("rankings", baseline="baseline", metrics=["rbo@10", "rbo_ext@10", "jaccard@10"], p=0.9,
+                              group_by="ds", con=con)
+    assert len(res.per_query) > 50 and 0 < res.summary.to_dicts()[0]["rbo_ext@10"] < 1
+    assert_same_rows(duckdb_rows(database, "ranker_overlap"), res.per_query.to_dicts(), ["ds", "system", "query_id"],
+                     "ranker_overlap")
+    assert_same_rows(duckdb_rows(database, "ranker_overlap_summary"), res.summary.to_dicts(), ["ds", "system"],
+                     "ranker_overlap_summary")
+    assert_same_rows(duckdb_rows(database, "ranker_overlap_account"), res.account.to_dicts(), ["ds", "system"],
+                     "ranker_overlap_account")
+
+
 def test_example_click_models_equal_propensities_and_click_labels(example_build):
     """position_bias, position_bias_em (EM unrolled by Jinja, its bootstrap hashed by DuckDB as in Python) and
     click_judgments are what sqlndcg.propensities and sqlndcg.click_labels return on the same log."""
@@ -175,6 +191,32 @@ def test_example_click_models_equal_propensities_and_click_labels(example_build)
     assert_same_rows(duckdb_rows(database, "position_bias_em"), em.table.to_dicts(), ["position"], "position_bias_em")
     assert_same_rows(duckdb_rows(database, "click_judgments"), labels.to_dicts(), ["query_id", "doc_id"],
                      "click_judgments")
+
+
+def test_example_counterfactual_model_equals_counterfactual(example_build):
+    """counterfactual_ranker (the bootstrap's Poisson draws hashed by DuckDB in dbt as in Python) is what
+    sqlndcg.counterfactual returns on the same seeds. The new ranker places documents no impression showed (their
+    clicks are unknown, so it is estimated below production's logged order): the docs' worked example."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        res = sqlndcg.counterfactual("click_log", "click_ranker", baseline="click_production",
+                                     propensities="position_bias", metrics=["dcg@5", "clicks@5"], bootstrap=200,
+                                     con=con)
+    want = res.summary.to_dicts()
+    assert_same_rows(duckdb_rows(database, "counterfactual_ranker"), want, ["metric"], "counterfactual_ranker")
+    assert [r["metric"] for r in want] == ["dcg@5", "clicks@5"] and all(r["unknown"] > 0 for r in want)
+    assert all(r["difference_high"] < 0 and r["unknown_weight"] > 0.15 for r in want)
+
+
+def test_example_catalog_model_equals_beyond_accuracy(example_build):
+    """catalog_measures is what sqlndcg.beyond_accuracy returns on the same seeds, per system and day."""
+    _, database, _ = example_build
+    metrics = ["coverage@5", "gini@5", "novelty@5", "ild@5", "long_tail@5"]
+    with duckdb.connect(str(database), read_only=True) as con:
+        res = sqlndcg.beyond_accuracy("rankings", "catalog_items", group_by=["system", "ds"], metrics=metrics, con=con)
+    want = res.summary.to_dicts()
+    assert len(want) == 8 and all(0 < r["coverage@5"] < 1 for r in want)
+    assert_same_rows(duckdb_rows(database, "catalog_measures"), want, ["system", "ds"], "catalog_measures")
 
 
 def test_example_comparison_model_equals_compare_and_its_gate(example_build):
@@ -362,6 +404,8 @@ def small_project(tmp_path_factory):
     (project / "models").mkdir()
     _write_csv(project / "seeds" / "run.csv", ("query_id", "doc_id", "score"), [("q1", "a", 2.0), ("q1", "b", 1.0)])
     _write_csv(project / "seeds" / "qrels.csv", ("query_id", "doc_id", "rel"), [("q1", "a", 1), ("q1", "b", 2)])
+    _write_csv(project / "seeds" / "systems.csv", ("system", "query_id", "doc_id", "score"),
+               [("bm25", "q1", "a", 2.0), ("bm25", "q1", "b", 1.0), ("dense", "q1", "b", 2.0)])
     (project / "dbt_project.yml").write_text(
         "name: mistakes\nversion: '1.0.0'\nconfig-version: 2\nprofile: mistakes\n"
         "models:\n  mistakes:\n    +materialized: table\n")
@@ -391,6 +435,48 @@ def test_a_misspelled_setting_or_metric_fails_to_compile_naming_it(small_project
         model.unlink()
     assert done.returncode != 0
     assert "Compilation Error" in done.stdout and named in done.stdout, done.stdout[-3000:]
+
+
+@pytest.mark.parametrize("call, named", [
+    ("baseline='bm2'", "baseline='bm2' is not among the systems in the column 'system' of run relation"),
+    ("baseline='bm25', p=1", "p must be a number between 0 and 1, both excluded"),
+    ("baseline='bm25', metrics=['rbo@10', 'ndcg@10']", "unknown metric 'ndcg@10'"),
+    ("baseline='bm25', system='tag'", "has no system column 'tag'"),
+    ("metrics=['rbo@10']", "overlap needs baseline="),
+])
+def test_overlap_mistakes_fail_to_compile_naming_them(small_project, call, named):
+    model = small_project / "models" / "bad_overlap.sql"
+    model.write_text(f"{{{{ sqlndcg.overlap(run=ref('systems'), {call}) }}}}\n")
+    try:
+        done = dbt(small_project, "compile", "--select", "bad_overlap", check=False)
+    finally:
+        model.unlink()
+    assert done.returncode != 0
+    assert "Compilation Error" in done.stdout and named in done.stdout, done.stdout[-3000:]
+
+
+def test_overlap_problems_lists_the_rows_overlap_refuses(small_project):
+    """overlap_problems (the checks overlap() runs in Python) returns one row per problem: a NULL score and a
+    document twice in a list; nothing on the clean seed."""
+    models = small_project / "models"
+    (models / "systems_bad.sql").write_text(
+        "select * from {{ ref('systems') }} union all "
+        "select system, query_id, 'c' as doc_id, null as score from {{ ref('systems') }} where doc_id = 'a' "
+        "union all select * from {{ ref('systems') }} where system = 'dense'\n")
+    (models / "overlap_issues.sql").write_text(
+        "{{ sqlndcg.overlap_problems(run=ref('systems_bad'), baseline='bm25') }}\n")
+    (models / "overlap_clean.sql").write_text("{{ sqlndcg.overlap_problems(run=ref('systems'), baseline='bm25') }}\n")
+    try:
+        dbt(small_project, "run", "--select", "systems_bad", "overlap_issues", "overlap_clean")
+        with duckdb.connect(str(small_project / "m.duckdb"), read_only=True) as con:
+            issues = sorted(con.execute("select problem, row_key from overlap_issues").fetchall())
+            clean = con.execute("select count(*) from overlap_clean").fetchone()[0]
+    finally:
+        for name in ("systems_bad", "overlap_issues", "overlap_clean"):
+            (models / f"{name}.sql").unlink()
+    assert clean == 0
+    assert issues == [("(system, query, document) rows that occur more than once", "dense, q1, b"),
+                      ("score is NULL", "bm25, q1, c")], issues
 
 
 def test_dbt_build_fails_on_a_duplicate_judgment(small_project):
@@ -750,3 +836,13 @@ def test_other_inputs_evaluate_refuses_fail_the_build_with_its_message(guard_pro
             start = next(i for i, line in enumerate(lines) if f"Failure in model {model} " in line)
             message = next(line for line in lines[start:] if "sqlndcg input error" in line).strip()
             assert message.startswith(f"sqlndcg input error: {refused_input}: {said}"), (message, said)
+
+
+def test_example_provider_exposure_equals_the_exposure_verb(example_build):
+    """provider_exposure (sqlndcg.exposure in dbt) is the Python verb's per-query table on the same tables."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        want = sqlndcg.exposure("rankings", "catalog", browsing="rbp", p=0.8, k=10, group_by=["system", "ds"], con=con)
+    got = duckdb_rows(database, "provider_exposure")
+    assert len(got) == len(want.per_query.rows) > 50
+    assert_same_rows(got, want.per_query.to_dicts(), ["system", "ds", "query_id"], "provider_exposure")

@@ -26,7 +26,9 @@ LAYERS = [
     "statements",     # per-query, summary, account, run_top, compare, explain, weights
     "judgments",      # the judgment tools: labels, agreement, positions
     "diversity",      # intent-aware measures from judgments with an intent column (ndeval's), a statement of their own
+    "fairness",       # exposure fairness of rankings over the items' groups (exposure, AWRF, expected exposure)
     "online",         # click logs: the impression log's plan and checks, propensities, click labels, interleaving
+    "beyond",         # tools beyond accuracy: overlap between systems' rankings; catalog measures from an items table
     "entry",          # dbt's entry points: per_query, summary, account, compare
     "generic_tests",  # dbt's generic tests on inputs and results
     "local",          # sql/local: Python's own macros (readers, sessions, frames), which dbt never sees

@@ -36,8 +36,10 @@ def main() -> None:
                     for _ in range(rng.randint(1, 2)):
                         events.append((ds, query, doc, kind))
     _write("rankings.csv", ("system", "ds", "query_id", "doc_id", "score"), rankings)
+    _catalog(rng)
     _write("events.csv", ("ds", "query_id", "doc_id", "event"), events)
     _click_log()
+    _click_rankers()
     _interleaved_clicks([r for r in rankings if r[1] == DAYS[-1]], last_truth)
     _intent_judgments()
 
@@ -57,6 +59,15 @@ def _intent_judgments() -> None:
     _write("intent_judgments.csv", ("query_id", "intent", "doc_id", "rel"), rows)
 
 
+def _catalog(rng: random.Random) -> None:
+    """The catalog the rankings draw from: every sku of every query (15 x 12) with a category and a popularity
+    (interactions, at least 1), the `catalog_measures` model's items table."""
+    categories = ["shoes", "bags", "hats", "belts"]
+    rows = [(f"sku-{q:02d}-{d:02d}", rng.choice(categories), 1 + int(1000 / (d + rng.random())))
+            for q in range(1, 16) for d in range(1, 13)]
+    _write("catalog_items.csv", ("doc_id", "category", "popularity"), rows)
+
+
 def _click_log() -> None:
     """The first 300 impressions of the bundled click log (sqlndcg/examples/clicks.csv, from the tests' seeded
     simulator: users examine position p with probability 1 / p^0.8), without its logged propensity column."""
@@ -67,6 +78,18 @@ def _click_log() -> None:
     keep = [header.index(c) for c in ("impression_id", "query_id", "doc_id", "position", "click", "randomized")]
     first = {f"i{i}" for i in range(1, 301)}
     _write("click_log.csv", tuple(header[i] for i in keep), [[r[i] for i in keep] for r in body if r[0] in first])
+
+
+def _click_rankers() -> None:
+    """Two rankings of the click log's queries: production's order as logged in its unshuffled impressions (score =
+    -position), and a new ranker's run (sqlndcg/examples/clicks_run.csv, with documents production never shows)."""
+    examples = SEEDS.parent.parent / "sqlndcg" / "examples"
+    with open(examples / "clicks.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    production = {(r["query_id"], r["doc_id"]): -int(r["position"]) for r in rows if r["randomized"] == "0"}
+    _write("click_production.csv", ("query_id", "doc_id", "score"), [(q, d, s) for (q, d), s in sorted(production.items())])
+    with open(examples / "clicks_run.csv", newline="") as f:
+        _write("click_ranker.csv", ("query_id", "doc_id", "score"), [tuple(r) for r in list(csv.reader(f))[1:]])
 
 
 def _interleaved_clicks(last_day: list, truth: dict) -> None:

@@ -25,10 +25,13 @@ from .. import __version__
 from ..errors import SettingError, SqlndcgError
 from . import compare as cli_compare
 from . import explain as cli_explain
+from . import fairness as cli_fairness
 from . import interleaving as cli_interleaving
+from . import beyond as cli_beyond
 from . import diversity as cli_diversity
 from . import judgments as cli_judgments
 from . import online as cli_online
+from . import overlap as cli_overlap
 from . import power as cli_power
 from .common import (DATABASES, add_file_flags, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags,
                      file_options_from, flag_of, run_verb, settings_from)
@@ -133,8 +136,9 @@ class VerbModule(Protocol):
 
 
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
-_MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_interleaving, cli_compare,
-                                     cli_explain, cli_power, cli_diversity)
+
+_MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_interleaving, cli_overlap,
+                                     cli_compare, cli_explain, cli_power, cli_diversity, cli_beyond, cli_fairness)
 
 
 def _verbs() -> dict[str, tuple[VerbModule, str]]:

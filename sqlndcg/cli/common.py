@@ -67,7 +67,13 @@ EXAMPLES = {
     "interleaving_credit": ["sqlndcg interleaving_credit --log interleaved_clicks.parquet --group-by ds --account",
                             "sqlndcg interleaving_credit --log multileaved_clicks.parquet --teams bm25,dense,hybrid"],
     "diversity": ["sqlndcg diversity --run run.csv --judgments qrels.diversity.txt -m alpha_ndcg@10 -m err_ia@10 -m strec@10"],
+    "beyond": ["sqlndcg beyond --run recommendations.csv --items items.csv -m coverage@10,gini@10,novelty@10 --group-by system"],
     "ndeval": ["sqlndcg ndeval qrels.diversity.txt run.txt", "sqlndcg ndeval -traditional -alpha 0.3 qrels.diversity.txt run.txt"],
+    "overlap": ["sqlndcg overlap --run sqlndcg/examples/search_run.csv --system-column system --baseline bm25 "
+                "-m rbo@10,rbo_ext@10,jaccard@10 --p 0.9"],
+    "exposure": ["sqlndcg exposure --run run.csv --items items.csv --group-column provider --browsing rbp --p 0.5",
+                 "sqlndcg exposure --run samples.csv --sample-column sample --items items.csv --judgments qrels.txt "
+                 "--group-by system --table summary"],
 }
 
 
@@ -187,7 +193,7 @@ def gain_flag(text: str):
 KEYWORD_FLAGS = {"weight_column": "--weight-column", "query_weights": "--query-weights", "partitions": "--partitions",
                  "memory_limit": "--memory-limit", "temp_directory": "--temp-directory", "seed": "--seed",
                  "bootstrap": "--bootstrap", "permutations": "--permutations", "resamples": "--resamples",
-                 "correction": "--correction", "baseline": "--baseline", "system": "--system"}
+                 "correction": "--correction", "baseline": "--baseline", "system": "--system", "p": "--p"}
 
 
 def _flag_for(keyword: str) -> str | None:

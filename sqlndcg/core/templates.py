@@ -85,6 +85,12 @@ def click_labels_em_sql(cp, state, *, dialect: str = "duckdb") -> str:
     return render.call('_click_labels_em_sql', cp, state, dialect=dialect)
 
 
+def click_labels_em_unrolled_sql(cp, *, dialect: str = "duckdb") -> str:
+    """``_click_labels_em_unrolled_sql`` (sql/macros/online/click_labels.sql): SQL of the labels with the EM
+    iterations unrolled."""
+    return render.call('_click_labels_em_unrolled_sql', cp, dialect=dialect)
+
+
 def click_labels_ips_sql(cp, *, dialect: str = "duckdb") -> str:
     """``_click_labels_ips_sql`` (sql/macros/online/click_labels.sql): SQL of the labels from clicks weighted by 1 / theta."""
     return render.call('_click_labels_ips_sql', cp, dialect=dialect)
@@ -313,6 +319,36 @@ def diversity_is_metric(name, *, dialect: str = "duckdb") -> Any:
     return render.call('_diversity_is_metric', name, dialect=dialect)
 
 
+def exposure_plan(run, items, judgments, target, given, *, dialect: str = "duckdb") -> Any:
+    """``_exposure_plan`` (sql/macros/fairness/exposure.sql): the plan of the exposure fairness measures."""
+    return render.call('_exposure_plan', run, items, judgments, target, given, dialect=dialect)
+
+
+def exposure_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of the measures per query."""
+    return render.call('_exposure_sql', p, dialect=dialect)
+
+
+def exposure_groups_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_groups_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of each group's exposure per query."""
+    return render.call('_exposure_groups_sql', p, dialect=dialect)
+
+
+def exposure_summary_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_summary_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of the means and intervals."""
+    return render.call('_exposure_summary_sql', p, dialect=dialect)
+
+
+def exposure_account_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_account_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of what was read."""
+    return render.call('_exposure_account_sql', p, dialect=dialect)
+
+
+def exposure_facts_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_exposure_facts_sql`` (sql/macros/fairness/exposure_outputs.sql): SQL of the facts checked first."""
+    return render.call('_exposure_facts_sql', p, dialect=dialect)
+
+
 def input_checks(role, spec, columns, shared=(), *, dialect: str = "duckdb") -> Any:
     """``_input_checks`` (sql/macros/checks/checks.sql)."""
     return render.call('_input_checks', role, spec, columns, shared, dialect=dialect)
@@ -343,6 +379,32 @@ def interleaving_credit_plan(log, lp, no_clicks, teams=None, *, dialect: str = "
 def interleaving_credit_sql(p, *, dialect: str = "duckdb") -> str:
     """``_interleaving_credit_sql`` (sql/macros/online/interleaving_credit.sql): SQL of the wins per group."""
     return render.call('_interleaving_credit_sql', p, dialect=dialect)
+
+
+def overlap_plan(run, given, *, dialect: str = "duckdb") -> Any:
+    """``_overlap_plan`` (sql/macros/beyond/overlap.sql): the plan of the overlap between systems' rankings."""
+    return render.call('_overlap_plan', run, given, dialect=dialect)
+
+
+def overlap_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_overlap_sql`` (sql/macros/beyond/overlap.sql): SQL of the per-query overlap table."""
+    return render.call('_overlap_sql', p, dialect=dialect)
+
+
+def overlap_account_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_overlap_account_sql`` (sql/macros/beyond/overlap.sql): SQL of the account per group and system."""
+    return render.call('_overlap_account_sql', p, dialect=dialect)
+
+
+def overlap_systems_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_overlap_systems_sql`` (sql/macros/beyond/overlap.sql): SQL of the run's systems, the baseline first."""
+    return render.call('_overlap_systems_sql', p, dialect=dialect)
+
+
+def overlap_systems_problem(p, rows, *, dialect: str = "duckdb") -> str:
+    """``_overlap_systems_problem`` (sql/macros/beyond/overlap.sql): what is wrong with the systems (a message), or
+    ''."""
+    return render.call('_overlap_systems_problem', p, [list(r) for r in rows], dialect=dialect)
 
 
 def labels_plan(events, impressions, given, *, dialect: str = "duckdb") -> Any:
@@ -685,6 +747,31 @@ def judgment_offending_rows(relation, c, columns, limit, *, dialect: str = "duck
 def read_trec_run(path, *, dialect: str = "duckdb") -> str:
     """``sqlndcg_read_trec_run`` (sql/local/readers.sql): SQL reading a TREC run file."""
     return render.call("sqlndcg_read_trec_run", path, dialect=dialect)
+
+
+def beyond_plan(run, items, given, *, dialect: str = "duckdb") -> Any:
+    """``_beyond_plan`` (sql/macros/beyond/catalog.sql): the plan of the beyond-accuracy measures."""
+    return render.call('_beyond_plan', run, items, given, dialect=dialect)
+
+
+def beyond_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_beyond_sql`` (sql/macros/beyond/catalog.sql): SQL of the per-list measures."""
+    return render.call('_beyond_sql', p, dialect=dialect)
+
+
+def beyond_summary_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_beyond_summary_sql`` (sql/macros/beyond/catalog.sql): SQL of the measures per group."""
+    return render.call('_beyond_summary_sql', p, dialect=dialect)
+
+
+def beyond_missing_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_beyond_missing_sql`` (sql/macros/beyond/catalog.sql): SQL of the run's items the items table lacks."""
+    return render.call('_beyond_missing_sql', p, dialect=dialect)
+
+
+def beyond_is_metric(name, *, dialect: str = "duckdb") -> Any:
+    """``_beyond_is_metric`` (sql/macros/beyond/catalog.sql): whether a name is a beyond-accuracy measure's."""
+    return render.call('_beyond_is_metric', name, dialect=dialect)
 
 
 def read_trec_diversity(path, *, dialect: str = "duckdb") -> str:

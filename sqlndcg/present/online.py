@@ -46,6 +46,22 @@ class Propensities:
         return f"{self.table.to_text(max_rows=1000)}\n({settings_text(self.settings)})\n{self.account_text()}"
 
 
+class ClickLabels(Table):
+    """What :func:`sqlndcg.click_labels` returns: the labels, a :class:`Table` that ``evaluate`` and ``compare`` take
+    as judgments, with the ``sql`` that computed them (EM's iterations unrolled) and an ``account`` of the log's rows
+    and impressions read and left out."""
+
+    def __init__(self, table: Table, statement: object, account: Table) -> None:
+        super().__init__(table.columns, () if table._arrow is not None else table.rows, table.settings,
+                         arrow=table._arrow)
+        self.statement = statement
+        self.account = account
+
+    @property
+    def sql(self) -> str:
+        return str(self.statement)
+
+
 @dataclass(frozen=True)
 class Counterfactual:
     """What :func:`sqlndcg.counterfactual` returns: ``per_query`` (per group, query and metric: the estimate

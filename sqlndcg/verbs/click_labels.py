@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from ..core import templates
 from ..errors import DataError
-from ..present.online import Propensities
-from ..present.results import Table
+from ..present.online import ClickLabels, Propensities
+from ..present.results import FormattedSQL
 from .clicklog import LogColumns, log_settings, open_log
 from .judgments import Input, Runner, show_row
 from .propensities import run_em
@@ -33,7 +33,7 @@ def click_labels(
     log_format: str | None = None,
     propensities_format: str | None = None,
     **columns: Unpack[LogColumns],
-) -> Table:
+) -> ClickLabels:
     """Judgments from clicks: one row per (group, query, document) shown, with the label ``rel`` and its support,
     ``impressions`` and ``clicks``, ready for :func:`sqlndcg.evaluate` as judgments (the labels are fractions:
     evaluate them with ``gain="linear"``).
@@ -43,7 +43,9 @@ def click_labels(
     theta(1) = 1: the click probability of d at the top. ``method="ips"`` (the default with ``propensities``):
     sum(click / theta(position)) / impressions, theta from ``propensities``, a :class:`~sqlndcg.Propensities`
     result or a table of position and propensity (and the log's group columns it has), or ``"logged"`` for the
-    log's propensity column. Rows deeper than ``max_position`` are left out. The log's columns are named by
+    log's propensity column. Rows deeper than ``max_position`` are left out. The result is a :class:`Table` with
+    ``.sql`` (the statement; EM's iterations unrolled) and ``.account`` (rows and impressions read, rows deeper than
+    ``max_position``). The log's columns are named by
     keywords (``click="clicked"``, ``group_by="day"``: :class:`~sqlndcg.verbs.clicklog.LogColumns`).
 
     >>> import sqlndcg
@@ -68,9 +70,14 @@ def click_labels(
         if cp["method"] == "em":
             state = run_em(runner, cp["em"], settings)
             out = runner.fetch(templates.click_labels_em_sql(cp, state, dialect=dialect), settings)
+            ran = dict(cp, em=dict(cp["em"], iterations=settings["iterations_run"]))
+            statement = FormattedSQL(lambda: templates.click_labels_em_unrolled_sql(ran, dialect=dialect), dialect)
         else:
-            out = runner.fetch(templates.click_labels_ips_sql(cp, dialect=dialect), settings)
-    return out
+            sql = templates.click_labels_ips_sql(cp, dialect=dialect)
+            out = runner.fetch(sql, settings)
+            statement = FormattedSQL(sql, dialect)
+        account = runner.fetch(templates.propensities_account_sql(cp["em"], dialect=dialect))
+    return ClickLabels(out, statement, account)
 
 
 def propensity_table(propensities):

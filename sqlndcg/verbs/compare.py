@@ -26,7 +26,7 @@ from ..run import sources
 from ..run.progress import announce
 from ..run.session import Session
 from ..stats import distributions
-from ..errors import InputError, SettingError
+from ..errors import InputError, MetricError, SettingError
 from ..core.metrics import metric_range
 from ..present.results import FormattedSQL, Result, Table
 
@@ -313,6 +313,18 @@ def _difference_bounds(metric: str):
     return None if lohi is None else (lohi[0] - lohi[1], lohi[1] - lohi[0])
 
 
+def _refuse_beyond(metrics) -> None:
+    """A beyond-accuracy measure (coverage@k, novelty@k, ...) reads an items table, not judgments: say where it is."""
+    from .beyond import is_beyond_metric
+
+    names = [metrics] if isinstance(metrics, str) else list(metrics) if isinstance(metrics, (list, tuple)) else []
+    found = [n for n in names if is_beyond_metric(n)]
+    if found:
+        raise MetricError(f"{found[0]} is a beyond-accuracy measure: it reads the lists and an items table, not "
+                          "judgments, and compare does not test it; sqlndcg.beyond_accuracy(runs, items, "
+                          "group_by=system) gives it per system with its interval (docs/beyond.md)")
+
+
 def compare(
     runs,
     judgments,
@@ -386,6 +398,7 @@ def compare(
                                                        query_weights=query_weights, settings=dict(settings), **common)
         return compare_diversity.compare_mixed(runs, judgments, names, con=con, judgments_format=judgments_format,
                                                query_weights=query_weights, settings=dict(settings), **common)
+    _refuse_beyond(metrics)
     given = settings_of("compare", settings)
     strata = _group_by(given, system)
     spec = make_spec(metrics, group_by=[*strata, system], **given)

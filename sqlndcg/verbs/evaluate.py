@@ -7,6 +7,7 @@ import inspect
 from typing import TYPE_CHECKING, Sequence, cast
 
 from . import scoring
+from .beyond import beyond_accuracy, is_beyond_metric
 from .diversity import diversity, is_diversity_metric
 from ..errors import MetricError, SettingError
 from ..present.diversity import DiversityResult
@@ -44,6 +45,8 @@ def evaluate(
     resamples: int = 10000,
     seed: int = 0,
     sample: float | None = None,
+    items=None,
+    items_format: str | None = None,
     **settings: Unpack[Settings],
 ) -> Result | DiversityResult:
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
@@ -61,7 +64,10 @@ def evaluate(
     says when each fits). ``sample`` (0 < sample <= 1) scores only the queries a hash of their id and ``seed``
     chooses (the same on every engine and every day): the summary's intervals are those of the whole input's
     mean, with the finite-population correction; the settings say it is a sample, of how many queries, and the
-    checks and the account read the sampled queries (what went in). ``settings`` are
+    checks and the account read the sampled queries (what went in). ``items`` (an items table: item id as
+    ``doc_id``, a category, a popularity) with metrics that are all beyond-accuracy measures (coverage@k, gini@k,
+    novelty@k, ild@k, long_tail@k) hands the call to :func:`sqlndcg.beyond_accuracy`: ``judgments`` may be None and
+    are not read (docs/beyond.md). ``settings`` are
     those of docs/SEMANTICS.md (:class:`~sqlndcg.core.settings.Settings`, declared in sql/macros/spec/settings.sql);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 
@@ -72,6 +78,8 @@ def evaluate(
     [('bm25', 0.1916), ('rerank', 0.4913)]
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics) if isinstance(metrics, (list, tuple)) else []
+    if items is not None or (names and any(is_beyond_metric(n) for n in names)):
+        return _beyond(run, names, items, con, run_format, items_format, dict(settings))
     if names and any(is_diversity_metric(n) for n in names):
         # Intent-aware measures read judgments with an intent column: a statement of their own (diversity.py).
         if not all(is_diversity_metric(n) for n in names):
@@ -108,6 +116,24 @@ def evaluate(
     from ..stats.intervals import with_bootstrap
 
     return with_bootstrap(result, method=bootstrap, resamples=resamples, seed=seed)
+
+
+def _beyond(run, names: list, items, con, run_format, items_format, settings: dict) -> Result:
+    """evaluate's hand-over to beyond_accuracy: every metric one of its measures, and an items table."""
+    if not names or not all(is_beyond_metric(n) for n in names):
+        raise MetricError("the beyond-accuracy measures (coverage@k, gini@k, novelty@k, ild@k, long_tail@k) read the "
+                          "run and an items table, not judgments, and are evaluated apart: ask for them in a list of "
+                          f"their own with items=, and for accuracy metrics in another call; got {names}")
+    if items is None:
+        raise SettingError(f"evaluate: {names[0]} reads an items table (item id as doc_id, a category, a "
+                           "popularity): pass it as items=")
+    known = set(inspect.signature(beyond_accuracy).parameters) - {"run", "items", "metrics"}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise SettingError(f"{unknown[0]} is not a setting of the beyond-accuracy measures; theirs are "
+                           f"{', '.join(sorted(known - {'con', 'run_format', 'items_format'}))}")
+    return cast(Result, beyond_accuracy(run, items, metrics=names, con=con, run_format=run_format,
+                                        items_format=items_format, **settings))
 
 
 def to_sql(

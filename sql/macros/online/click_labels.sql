@@ -163,6 +163,14 @@ WITH {{ sqlndcg._click_labels_em_ctes(cp, state) }}
 {{ sqlndcg._click_labels_output(cp, '_labels') }}
 {%- endmacro -%}
 
+{#- method='em' as one statement, its `cp.em.iterations` iterations unrolled (em.sql): dbt's, and the statement Python
+    shows for the iterations it ran. -#}
+{%- macro _click_labels_em_unrolled_sql(cp) -%}
+WITH {{ sqlndcg._em_unrolled_ctes(cp.em) }},
+{{ sqlndcg._click_labels_em_ctes(cp, '_em' ~ cp.em.iterations) }}
+{{ sqlndcg._click_labels_output(cp, '_labels') }}
+{%- endmacro -%}
+
 {#- dbt entry point; method='em' unrolls its iterations (em.sql). -#}
 {%- macro click_labels(log=none, propensities=none) -%}
 {%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
@@ -173,8 +181,5 @@ WITH {{ sqlndcg._click_labels_em_ctes(cp, state) }}
 {%- do own.update({'propensities': propensities if propensities is string else ('table' if props is not none else none)}) -%}
 {%- do own.update({'method': own.get('method') or ('em' if propensities is none else 'ips')}) -%}
 {%- set cp = sqlndcg._click_labels_plan(lp, props, own) -%}
-{%- if cp.method == 'ips' -%}{{ return(sqlndcg._click_labels_ips_sql(cp)) }}{%- endif -%}
-WITH {{ sqlndcg._em_unrolled_ctes(cp.em) }},
-{{ sqlndcg._click_labels_em_ctes(cp, '_em' ~ cp.em.iterations) }}
-{{ sqlndcg._click_labels_output(cp, '_labels') }}
+{{ return(sqlndcg._click_labels_ips_sql(cp) if cp.method == 'ips' else sqlndcg._click_labels_em_unrolled_sql(cp)) }}
 {%- endmacro -%}
