@@ -150,6 +150,18 @@ def test_example_interleaving_models_equal_interleave_and_its_credit(example_bui
     assert want["wins_b"] > want["wins_a"]  # ltr_v2 follows the true grades more closely
 
 
+def test_example_diversity_model_equals_diversity(example_build):
+    """diversity_metrics is sqlndcg.diversity of the same rankings and intent judgments, grouped by system and day."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        want = sqlndcg.diversity("rankings", "intent_judgments", con=con, group_by=["system", "ds"],
+                                 metrics=["alpha_ndcg@5", "err_ia@5", "strec@10", "nrbp"])
+    rows = want.table.to_dicts()
+    assert len(rows) == 2 * 4 * 14 and any(r["alpha_ndcg@5"] > 0 for r in rows)  # q15 is not judged
+    assert_same_rows(duckdb_rows(database, "diversity_metrics"), rows, ["system", "ds", "query_id"],
+                     "diversity_metrics")
+
+
 def test_example_overlap_models_equal_overlap(example_build):
     """ranker_overlap, ranker_overlap_summary and ranker_overlap_account are sqlndcg.overlap's per-query table,
     summary and account of the same rankings, to 1e-9."""

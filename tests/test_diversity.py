@@ -240,16 +240,60 @@ def engine_check(con, load, label: str) -> None:
         want = sqlndcg.diversity(run, judged, metrics=ALL_METRICS).table
         got = sqlndcg.diversity(load(con, f"div_run_{integer_ids:d}", run), load(con, f"div_qrels_{integer_ids:d}", judged),
                                 metrics=ALL_METRICS, con=con).table
-        assert list(got.columns) == list(want.columns), label
-        assert len(got.rows) == len(want.rows), label
-        for g, w in zip(got.rows, want.rows):
-            assert str(g[0]) == str(w[0]), label
-            for column, a, b in zip(got.columns[1:], g[1:], w[1:]):
-                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, abs_tol=1e-9)), (label, w[0], column, a, b)
+        same_table(got, want, label)
+    # group_by (two systems' lists scored apart, as compare reads them), with queries='run'
+    run, judged = make_data(3)
+    both = pd.concat([run.assign(tag="a"), make_data(4)[0].assign(tag="b")], ignore_index=True)
+    metrics = ["alpha_ndcg@5", "nerr_ia@10", "nnrbp", "map_ia", "p_ia@3", "strec@20"]
+    for queries in ("both", "run"):
+        want_res = sqlndcg.diversity(both, judged, metrics=metrics, group_by="tag", queries=queries)
+        got_res = sqlndcg.diversity(load(con, "div_grouped_run", both), load(con, "div_grouped_qrels", judged),
+                                    metrics=metrics, group_by="tag", queries=queries, con=con)
+        same_table(got_res.table, want_res.table, f"{label} group_by, queries={queries}")
+        same_table(got_res.summary, want_res.summary, f"{label} group_by summary, queries={queries}")
+
+
+def same_table(got, want, label: str) -> None:
+    assert list(got.columns) == list(want.columns), label
+    assert len(got.rows) == len(want.rows), label
+    for g, w in zip(got.rows, want.rows):
+        for column, a, b in zip(got.columns, g, w):
+            if isinstance(a, float) or isinstance(b, float):
+                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, abs_tol=1e-9)), (
+                    label, w, column, a, b)
+            else:
+                assert str(a) == str(b), (label, w, column, a, b)
 
 
 def test_sqlite_equals_duckdb():
     engine_check(sqlite3.connect(":memory:"), lambda con, name, frame: frame, "SQLite")
+
+
+def _clickhouse_type(series) -> str:
+    return {"i": "Int64", "f": "Float64"}.get(series.dtype.kind, "String")
+
+
+def load_clickhouse(con, name, frame):
+    cur = con.cursor()
+    cur.execute(f"DROP TABLE IF EXISTS {name}")
+    cur.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {_clickhouse_type(frame[c])}' for c in frame.columns)}) "
+                "ENGINE = Memory")
+    values = ", ".join("(" + ", ".join(f"'{v}'" if isinstance(v, str) else repr(v) for v in row) + ")"
+                       for row in frame.itertuples(index=False, name=None))
+    cur.execute(f"INSERT INTO {name} VALUES {values}")
+    return name
+
+
+def test_clickhouse_equals_duckdb():
+    from chdb import dbapi
+
+    engine_check(dbapi.connect(), load_clickhouse, "ClickHouse")
+
+
+def test_datafusion_equals_duckdb():
+    import datafusion
+
+    engine_check(datafusion.SessionContext(), lambda con, name, frame: frame, "DataFusion")
 
 
 @pytest.mark.engine

@@ -41,6 +41,22 @@ def main() -> None:
     _click_log()
     _click_rankers()
     _interleaved_clicks([r for r in rankings if r[1] == DAYS[-1]], last_truth)
+    _intent_judgments()
+
+
+def _intent_judgments() -> None:
+    """Diversity judgments of the rankings' documents (query_id, intent, doc_id, rel): 1 to 4 intents per query,
+    each of some documents judged 0, 1 or 2 for it; q13 judged with nothing relevant, q15 not judged. Their own
+    random stream, so the other seeds stay as they were."""
+    rng = random.Random(32)
+    rows = []
+    for q in range(1, 15):
+        query = f"q{q:02d}"
+        docs = [f"sku-{q:02d}-{d:02d}" for d in range(1, 13)]
+        for intent in range(1, rng.randint(1, 4) + 1):
+            for doc in rng.sample(docs, rng.randint(2, 7)):
+                rows.append((query, intent, doc, 0 if q == 13 else rng.choice([0, 1, 1, 2])))
+    _write("intent_judgments.csv", ("query_id", "intent", "doc_id", "rel"), rows)
 
 
 def _catalog(rng: random.Random) -> None:

@@ -134,7 +134,12 @@ def _gates(args, metrics: list[str]) -> list[str]:
     gates = getattr(args, "fail_if_worse", None) or []
     if gates and not 0.0 < args.gate_alpha < 1.0:
         raise SettingError(f"--gate-alpha must be between 0 and 1, got {args.gate_alpha}")
-    compared = [m.name for m in parse_metrics(metrics)]
+    from ..verbs.diversity import is_diversity_metric
+
+    # the diversity measures (alpha_ndcg@10, ...) are named as given; the others as parse_metrics names them
+    accuracy = [m for m in metrics if not is_diversity_metric(m)]
+    compared = [m for m in metrics if is_diversity_metric(m)] + ([m.name for m in parse_metrics(accuracy)]
+                                                                  if accuracy else [])
     for text in gates:
         try:
             metric, _ = parse_gate(text)

@@ -289,9 +289,24 @@ def diversity_sql(p, *, dialect: str = "duckdb") -> str:
     return render.call('_diversity_sql', p, dialect=dialect)
 
 
-def diversity_summary_sql(p, *, dialect: str = "duckdb") -> str:
+def diversity_summary_sql(p, per_query=None, *, dialect: str = "duckdb") -> str:
     """``_diversity_summary_sql`` (sql/macros/diversity/diversity.sql): SQL of their means over the queries."""
-    return render.call('_diversity_summary_sql', p, dialect=dialect)
+    return render.call('_diversity_summary_sql', p, per_query, dialect=dialect)
+
+
+def diversity_table_plan(p, *, dialect: str = "duckdb") -> Any:
+    """``_diversity_table_plan`` (sql/macros/diversity/diversity.sql): the per-query table as summary.sql reads one."""
+    return render.call('_diversity_table_plan', p, dialect=dialect)
+
+
+def diversity_ad_hoc_sql(judgments, query_id, doc_id, rel, *, dialect: str = "duckdb") -> str:
+    """``_diversity_ad_hoc_sql`` (sql/macros/diversity/diversity.sql): ad hoc judgments, the max over intents."""
+    return render.call('_diversity_ad_hoc_sql', judgments, query_id, doc_id, rel, dialect=dialect)
+
+
+def diversity_rows_sql(p, relation, *, dialect: str = "duckdb") -> str:
+    """``_diversity_rows_sql`` (sql/macros/diversity/diversity.sql): SQL reading a kept per-query table back."""
+    return render.call('_diversity_rows_sql', p, relation, dialect=dialect)
 
 
 def diversity_facts_sql(p, *, dialect: str = "duckdb") -> str:

@@ -246,7 +246,8 @@ class Result:
 def settings_text(settings: dict) -> str:
     """Settings as people read them (printed results, the report): the metric list left out (the table shows it),
     canonical names only for the columns named otherwise ('map': 'ap')."""
-    shown = {k: v for k, v in settings.items() if k not in ("metrics", "columns", "canonical_metrics")}
+    shown = {k: v for k, v in settings.items()
+             if k not in ("metrics", "columns", "canonical_metrics", "diversity_metrics", "diversity_account")}
     renamed = {m: c for m, c in settings.get("canonical_metrics", {}).items() if m != c}
     if renamed:
         shown["canonical_metrics"] = renamed

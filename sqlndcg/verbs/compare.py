@@ -361,6 +361,10 @@ def compare(
     "bonferroni", "bh" (Benjamini-Hochberg) or "none") across every reported comparison, win/tie/loss counts, and the queries present on
     one side only (counted, not paired).
 
+    The diversity measures (``alpha_ndcg@10``, ``err_ia@20``, ``nrbp``, ... of :func:`sqlndcg.diversity`, in a list
+    of their own, judgments with an intent column) are compared the same way on their per-query values; the
+    settings are then diversity()'s (``alpha=``, ``queries=``, ...), ``group_by=`` strata, no query weights.
+
     ``query_weights`` (a table, file or frame of query id, ``weight_column`` and optionally stratum columns, as
     :func:`sqlndcg.evaluate` takes it) weighs the queries: both means, the mean difference and its interval become
     weighted (sum(w d) / sum(w), the interval with Kish's effective n, as the weighted summary), and so do the t
@@ -380,6 +384,20 @@ def compare(
     if isinstance(runs, Mapping):
         if baseline is None and runs:
             baseline = next(iter(runs))
+    from . import compare_diversity  # it reads this module's helpers
+
+    if compare_diversity.is_diversity_list(metrics):
+        # Intent-aware measures: per-query values from the diversity statement, the same paired statistics; a
+        # list mixing them with accuracy metrics: those on the ad hoc judgments (compare_diversity.compare_mixed).
+        common = dict(baseline=baseline, system=system, correction=correction, permutations=permutations, seed=seed,
+                      bootstrap=bootstrap, resamples=resamples, dialect=dialect, run_format=run_format,
+                      delimiter=delimiter, decimal=decimal)
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        if all(compare_diversity.is_diversity_metric(m) for m in names):
+            return compare_diversity.compare_diversity(runs, judgments, names, con=con, judgments_format=judgments_format,
+                                                       query_weights=query_weights, settings=dict(settings), **common)
+        return compare_diversity.compare_mixed(runs, judgments, names, con=con, judgments_format=judgments_format,
+                                               query_weights=query_weights, settings=dict(settings), **common)
     _refuse_beyond(metrics)
     given = settings_of("compare", settings)
     strata = _group_by(given, system)

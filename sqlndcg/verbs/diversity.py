@@ -11,7 +11,7 @@ from typing import Sequence
 from ..core import templates
 from ..present.diversity import DiversityResult
 from ..present.results import FormattedSQL
-from .judgments import Runner
+from .judgments import Input, Runner
 
 #: ndeval's 21 measures, in the order it prints them.
 NDEVAL_METRICS = tuple(f"{kind}@{k}" for kind in ("err_ia", "nerr_ia", "alpha_dcg", "alpha_ndcg") for k in (5, 10, 20)) \
@@ -34,6 +34,7 @@ def diversity(
     queries: str = "both",
     preset: str | None = None,
     ideal_depth: int | None = None,
+    group_by: Sequence[str] | str | None = None,
     query_id: str = "query_id",
     doc_id: str = "doc_id",
     score: str = "score",
@@ -54,7 +55,8 @@ def diversity(
     descending, equal scores by document id descending in byte order (ndeval -traditional), or by its ``rank``
     column (``order_by="rank"``, or ``preset="ndeval"``: ndeval's default); ``depth`` cuts each list (ndeval -M);
     ``queries="run"`` adds the run's queries the judgments lack, all 0, as ndeval prints them, and a column
-    ``judged`` (1 when the judgments hold the query).
+    ``judged`` (1 when the judgments hold the query). ``group_by`` (columns of the run, e.g. a system column)
+    scores each group's lists apart against the same judgments: a row per (group, query), a summary row per group.
     ``.table`` has a row per query, ``.summary`` the means (nnrbp, undefined for a query without relevant
     intents, is NULL there and left out of its mean), ``.sql`` the statement.
 
@@ -63,32 +65,52 @@ def diversity(
     >>> qrels = pd.DataFrame({"query_id": 1, "intent": [1, 2, 2], "doc_id": ["a", "a", "c"], "rel": 1})
     >>> row = sqlndcg.diversity(run, qrels, metrics=["alpha_ndcg@5", "strec@5", "p_ia@5"]).table.to_dicts()[0]
     >>> round(row["alpha_ndcg@5"], 6), row["strec@5"], row["p_ia@5"]
-    (0.953788, 1.0, 0.3)
+    (0.971727, 1.0, 0.3)
     """
     given = {"metrics": None if metrics is None else ([metrics] if isinstance(metrics, str) else list(metrics)),
              "alpha": alpha, "beta": beta, "threshold": threshold, "depth": depth, "order_by": order_by,
-             "queries": queries, "preset": preset, "ideal_depth": ideal_depth, "query_id": query_id, "doc_id": doc_id, "score": score,
-             "rank": rank, "intent": intent, "rel": rel}
+             "queries": queries, "preset": preset, "ideal_depth": ideal_depth, "group_by": group_by,
+             "query_id": query_id, "doc_id": doc_id, "score": score, "rank": rank, "intent": intent, "rel": rel}
+    with Runner.session(con) as runner:
+        run_in, judged_in = runner.inputs((run, "run", run_format),
+                                          (judgments, "judgments", judgments_format_of(judgments, judgments_format)))
+        assert run_in is not None and judged_in is not None
+        return scored(runner, run_in, judged_in, given)[0]
+
+
+def judgments_format_of(judgments, judgments_format: str | None) -> str | None:
+    """A judgments file of no format of its own (not Parquet, CSV, TSV) is read as TREC diversity qrels."""
     if judgments_format is None and isinstance(judgments, (str, os.PathLike)) and os.path.isfile(judgments) and \
             not any(str(judgments).lower().endswith(s) for s in _OWN_FORMATS):
-        judgments_format = "trec_diversity"
-    with Runner.session(con) as runner:
-        dialect = runner.dialect
-        run_in, judged_in = runner.inputs((run, "run", run_format), (judgments, "judgments", judgments_format))
-        assert run_in is not None and judged_in is not None
-        plan = templates.diversity_plan(run_in.described, judged_in.described, given, dialect=dialect)
-        runner.check(run_in, plan["run_checks"], plan["run_identity"], plan["run_identity"],
-                     "(query, document) pairs", "; a run lists each document once per query")
-        runner.check(judged_in, plan["judgment_checks"], plan["judgment_identity"], plan["judgment_identity"],
-                     "(query, intent, document) triples", "; judge each document once per intent")
-        intents, relevant, judged = runner.rows(templates.diversity_facts_sql(plan, dialect=dialect))[0]
-        if plan["ideal"] and ideal_depth is None:
-            plan = templates.diversity_plan(run_in.described, judged_in.described, given,
-                                            {"intents": int(intents), "relevant": int(relevant)}, dialect=dialect)
-        sql = templates.diversity_sql(plan, dialect=dialect)
+        return "trec_diversity"
+    return judgments_format
+
+
+def scored(runner: Runner, run_in: Input, judged_in: Input, given: dict,
+           keep: str | None = None) -> tuple[DiversityResult, dict]:
+    """The inputs checked and scored in ``runner``'s session, and the plan; ``keep`` (a quoted table name): the
+    per-query table is kept there under that name (dropped as the session closes), read back for the result."""
+    dialect = runner.dialect
+    plan = templates.diversity_plan(run_in.described, judged_in.described, given, dialect=dialect)
+    runner.check(run_in, plan["run_checks"], plan["run_identity"], plan["run_identity"],
+                 "(query, document) pairs" if not plan["groups"] else "(group, query, document) rows",
+                 "; a run lists each document once per query")
+    runner.check(judged_in, plan["judgment_checks"], plan["judgment_identity"], plan["judgment_identity"],
+                 "(query, intent, document) triples", "; judge each document once per intent")
+    intents, relevant, judged = runner.rows(templates.diversity_facts_sql(plan, dialect=dialect))[0]
+    if plan["ideal"] and given.get("ideal_depth") is None:
+        plan = templates.diversity_plan(run_in.described, judged_in.described, given,
+                                        {"intents": int(intents), "relevant": int(relevant)}, dialect=dialect)
+    sql = templates.diversity_sql(plan, dialect=dialect)
+    if keep is None:
         table = runner.fetch(sql, plan["settings"])
         summary = runner.fetch(templates.diversity_summary_sql(plan, dialect=dialect), plan["settings"])
-    return DiversityResult(table, summary, dict(plan["settings"]), FormattedSQL(sql, dialect), int(judged))
+    else:
+        with runner.ses.explained("could not compute the result"):
+            runner.ses.materialize(keep, sql)
+        table = runner.fetch(templates.diversity_rows_sql(plan, keep, dialect=dialect), plan["settings"])
+        summary = runner.fetch(templates.diversity_summary_sql(plan, keep, dialect=dialect), plan["settings"])
+    return DiversityResult(table, summary, dict(plan["settings"]), FormattedSQL(sql, dialect), int(judged)), plan
 
 
 def is_diversity_metric(name) -> bool:

@@ -10,6 +10,7 @@ from . import scoring
 from .beyond import beyond_accuracy, is_beyond_metric
 from .diversity import diversity, is_diversity_metric
 from ..errors import MetricError, SettingError
+from ..present.diversity import DiversityResult
 from ..present.results import Result
 from ..run.sources import Reading
 from ..core.settings import Settings, settings_of
@@ -47,7 +48,7 @@ def evaluate(
     items=None,
     items_format: str | None = None,
     **settings: Unpack[Settings],
-) -> Result:
+) -> Result | DiversityResult:
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
 
     ``run`` and ``judgments`` are each a DuckDB table/view name (looked up in ``con``), a file path (Parquet,
@@ -91,8 +92,8 @@ def evaluate(
             raise SettingError(f"{unknown[0]} is not a setting of the diversity measures; theirs are "
                                f"{', '.join(sorted(known - {'con', 'run_format', 'judgments_format'}))}")
         extra = cast(dict, settings)
-        return cast(Result, diversity(run, judgments, metrics=names, con=con, run_format=run_format,
-                                      judgments_format=judgments_format, **extra))
+        return diversity(run, judgments, metrics=names, con=con, run_format=run_format,
+                         judgments_format=judgments_format, **extra)
     spec = make_spec(metrics, **settings_of("evaluate", settings))
     chosen_sample = sample_of(sample, seed)
     if chosen_sample and (bootstrap is not None or query_weights is not None):

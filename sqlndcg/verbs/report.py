@@ -16,6 +16,7 @@ from ..errors import SettingError
 from ..run.progress import announce
 from ..present import plots
 from .compare import Comparison, compare, evaluate_systems
+from .compare_diversity import account_text, ad_hoc_judgments, is_diversity_list, split_settings
 from ..stats.intervals import bootstrap_summary
 from ..present.results import Table, settings_text
 
@@ -129,6 +130,14 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
                  f"Student's t (symmetric; can leave the metric's range) and a {html.escape(s['bootstrap'])} "
                  f"bootstrap ({s['resamples']} resamples, seed {s['seed']}; stays within the observed values).</p>")
     parts.append(_summary_html(summary, s["bootstrap"], strata))
+    if s.get("diversity_metrics"):
+        d = s["diversity"]
+        parts.append('<p class="note">Accuracy and diversity side by side: the accuracy metrics read the ad hoc '
+                     "judgments (each document's largest grade over the query's intents; their settings above), "
+                     f"the diversity measures ({html.escape(', '.join(s['diversity_metrics']))}) the judgments with "
+                     f"their intents, as ndeval scores them (alpha={d['alpha']}, beta={d['beta']}, "
+                     f"threshold={d['threshold']}, queries={html.escape(repr(d['queries']))}: the queries both in "
+                     "the run and in the judgments; nnrbp leaves out queries without a relevant intent).</p>")
 
     parts.append("<h2>Comparison with the baseline</h2>")
     adjusted = (f"both also adjusted ({html.escape(s['correction'])}) over the {len(comparison.table)} comparisons"
@@ -147,6 +156,9 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
     parts.append("<h2>Plots</h2>")
     if curve is not None:
         parts.append("<h3>NDCG@k per system</h3>")
+        if s.get("diversity_metrics") or "alpha" in s:
+            parts.append('<p class="note">On the ad hoc judgments: each document graded by its largest grade over '
+                         "the query's intents.</p>")
         parts.append(_img(plots.plot_cutoffs(curve, system=system), "NDCG@k against k per system"))
     parts.append("<h3>Per-query differences against the baseline</h3>")
     parts.append(_img(plots.plot_differences(comparison), "per-query differences against the baseline"))
@@ -157,7 +169,7 @@ def render_html(comparison: Comparison, *, curve=None, time: str | None = None, 
                           f"the metrics over {over_time}"))
 
     parts.append("<h2>What went in</h2>")
-    parts.append("<pre>" + html.escape(comparison.result.account_text()) + "</pre>")
+    parts.append("<pre>" + html.escape(account_text(comparison)) + "</pre>")
     parts.append('<h2>SQL</h2><p class="note">One statement computes the comparison table above (before its p-values '
                  "and bootstrap intervals) from the inputs themselves: run it where they are (files are read by "
                  "their paths). Inputs given as data frames appear under the names sqlndcg registered them by, for "
@@ -191,7 +203,15 @@ def report(runs, judgments, metrics: Sequence[str] | str = ("ndcg@10",), *, file
         announce(f"evaluating NDCG@1..{max_k} per system")
         keep = {k: v for k, v in compare_settings.items()
                 if k not in ("baseline", "correction", "permutations", "seed", "bootstrap", "resamples")}
-        curve = evaluate_systems(runs, judgments, [f"ndcg@{k}" for k in range(1, max_k + 1)], **keep)
+        cutoffs = [f"ndcg@{k}" for k in range(1, max_k + 1)]
+        if is_diversity_list(metrics):  # judgments with intents: NDCG@k of the ad hoc judgments
+            keep, _ = split_settings(keep)
+            columns = {k: keep[k] for k in ("query_id", "doc_id", "rel") if keep.get(k) is not None}
+            with ad_hoc_judgments(judgments, con=keep.get("con"), judgments_format=keep.pop("judgments_format", None),
+                                  **columns) as judged:
+                curve = evaluate_systems(runs, judged, cutoffs, **keep)
+        else:
+            curve = evaluate_systems(runs, judgments, cutoffs, **keep)
     announce("drawing the plots")
     page = render_html(comparison, curve=curve, time=time, title=title)
     if file is not None:

@@ -22,7 +22,7 @@
 
 {%- macro _diversity_declared() -%}
 {{ return({'metrics': none, 'alpha': 0.5, 'beta': 0.5, 'threshold': 1, 'depth': none, 'ideal_depth': none,
-           'order_by': 'score', 'preset': none, 'queries': 'both', 'query_id': 'query_id', 'doc_id': 'doc_id', 'score': 'score',
+           'order_by': 'score', 'preset': none, 'queries': 'both', 'group_by': none, 'query_id': 'query_id', 'doc_id': 'doc_id', 'score': 'score',
            'rank': 'rank', 'intent': 'intent', 'rel': 'rel'}) }}
 {%- endmacro -%}
 
@@ -118,13 +118,16 @@
 {%- endfor -%}
 {%- for key in ['query_id', 'doc_id', 'score', 'rank', 'intent', 'rel'] -%}{%- do sqlndcg._column_name(key, s[key]) -%}{%- endfor -%}
 {%- set key = s[s.order_by] -%}
-{{ sqlndcg._judgment_require_columns(run, [('query id', s.query_id, 'query_id'), ('document id', s.doc_id, 'doc_id'), (s.order_by, key, s.order_by)]) }}
+{%- set groups = sqlndcg._judgment_groups(s.group_by) -%}
+{%- set needed = [] -%}{%- for g in groups -%}{%- do needed.append(('group_by', g, 'group_by')) -%}{%- endfor -%}
+{{ sqlndcg._judgment_require_columns(run, needed + [('query id', s.query_id, 'query_id'), ('document id', s.doc_id, 'doc_id'), (s.order_by, key, s.order_by)]) }}
 {{ sqlndcg._judgment_require_columns(judgments, [('query id', s.query_id, 'query_id'), ('intent', s.intent, 'intent'), ('document id', s.doc_id, 'doc_id'), ('label', s.rel, 'rel')]) }}
 {{ sqlndcg._judgment_require_types(run, [key], [s.query_id, s.doc_id]) }}
 {{ sqlndcg._judgment_require_types(judgments, [s.rel], [s.query_id, s.intent, s.doc_id]) }}
 {%- set rounds = s.ideal_depth or sqlndcg._diversity_rounds(metrics, s.beta, facts.intents if facts else none, facts.relevant if facts else none) -%}
+{%- set quoted_groups = [] -%}{%- for g in groups -%}{%- do quoted_groups.append(sqlndcg._quote(g)) -%}{%- endfor -%}
 {%- set checks = [] -%}
-{%- for name in [s.query_id, s.doc_id, key] %}{% do checks.append(sqlndcg._judgment_check('null', name, 'is NULL')) %}{% endfor -%}
+{%- for name in groups + [s.query_id, s.doc_id, key] %}{% do checks.append(sqlndcg._judgment_check('null', name, 'is NULL')) %}{% endfor -%}
 {%- do checks.append(sqlndcg._judgment_check('not_finite', key, 'is not a finite number')) -%}
 {%- set judgment_checks = [] -%}
 {%- for name in [s.query_id, s.intent, s.doc_id, s.rel] %}{% do judgment_checks.append(sqlndcg._judgment_check('null', name, 'is NULL')) %}{% endfor -%}
@@ -138,10 +141,11 @@
   'rel': sqlndcg._quote(s.rel),
   'query_ids_as_text': sqlndcg._judgment_ids_as_text([(run, s.query_id), (judgments, s.query_id)]),
   'doc_ids_as_text': sqlndcg._judgment_ids_as_text([(run, s.doc_id), (judgments, s.doc_id)]),
-  'run_checks': checks, 'run_identity': [s.query_id, s.doc_id],
+  'run_checks': checks, 'run_identity': groups + [s.query_id, s.doc_id], 'groups': quoted_groups,
   'judgment_checks': judgment_checks, 'judgment_identity': [s.query_id, s.intent, s.doc_id],
   'settings': {'metrics': metrics | map(attribute='name') | list, 'alpha': s.alpha, 'beta': s.beta,
                'threshold': s.threshold, 'depth': s.depth, 'order_by': s.order_by, 'ideal_depth': rounds, 'queries': s.queries,
+               'group_by': groups,
                'columns': {'query_id': s.query_id, 'doc_id': s.doc_id, s.order_by: key, 'intent': s.intent, 'rel': s.rel}},
 }) }}
 {%- endmacro -%}
@@ -158,15 +162,34 @@ SELECT COALESCE(MAX(_a), 0) AS {{ sqlndcg._quote('intents') }}, COALESCE(MAX(_r)
 FROM _facts
 {%- endmacro -%}
 
-{#- The run ranked (_q, _d, _pos), each judged (query, intent) with its relevant documents (_intents: _n) and each
-    query's A (_queries: _a), the relevant (query, intent, document) triples (_relevant). -#}
+{#- The group columns' inner names (_g0, _g1, ...) as the head of a column list ('' without groups): of the table
+    alias `of` (named again with AS when `named`). -#}
+{%- macro _diversity_g(p, of='', named=true) -%}
+{%- set out = [] -%}
+{%- for g in p.groups -%}
+  {%- set inner = '_g' ~ loop.index0 -%}
+  {%- do out.append((of ~ '.' ~ inner ~ (' AS ' ~ inner if named else '')) if of else inner) -%}
+{%- endfor -%}
+{{ return(out | join(', ') ~ (', ' if out else '')) }}
+{%- endmacro -%}
+
+{#- ' AND a._g0 = b._g0 ...': a join's condition on the groups ('' without groups). -#}
+{%- macro _diversity_on(p, a, b) -%}
+{%- set out = [] -%}
+{%- for g in p.groups -%}{%- do out.append(' AND ' ~ a ~ '._g' ~ loop.index0 ~ ' = ' ~ b ~ '._g' ~ loop.index0) -%}{%- endfor -%}
+{{ return(out | join('')) }}
+{%- endmacro -%}
+
+{#- The run ranked (_q, _d, _pos; with group_by, per group _g0, ... of the run's columns), each judged (query, intent) with its relevant documents (_intents: _n) and each
+    query's A (_queries: _a, and _present: 1, what a LEFT JOIN's miss leaves NULL, or 0 on ClickHouse), the relevant (query, intent, document) triples (_relevant). -#}
 {%- macro _diversity_inputs(p) -%}
 {%- set tie = sqlndcg._tie_doc({'id_order': 'text', 'doc_ids_as_text': p.doc_ids_as_text}) -%}
+{%- set g = sqlndcg._diversity_g(p) -%}
 _run AS (
-  SELECT _q, _d, _pos FROM (
-    SELECT _q, _d, ROW_NUMBER() OVER (PARTITION BY _q ORDER BY {{ sqlndcg._rank_order('_key', tie, p.descending) }}) AS _pos
+  SELECT {{ g }}_q, _d, _pos FROM (
+    SELECT {{ g }}_q, _d, ROW_NUMBER() OVER (PARTITION BY {{ g }}_q ORDER BY {{ sqlndcg._rank_order('_key', tie, p.descending) }}) AS _pos
     FROM (
-      SELECT {{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q, {{ sqlndcg._id(p.doc_id, p.doc_ids_as_text) }} AS _d, {{ p.key }} AS _key
+      SELECT {% for c in p.groups %}{{ c }} AS _g{{ loop.index0 }}, {% endfor %}{{ sqlndcg._id(p.query_id, p.query_ids_as_text) }} AS _q, {{ sqlndcg._id(p.doc_id, p.doc_ids_as_text) }} AS _d, {{ p.key }} AS _key
       FROM {{ p.run }} AS run_input
     ) AS run_rows
   ) AS run_ranked
@@ -184,7 +207,7 @@ _intents AS (
   SELECT _q, _i, SUM(_rel) AS _n FROM _judged GROUP BY _q, _i
 ),
 _queries AS (
-  SELECT _q, SUM(CASE WHEN _n > 0 THEN 1 ELSE 0 END) AS _a FROM _intents GROUP BY _q
+  SELECT _q, SUM(CASE WHEN _n > 0 THEN 1 ELSE 0 END) AS _a, 1 AS _present FROM _intents GROUP BY _q
 ),
 _relevant AS (
   SELECT _q, _i, _d FROM _judged WHERE _rel = 1
@@ -221,23 +244,24 @@ _s{{ t }} AS (
     first met (_new); per query and list the sums each metric reads at its cutoff. -#}
 {%- macro _diversity_sums(p) -%}
 {%- set g, d = sqlndcg._number(1 - p.alpha), sqlndcg.double() -%}
+{%- set gs = sqlndcg._diversity_g(p) -%}
 _hits AS (
-  SELECT 1 AS _side, r._q AS _q, r._pos AS _pos, j._i AS _i
+  SELECT 1 AS _side, {{ sqlndcg._diversity_g(p, 'r') }}r._q AS _q, r._pos AS _pos, j._i AS _i
   FROM _run AS r JOIN _relevant AS j ON j._q = r._q AND j._d = r._d
   {%- if p.ideal %}
   UNION ALL
-  SELECT 2 AS _side, _q, _p AS _pos, _i FROM _s{{ p.rounds }} AS ideal WHERE _p > 0
+  SELECT 2 AS _side, {% for c in p.groups %}NULL AS _g{{ loop.index0 }}, {% endfor %}_q, _p AS _pos, _i FROM _s{{ p.rounds }} AS ideal WHERE _p > 0
   {%- endif %}
 ),
 _counted AS (
-  SELECT _side, _q, _pos, _i, ROW_NUMBER() OVER (PARTITION BY _side, _q, _i ORDER BY _pos) AS _c FROM _hits
+  SELECT _side, {{ gs }}_q, _pos, _i, ROW_NUMBER() OVER (PARTITION BY _side, {{ gs }}_q, _i ORDER BY _pos) AS _c FROM _hits
 ),
 _at AS (
-  SELECT _side, _q, _pos, {{ sqlndcg.ordered('SUM', 'POWER(' ~ g ~ ', _c - 1)', '_i') }} AS _g, COUNT(*) AS _m, SUM(CASE WHEN _c = 1 THEN 1 ELSE 0 END) AS _new
-  FROM _counted GROUP BY _side, _q, _pos
+  SELECT _side, {{ gs }}_q, _pos, {{ sqlndcg.ordered('SUM', 'POWER(' ~ g ~ ', _c - 1)', '_i') }} AS _g, COUNT(*) AS _m, SUM(CASE WHEN _c = 1 THEN 1 ELSE 0 END) AS _new
+  FROM _counted GROUP BY _side, {{ gs }}_q, _pos
 ),
 _sums AS (
-  SELECT _side, _q,
+  SELECT _side, {{ gs }}_q,
     {%- for k in p.metrics | selectattr('k') | map(attribute='k') | unique %}
     {{ sqlndcg.ordered('SUM', 'CASE WHEN _pos <= ' ~ k ~ ' THEN _g * ' ~ sqlndcg._discount('_pos') ~ ' ELSE 0 END', '_pos') }} AS _dcg{{ k }},
     {{ sqlndcg.ordered('SUM', 'CASE WHEN _pos <= ' ~ k ~ ' THEN _g / _pos ELSE 0 END', '_pos') }} AS _err{{ k }},
@@ -245,13 +269,13 @@ _sums AS (
     SUM(CASE WHEN _pos <= {{ k }} THEN _new ELSE 0 END) AS _new{{ k }},
     {%- endfor %}
     {{ sqlndcg.ordered('SUM', '_g * POWER(' ~ sqlndcg._number(p.beta) ~ ', _pos - 1)', '_pos') }} AS _rbp
-  FROM _at GROUP BY _side, _q
+  FROM _at GROUP BY _side, {{ gs }}_q
 ),
 _map AS (
-  SELECT c._q AS _q, {{ sqlndcg.ordered('SUM', 'c._t / i._n', 'c._i') }} AS _s
-  FROM (SELECT _q, _i, {{ sqlndcg.ordered('SUM', 'CAST(_c AS ' ~ d ~ ') / _pos', '_pos') }} AS _t FROM _counted WHERE _side = 1 GROUP BY _q, _i) AS c
+  SELECT {{ sqlndcg._diversity_g(p, 'c') }}c._q AS _q, {{ sqlndcg.ordered('SUM', 'c._t / i._n', 'c._i') }} AS _s
+  FROM (SELECT {{ gs }}_q, _i, {{ sqlndcg.ordered('SUM', 'CAST(_c AS ' ~ d ~ ') / _pos', '_pos') }} AS _t FROM _counted WHERE _side = 1 GROUP BY {{ gs }}_q, _i) AS c
   JOIN _intents AS i ON i._q = c._q AND i._i = c._i
-  GROUP BY c._q
+  GROUP BY {{ sqlndcg._diversity_g(p, 'c', false) }}c._q
 )
 {%- endmacro -%}
 
@@ -280,7 +304,7 @@ _map AS (
   {%- set c = '(1 - ' ~ sqlndcg._number(1 - p.alpha) ~ ' * ' ~ sqlndcg._number(p.beta) ~ ') / ' ~ a -%}
   {%- set run = 'COALESCE(r._rbp, 0) * ' ~ c -%}
   {%- if m.kind == 'nrbp' -%}{{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE ' ~ run ~ ' END') }}{%- endif -%}
-  {{ return('CASE WHEN q._a IS NULL THEN 0 WHEN q._a = 0 THEN ' ~ sqlndcg.null_double() ~ ' ELSE (' ~ run ~ ') / (i._rbp * ' ~ c ~ ') END') }}
+  {{ return('CASE WHEN COALESCE(q._present, 0) = 0 THEN 0 WHEN q._a = 0 THEN ' ~ sqlndcg.null_double() ~ ' ELSE (' ~ run ~ ') / (i._rbp * ' ~ c ~ ') END') }}
 {%- elif m.kind == 'p_ia' -%}
   {{ return('CASE WHEN COALESCE(q._a, 0) = 0 THEN 0 ELSE COALESCE(r._m' ~ k ~ ', 0) / (' ~ k ~ ' * ' ~ a ~ ') END') }}
 {%- elif m.kind == 'strec' -%}
@@ -303,30 +327,70 @@ _s0 AS (
 {%- endfor %}
 {%- endif %}
 {{ sqlndcg._diversity_sums(p) }}
-SELECT rq._q AS {{ p.query_id }}
+SELECT {% for c in p.groups %}rq._g{{ loop.index0 }} AS {{ c }}, {% endfor %}rq._q AS {{ p.query_id }}
   {%- if p.queries == 'run' %},
-  CASE WHEN q._q IS NULL THEN 0 ELSE 1 END AS {{ sqlndcg._quote('judged') }}
+  CASE WHEN COALESCE(q._present, 0) = 0 THEN 0 ELSE 1 END AS {{ sqlndcg._quote('judged') }}
   {%- endif %}
   {%- for m in p.metrics %},
   {{ sqlndcg._diversity_value(p, m) }} AS {{ sqlndcg._quote(m.name) }}
   {%- endfor %}
-FROM (SELECT DISTINCT _q FROM _run) AS rq
+FROM (SELECT DISTINCT {{ sqlndcg._diversity_g(p) }}_q FROM _run) AS rq
 {{ 'LEFT JOIN' if p.queries == 'run' else 'JOIN' }} _queries AS q ON q._q = rq._q
-LEFT JOIN _sums AS r ON r._q = rq._q AND r._side = 1
+LEFT JOIN _sums AS r ON r._q = rq._q{{ sqlndcg._diversity_on(p, 'r', 'rq') }} AND r._side = 1
 LEFT JOIN _sums AS i ON i._q = rq._q AND i._side = 2
-LEFT JOIN _map AS m ON m._q = rq._q
+LEFT JOIN _map AS m ON m._q = rq._q{{ sqlndcg._diversity_on(p, 'm', 'rq') }}
 {%- if ordered %}
-ORDER BY rq._q
+ORDER BY {{ sqlndcg._diversity_g(p, 'rq', false) }}rq._q
 {%- endif %}
 {%- endmacro -%}
 
-{#- The mean of each metric over the queries of _diversity_sql (NULLs, nnrbp's 0/0, left out), and their count. -#}
-{%- macro _diversity_summary_sql(p) -%}
-SELECT COUNT(*) AS {{ sqlndcg._quote('queries') }}
+{#- The mean of each metric over the queries of _diversity_sql (NULLs, nnrbp's 0/0, left out), and their count;
+    with group_by, one row per group; `per_query`: a table holding _diversity_sql's rows, read instead. -#}
+{%- macro _diversity_summary_sql(p, per_query=none) -%}
+SELECT {% for c in p.groups %}{{ c }}, {% endfor %}COUNT(*) AS {{ sqlndcg._quote('queries') }}
   {%- for m in p.metrics %},
   AVG({{ sqlndcg._quote(m.name) }}) AS {{ sqlndcg._quote(m.name) }}
   {%- endfor %}
-FROM ({{ sqlndcg._diversity_sql(p, false) }}) AS per_query
+FROM {{ per_query or '(' ~ sqlndcg._diversity_sql(p, false) ~ ')' }} AS per_query
+{%- if p.groups %}
+GROUP BY {{ p.groups | join(', ') }}
+ORDER BY {{ p.groups | join(', ') }}
+{%- endif %}
+{%- endmacro -%}
+
+{#- The per-query table of _diversity_sql kept as `relation` (compare's), read back in its order. -#}
+{%- macro _diversity_rows_sql(p, relation) -%}
+SELECT * FROM {{ relation }} AS per_query
+ORDER BY {% for c in p.groups %}{{ c }}, {% endfor %}{{ p.query_id }}
+{%- endmacro -%}
+
+{#- The per-query table of _diversity_sql described as the statements' templates read a per-query relation
+    (groups, query and metric columns with their summary columns): the summary (summary.sql, its t intervals) and
+    compare's paired statements (compare.sql) run on diversity's values through it. -#}
+{%- macro _diversity_table_plan(p) -%}
+{%- set groups, metrics = [], [] -%}
+{%- for g in p.settings.group_by -%}{%- do groups.append({'name': g, 'output': sqlndcg._quote(g)}) -%}{%- endfor -%}
+{%- for m in p.metrics -%}
+  {%- do metrics.append({'name': m.name, 'column': sqlndcg._quote(m.name), 'count_column': sqlndcg._quote(m.name ~ '_count'),
+                         'std_column': sqlndcg._quote(m.name ~ '_std'), 'ci_low_column': sqlndcg._quote(m.name ~ '_ci_low'),
+                         'ci_high_column': sqlndcg._quote(m.name ~ '_ci_high')}) -%}
+{%- endfor -%}
+{{ return({'groups': groups, 'metrics': metrics, 'query_output': p.query_id, 'queries_output': sqlndcg._quote('queries')}) }}
+{%- endmacro -%}
+
+{#- Ad hoc judgments from judgments with intents: one row per (query, document), its largest grade over the
+    intents (relevant when relevant to any intent), under the judgments' own column names: what the accuracy
+    metrics of a mixed list read. A convention, not TREC's own ad hoc qrels (the Web track judged those apart:
+    docs/diversity.md). -#}
+{%- macro _diversity_ad_hoc_sql(judgments, query_id, doc_id, rel) -%}
+{%- set q, d, r = sqlndcg._quote(query_id), sqlndcg._quote(doc_id), sqlndcg._quote(rel) -%}
+SELECT _aq AS {{ q }}, _ad AS {{ d }}, _ar AS {{ r }}
+FROM (
+  SELECT {{ q }} AS _aq, {{ d }} AS _ad, MAX({{ r }}) AS _ar
+  FROM {{ judgments.sql }} AS judgment_input
+  GROUP BY {{ q }}, {{ d }}
+) AS ad_hoc
+ORDER BY _aq, _ad
 {%- endmacro -%}
 
 {#- dbt entry point: per query, the diversity measures of a run against judgments with an intent column. -#}
