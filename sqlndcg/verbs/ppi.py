@@ -1,0 +1,102 @@
+"""Prediction-powered metrics: a metric computed with model labels on every query, corrected by a human audit of
+some queries (PPI: Angelopoulos et al., Science 2023; PPI++: Angelopoulos, Duchi & Zrnic, 2023). The per-query
+values are :func:`sqlndcg.evaluate`'s (SQL); the correction is one SQL statement, ``sql/macros/ppi/ppi.sql``."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..core import templates
+from ..errors import DataError, SettingError
+from ..present.ppi import PPIResult
+from ..present.results import Table
+from .evaluate import evaluate
+from .judgments import Runner
+
+#: Below this power-tuning factor the model labels barely move the estimate: the result says so.
+LOW_LAMBDA = 0.1
+
+
+def ppi_evaluate(
+    run,
+    model_labels,
+    audit,
+    metrics: Sequence[str] | str = ("ndcg@10",),
+    *,
+    ppi: str = "ppi++",
+    con=None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+    **settings,
+) -> PPIResult:
+    """The metrics' means over every query with model labels (``model_labels``, judgments as evaluate reads them)
+    corrected by human labels on the audited queries (``audit``: judgments of those queries only), with 95%
+    intervals that account for both (docs/judgments.md, "Model judges: prediction-powered metrics").
+
+    Per (group, metric), n audited queries (Y human value, Yh model value) and N others (Yu model value), as
+    ppi_py's ``ppi_mean_ci``: lam = 1 (``ppi="ppi"``) or clip(cov(Y, Yh) / ((1 + n/N) var(Yh u Yu)), 0, 1)
+    (``"ppi++"``); mean = lam mean(Yu) + mean(Y - lam Yh); se^2 = lam^2 var(Yu)/N + var(Y - lam Yh)/n;
+    interval mean -+ 1.96 se. ``effective_human_labels`` = var(Y) / se^2, the audited queries a human-only mean
+    would need for the same width. ``settings`` are evaluate's (``group_by``, ``gain``, ...).
+
+    >>> import pandas as pd, sqlndcg
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2", "q3", "q3"], "doc_id": ["a", "b"] * 3,
+    ...                     "score": [2.0, 1.0] * 3})
+    >>> model = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2", "q3", "q3"], "doc_id": ["a", "b"] * 3,
+    ...                       "rel": [1, 0, 1, 1, 1, 0]})
+    >>> audit = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b"] * 2, "rel": [1, 0, 0, 1]})
+    >>> res = sqlndcg.ppi_evaluate(run, model, audit, ["p@1"], ppi="ppi")
+    >>> row = res.summary.to_dicts()[0]
+    >>> (row["naive_mean"], row["mean"], row["audited"])
+    (1.0, 0.5, 2)
+    """
+    if ppi not in ("ppi", "ppi++"):
+        raise SettingError(f"ppi must be 'ppi' (lam = 1) or 'ppi++' (the power-tuned lam), got {ppi!r}")
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    common = dict(settings, con=con, run_format=run_format)
+    with Runner.session(con) as runner:
+        model_in, audit_in = runner.inputs((model_labels, "model_labels", judgments_format),
+                                           (audit, "audit", judgments_format))
+        assert model_in is not None and audit_in is not None
+        rel = settings.get("rel", "rel")
+        scales = [runner.rows(templates.ppi_grades_sql(i.described["sql"], rel, dialect=runner.dialect))[0]
+                  for i in (model_in, audit_in)]
+        if scales[1][0] is None:
+            raise DataError(f"{audit_in.label}: the audit is empty; it holds the human labels of the audited "
+                            "queries, at least one")
+        if tuple(scales[0]) != tuple(scales[1]):
+            raise DataError(f"the model labels grade from {scales[0][0]} to {scales[0][1]} and the audit from "
+                            f"{scales[1][0]} to {scales[1][1]}: the two sources must use the same grade scale "
+                            "(map one onto the other first)")
+        model = evaluate(run, model_labels, names,
+                         judgments_format=judgments_format, **common)
+        human = evaluate(run, audit, names, judgments_format=judgments_format, **common)
+        groups = list(model.settings.get("group_by") or [])
+        query = model.per_query.columns[len(groups)]
+        frames = runner.inputs((model.per_query.to_arrow(), "model_per_query", None),
+                               (human.per_query.to_arrow(), "audit_per_query", None))
+        p = {"model": frames[0].described["sql"], "human": frames[1].described["sql"],  # type: ignore[union-attr]
+             "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi}
+        missing = runner.rows(templates.ppi_missing_sql(p, dialect=runner.dialect))
+        if missing:
+            shown = ", ".join("/".join(str(v) for v in r) for r in missing[:5])
+            raise DataError(f"{audit_in.label}: {len(missing)} audited queries have no model-labelled value "
+                            f"(the model labels lack them): {shown}")
+        sql = templates.ppi_summary_sql(p, dialect=runner.dialect)
+        out_settings = dict(model.settings, ppi=ppi, audit=audit_in.label)
+        summary = runner.fetch(sql, out_settings)
+        pairs = runner.fetch(templates.ppi_pairs_sql(p, dialect=runner.dialect), out_settings)
+    return PPIResult(pairs, summary, out_settings, sql, _warnings(summary, groups))
+
+
+def _warnings(summary: Table, groups: list[str]) -> list[str]:
+    out = []
+    for r in summary.to_dicts():
+        who = ", ".join(f"{g}={r[g]}" for g in groups)
+        where = f"{r['metric']}" + (f" ({who})" if who else "")
+        if r["lam"] is None:
+            out.append(f"{where}: every query is audited; the human labels alone give the mean")
+        elif r["lam"] < LOW_LAMBDA:
+            out.append(f"{where}: the model labels add little (lam = {r['lam']:.3f}): their per-query values barely "
+                       "track the human ones, so the interval is about the audit's alone")
+    return out
