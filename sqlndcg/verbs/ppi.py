@@ -73,9 +73,10 @@ def ppi_evaluate(
         human = evaluate(run, audit, names, judgments_format=judgments_format, **common)
         groups = list(model.settings.get("group_by") or [])
         query = model.per_query.columns[len(groups)]
-        frames = runner.inputs((model.per_query.to_arrow(), "model_per_query", None),
-                               (human.per_query.to_arrow(), "audit_per_query", None))
-        p = {"model": frames[0].described["sql"], "human": frames[1].described["sql"],  # type: ignore[union-attr]
+        model_pq, human_pq = runner.inputs((model.per_query.to_arrow(), "model_per_query", None),
+                                           (human.per_query.to_arrow(), "audit_per_query", None))
+        assert model_pq is not None and human_pq is not None
+        p = {"model": model_pq.described["sql"], "human": human_pq.described["sql"],
              "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi}
         missing = runner.rows(templates.ppi_missing_sql(p, dialect=runner.dialect))
         if missing:
