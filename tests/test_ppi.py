@@ -161,14 +161,64 @@ def test_errors():
         sqlndcg.ppi_evaluate(run, model.assign(rel=model.rel * 2), audit, ["p@5"])
 
 
-def test_sqlite_equals_duckdb():
+@pytest.mark.parametrize("paired", [False, True])
+def test_sqlite_equals_duckdb(paired):
     run, human, model = make_data(5, queries=30, tags=("bm25", "dense"))
     audit = audit_of(human, 5, 10)
-    duck = sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5", "p@3"], group_by="tag").summary.to_dicts()
-    lite = sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5", "p@3"], group_by="tag",
-                                con=sqlite3.connect(":memory:")).summary.to_dicts()
-    assert len(duck) == len(lite) == 4
+
+    def call(**con):
+        if paired:
+            return sqlndcg.ppi_compare(run, model, audit, ["ndcg@5", "p@3"], system="tag", baseline="bm25", **con)
+        return sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5", "p@3"], group_by="tag", **con)
+
+    duck, lite = call().summary.to_dicts(), call(con=sqlite3.connect(":memory:")).summary.to_dicts()
+    assert len(duck) == len(lite) == (2 if paired else 4)
     for a, b in zip(duck, lite):
         assert a.keys() == b.keys()
         for k in a:
             assert b[k] == (pytest.approx(a[k], abs=1e-9) if isinstance(a[k], float) else a[k]), k
+
+
+@pytest.mark.parametrize("mode", ["ppi", "ppi++"])
+def test_compare_equals_ppi_py_on_differences(mode):
+    """ppi_compare: per system other than the baseline, ppi_py on the per-query differences system - baseline."""
+    run, human, model = make_data(6, queries=40, tags=("bm25", "dense", "hybrid"))
+    run = run.rename(columns={"tag": "system"})
+    audit = audit_of(human, 6, 12)
+    res = sqlndcg.ppi_compare(run, model, audit, ["ndcg@5", "p@3"], baseline="bm25", ppi=mode)
+    pq = res.per_query.to_dicts()
+    val = {(r["system"], r["query_id"], r["metric"]): r for r in pq}
+    rows = res.summary.to_dicts()
+    assert [(r["system"], r["metric"]) for r in rows] == [("dense", "ndcg@5"), ("dense", "p@3"),
+                                                          ("hybrid", "ndcg@5"), ("hybrid", "p@3")]
+    naive = {(r["system"], r["metric"]): r for r in sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5", "p@3"],
+                                                                          group_by="system").summary.to_dicts()}
+    for r in rows:
+        assert r["baseline"] == "bm25"
+        qs = sorted({q for (s, q, m) in val if s == r["system"] and m == r["metric"]})
+        d = [(val[(r["system"], q, r["metric"])], val[("bm25", q, r["metric"])]) for q in qs]
+        y = np.array([a["human_value"] - b["human_value"] for a, b in d if a["audited"]])
+        yh = np.array([a["model_value"] - b["model_value"] for a, b in d if a["audited"]])
+        yu = np.array([a["model_value"] - b["model_value"] for a, b in d if not a["audited"]])
+        lam = 1.0 if mode == "ppi" else _calc_lam_glm(y, yh, yu, np.eye(1), clip=True)
+        low, high = ppi_mean_ci(y, yh, yu, alpha=0.05, lam=lam)
+        assert r["lam"] == pytest.approx(lam, abs=1e-9)
+        assert r["mean"] == pytest.approx(float(np.ravel(ppi_mean_pointestimate(y, yh, yu, lam=lam))[0]), abs=1e-9)
+        assert (r["ci_low"], r["ci_high"]) == (pytest.approx(float(low[0]), abs=1e-9),
+                                               pytest.approx(float(high[0]), abs=1e-9))
+        assert r["naive_mean"] == pytest.approx(np.concatenate([yh, yu]).mean(), abs=1e-12)
+        own = naive[(r["system"], r["metric"])]["naive_mean"] - naive[("bm25", r["metric"])]["naive_mean"]
+        assert r["naive_mean"] == pytest.approx(own, abs=1e-12)
+    with pytest.raises(SettingError, match="baseline 'bm24' must be one of the systems"):
+        sqlndcg.ppi_compare(run, model, audit, ["p@3"], baseline="bm24")
+
+
+def test_integer_ids_equal_text_ids():
+    run, human, model = make_data(7, queries=25)
+    audit = audit_of(human, 7, 8)
+    as_int = [df.assign(query_id=df.query_id.str[1:].astype(int)) for df in (run, model, audit)]
+    a = sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5"]).summary.to_dicts()
+    b = sqlndcg.ppi_evaluate(*as_int, ["ndcg@5"]).summary.to_dicts()
+    assert len(a) == len(b) == 1 and a[0].keys() == b[0].keys()
+    for k, v in a[0].items():
+        assert b[0][k] == (pytest.approx(v, abs=1e-12) if isinstance(v, float) else v), k

@@ -50,6 +50,47 @@ def ppi_evaluate(
     >>> (row["naive_mean"], row["mean"], row["audited"])
     (1.0, 0.5, 2)
     """
+    return _ppi(run, model_labels, audit, metrics, ppi, None, con, run_format, judgments_format, settings)
+
+
+def ppi_compare(
+    runs,
+    model_labels,
+    audit,
+    metrics: Sequence[str] | str = ("ndcg@10",),
+    *,
+    baseline,
+    system: str = "system",
+    ppi: str = "ppi++",
+    con=None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+    **settings,
+) -> PPIResult:
+    """:func:`ppi_evaluate` of paired differences, as :func:`sqlndcg.compare` pairs them: ``runs`` holds every
+    system's lists (a ``system`` column), and per (group, system other than ``baseline``, metric) the summary has
+    the prediction-powered mean of the per-query difference system - baseline (model values on every query both
+    systems have, human values on the audited ones) and its interval, the naive ones beside them, and a
+    ``baseline`` column. ``per_query`` has each system's own values.
+
+    >>> import pandas as pd, sqlndcg
+    >>> runs = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "query_id": ["q1", "q1", "q2", "q2"] * 2,
+    ...                      "doc_id": ["x", "y"] * 4, "score": [2.0, 1.0] * 2 + [1.0, 2.0] * 2})
+    >>> model = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["x", "y"] * 2, "rel": [1, 0, 1, 0]})
+    >>> audit = model[model.query_id == "q1"]
+    >>> r = sqlndcg.ppi_compare(runs, model, audit, ["p@1"], baseline="a", ppi="ppi").summary.to_dicts()[0]
+    >>> (r["system"], r["baseline"], r["naive_mean"], r["mean"])
+    ('b', 'a', -1.0, -1.0)
+    """
+    given = dict(settings)
+    groups = given.pop("group_by", None) or []
+    given["group_by"] = ([groups] if isinstance(groups, str) else list(groups)) + [system]
+    return _ppi(runs, model_labels, audit, metrics, ppi, str(baseline), con, run_format, judgments_format, given)
+
+
+def _ppi(run, model_labels, audit, metrics, ppi: str, baseline: str | None, con, run_format, judgments_format,
+         settings: dict) -> PPIResult:
+    """ppi_evaluate (baseline None) or ppi_compare: the checks, evaluate twice, the PPI statement."""
     if ppi not in ("ppi", "ppi++"):
         raise SettingError(f"ppi must be 'ppi' (lam = 1) or 'ppi++' (the power-tuned lam), got {ppi!r}")
     names = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -73,18 +114,25 @@ def ppi_evaluate(
         human = evaluate(run, audit, names, judgments_format=judgments_format, **common)
         groups = list(model.settings.get("group_by") or [])
         query = model.per_query.columns[len(groups)]
+        if baseline is not None:
+            systems = sorted({str(v) for v in model.per_query.column(groups[-1])})
+            if baseline not in systems or len(systems) < 2:
+                raise SettingError(f"baseline {baseline!r} must be one of the systems in the {groups[-1]!r} column, "
+                                   f"with at least one other; they are {systems}")
         model_pq, human_pq = runner.inputs((model.per_query.to_arrow(), "model_per_query", None),
                                            (human.per_query.to_arrow(), "audit_per_query", None))
         assert model_pq is not None and human_pq is not None
         p = {"model": model_pq.described["sql"], "human": human_pq.described["sql"],
-             "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi}
+             "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi,
+             "baseline": baseline}
         missing = runner.rows(templates.ppi_missing_sql(p, dialect=runner.dialect))
         if missing:
             shown = ", ".join("/".join(str(v) for v in r) for r in missing[:5])
             raise DataError(f"{audit_in.label}: {len(missing)} audited queries have no model-labelled value "
                             f"(the model labels lack them): {shown}")
         sql = templates.ppi_summary_sql(p, dialect=runner.dialect)
-        out_settings = dict(model.settings, ppi=ppi, audit=audit_in.label)
+        out_settings = dict(model.settings, ppi=ppi, audit=audit_in.label,
+                            **({"baseline": baseline} if baseline is not None else {}))
         summary = runner.fetch(sql, out_settings)
         pairs = runner.fetch(templates.ppi_pairs_sql(p, dialect=runner.dialect), out_settings)
     return PPIResult(pairs, summary, out_settings, sql, _warnings(summary, groups))

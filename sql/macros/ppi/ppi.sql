@@ -48,6 +48,22 @@ SELECT * FROM pairs
 ORDER BY {% for k in p.groups + [p.query] %}{{ sqlndcg._quote(k) }}, {% endfor %}metric
 {%- endmacro -%}
 
+{#- compare's paired differences: per (other groups, system, query, metric) each system's values minus the
+    baseline's on the same query (model and human), for the queries both have; the last of p.groups names
+    the systems, p.baseline the baseline's value (text). -#}
+{%- macro _ppi_diffs_cte(p) -%}
+{%- set others = p.groups[:-1] + [p.query] -%}
+{%- set sys = sqlndcg._quote(p.groups[-1]) -%}
+diffs AS (
+  SELECT {% for k in p.groups + [p.query] %}s.{{ sqlndcg._quote(k) }}, {% endfor %}s.metric,
+         s.model_value - b.model_value AS model_value, s.human_value - b.human_value AS human_value, s.audited
+  FROM pairs s
+  JOIN pairs b ON b.metric = s.metric AND CAST(b.{{ sys }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.text_literal(p.baseline) }}
+  {%- for k in others %} AND b.{{ sqlndcg._quote(k) }} = s.{{ sqlndcg._quote(k) }}{% endfor %}
+  WHERE CAST(s.{{ sys }} AS {{ sqlndcg.text_type() }}) <> {{ sqlndcg.text_literal(p.baseline) }}
+)
+{%- endmacro -%}
+
 {#- The audited queries (group, query) that the model's table lacks: a few of them, to name in an error. -#}
 {%- macro _ppi_missing_sql(p) -%}
 {%- set keys = p.groups + [p.query] -%}
@@ -67,8 +83,8 @@ ORDER BY {% for k in keys %}h.{{ sqlndcg._quote(k) }}{{ ', ' if not loop.last }}
 {%- set by = (g + ['j.metric']) | join(', ') -%}
 {%- set on = ['a.metric = j.metric'] -%}{%- for k in p.groups %}{% do on.append('a.' ~ sqlndcg._quote(k) ~ ' = j.' ~ sqlndcg._quote(k)) %}{% endfor -%}
 {%- set z = 'CAST(1.959963984540054 AS ' ~ d ~ ')' -%}
-WITH {{ sqlndcg._ppi_pairs_ctes(p) }}, j AS (
-  SELECT * FROM pairs WHERE model_value IS NOT NULL AND (audited = 0 OR human_value IS NOT NULL)
+WITH {{ sqlndcg._ppi_pairs_ctes(p) }},{% if p.baseline is not none %} {{ sqlndcg._ppi_diffs_cte(p) }},{% endif %} j AS (
+  SELECT * FROM {{ 'diffs' if p.baseline is not none else 'pairs' }} WHERE model_value IS NOT NULL AND (audited = 0 OR human_value IS NOT NULL)
 ), a AS (
   SELECT {{ by }},
          CAST(SUM(j.audited) AS {{ d }}) AS n, CAST(SUM(1 - j.audited) AS {{ d }}) AS nu,
@@ -102,7 +118,8 @@ WITH {{ sqlndcg._ppi_pairs_ctes(p) }}, j AS (
          l.lam * l.lam * l.vu / l.nu + (l.vy - 2 * l.lam * l.cov + l.lam * l.lam * l.vh) / l.n AS se2
   FROM l
 )
-SELECT {% for k in p.groups %}e.{{ sqlndcg._quote(k) }}, {% endfor %}e.metric,
+SELECT {% for k in p.groups %}e.{{ sqlndcg._quote(k) }}, {% endfor %}
+       {%- if p.baseline is not none %}{{ sqlndcg.text_literal(p.baseline) }} AS baseline, {% endif %}e.metric,
        e.est AS mean, e.est - {{ z }} * SQRT(e.se2) AS ci_low, e.est + {{ z }} * SQRT(e.se2) AS ci_high,
        e.ma AS naive_mean,
        e.ma - {{ sqlndcg._t975('e.n + e.nu - 1') }} * SQRT(e.va / (e.n + e.nu)) AS naive_ci_low,
