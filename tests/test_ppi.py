@@ -222,3 +222,17 @@ def test_integer_ids_equal_text_ids():
     assert len(a) == len(b) == 1 and a[0].keys() == b[0].keys()
     for k, v in a[0].items():
         assert b[0][k] == (pytest.approx(v, abs=1e-12) if isinstance(v, float) else v), k
+
+
+def test_evaluate_with_an_audit_is_ppi_evaluate():
+    run, human, model = make_data(8, queries=20, tags=("bm25", "dense"))
+    audit = audit_of(human, 8, 6)
+    for mode in ["ppi", "ppi++"]:
+        via = sqlndcg.evaluate(run, model, ["ndcg@5"], audit=audit, ppi=mode, group_by="tag", gain="linear")
+        own = sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5"], ppi=mode, group_by="tag", gain="linear")
+        assert via.summary.to_dicts() == own.summary.to_dicts() and via.settings["ppi"] == mode
+    assert sqlndcg.evaluate(run, model, ["ndcg@5"], audit=audit, group_by="tag").settings["ppi"] == "ppi++"
+    with pytest.raises(SettingError, match="ppi='ppi' corrects model labels by a human audit: pass .* audit="):
+        sqlndcg.evaluate(run, model, ["ndcg@5"], ppi="ppi")
+    with pytest.raises(SettingError, match="bootstrap= is not available with audit="):
+        sqlndcg.evaluate(run, model, ["ndcg@5"], audit=audit, bootstrap="bca")

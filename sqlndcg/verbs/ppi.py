@@ -4,7 +4,7 @@ values are :func:`sqlndcg.evaluate`'s (SQL); the correction is one SQL statement
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..core import templates
 from ..errors import DataError, SettingError
@@ -12,6 +12,11 @@ from ..present.ppi import PPIResult
 from ..present.results import Table
 from .evaluate import evaluate
 from .judgments import Runner
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..core.settings import Settings
 
 #: Below this power-tuning factor the model labels barely move the estimate: the result says so.
 LOW_LAMBDA = 0.1
@@ -27,7 +32,7 @@ def ppi_evaluate(
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
-    **settings,
+    **settings: Unpack[Settings],
 ) -> PPIResult:
     """The metrics' means over every query with model labels (``model_labels``, judgments as evaluate reads them)
     corrected by human labels on the audited queries (``audit``: judgments of those queries only), with 95%
@@ -50,7 +55,7 @@ def ppi_evaluate(
     >>> (row["naive_mean"], row["mean"], row["audited"])
     (1.0, 0.5, 2)
     """
-    return _ppi(run, model_labels, audit, metrics, ppi, None, con, run_format, judgments_format, settings)
+    return _ppi(run, model_labels, audit, metrics, ppi, None, con, run_format, judgments_format, dict(settings))
 
 
 def ppi_compare(
@@ -65,7 +70,7 @@ def ppi_compare(
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
-    **settings,
+    **settings: Unpack[Settings],
 ) -> PPIResult:
     """:func:`ppi_evaluate` of paired differences, as :func:`sqlndcg.compare` pairs them: ``runs`` holds every
     system's lists (a ``system`` column), and per (group, system other than ``baseline``, metric) the summary has
@@ -82,7 +87,7 @@ def ppi_compare(
     >>> (r["system"], r["baseline"], r["naive_mean"], r["mean"])
     ('b', 'a', -1.0, -1.0)
     """
-    given = dict(settings)
+    given: dict = dict(settings)
     groups = given.pop("group_by", None) or []
     given["group_by"] = ([groups] if isinstance(groups, str) else list(groups)) + [system]
     return _ppi(runs, model_labels, audit, metrics, ppi, str(baseline), con, run_format, judgments_format, given)
