@@ -3,7 +3,8 @@ power-tuning factor equal ppi_py's ``ppi_mean_ci`` / ``ppi_mean_pointestimate`` 
 al., Science 2023; Angelopoulos, Duchi & Zrnic, PPI++, 2023) on the per-query values, to 1e-9, for PPI (lam = 1)
 and PPI++ (tuned lam), with groups and text ids; the naive columns are evaluate's summary with the model labels;
 a simulation with model labels biased by a known amount: the naive interval misses the true mean in most seeds,
-the PPI++ interval covers it in about 95%; the worked example of docs/judgments.md; errors; SQLite equals DuckDB."""
+the PPI++ interval covers it in about 95%; the worked example of docs/judgments.md; ppi_compare against ppi_py on paired differences; evaluate(audit=);
+errors; SQLite and PostgreSQL equal DuckDB."""
 
 from __future__ import annotations
 
@@ -161,8 +162,8 @@ def test_errors():
         sqlndcg.ppi_evaluate(run, model.assign(rel=model.rel * 2), audit, ["p@5"])
 
 
-@pytest.mark.parametrize("paired", [False, True])
-def test_sqlite_equals_duckdb(paired):
+def check_engine(con, label: str, paired: bool) -> None:
+    """Every column of the summary on ``con`` equals DuckDB's to 1e-9 (groups, text ids)."""
     run, human, model = make_data(5, queries=30, tags=("bm25", "dense"))
     audit = audit_of(human, 5, 10)
 
@@ -171,12 +172,23 @@ def test_sqlite_equals_duckdb(paired):
             return sqlndcg.ppi_compare(run, model, audit, ["ndcg@5", "p@3"], system="tag", baseline="bm25", **con)
         return sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5", "p@3"], group_by="tag", **con)
 
-    duck, lite = call().summary.to_dicts(), call(con=sqlite3.connect(":memory:")).summary.to_dicts()
-    assert len(duck) == len(lite) == (2 if paired else 4)
-    for a, b in zip(duck, lite):
-        assert a.keys() == b.keys()
+    duck, there = call().summary.to_dicts(), call(con=con).summary.to_dicts()
+    assert len(duck) == len(there) == (2 if paired else 4), label
+    for a, b in zip(duck, there):
+        assert a.keys() == b.keys(), label
         for k in a:
-            assert b[k] == (pytest.approx(a[k], abs=1e-9) if isinstance(a[k], float) else a[k]), k
+            assert b[k] == (pytest.approx(a[k], abs=1e-9) if isinstance(a[k], float) else a[k]), (label, k)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_sqlite_equals_duckdb(paired):
+    check_engine(sqlite3.connect(":memory:"), "SQLite", paired)
+
+
+def test_postgres_equals_duckdb(postgres):
+    with postgres.connect() as con:
+        for paired in (False, True):
+            check_engine(con, "PostgreSQL", paired)
 
 
 @pytest.mark.parametrize("mode", ["ppi", "ppi++"])
