@@ -3,8 +3,8 @@ power-tuning factor equal ppi_py's ``ppi_mean_ci`` / ``ppi_mean_pointestimate`` 
 al., Science 2023; Angelopoulos, Duchi & Zrnic, PPI++, 2023) on the per-query values, to 1e-9, for PPI (lam = 1)
 and PPI++ (tuned lam), with groups and text ids; the naive columns are evaluate's summary with the model labels;
 a simulation with model labels biased by a known amount: the naive interval misses the true mean in most seeds,
-the PPI++ interval covers it in about 95%; the worked example of docs/judgments.md; ppi_compare against ppi_py on paired differences; evaluate(audit=);
-errors; SQLite and PostgreSQL equal DuckDB."""
+the PPI++ interval covers it in about 95%; the worked example of docs/judgments.md; ppi_compare against ppi_py on
+paired differences; evaluate(audit=); errors; SQLite and PostgreSQL equal DuckDB."""
 
 from __future__ import annotations
 
