@@ -29,6 +29,7 @@ LAYERS = [
     "fairness",       # exposure fairness of rankings over the items' groups (exposure, AWRF, expected exposure)
     "online",         # click logs: the impression log's plan and checks, propensities, click labels, interleaving
     "beyond",         # tools beyond accuracy: overlap between systems' rankings; catalog measures from an items table
+    "ppi",            # prediction-powered metrics: model-labelled per-query values corrected by a human audit
     "entry",          # dbt's entry points: per_query, summary, account, compare
     "generic_tests",  # dbt's generic tests on inputs and results
     "local",          # sql/local: Python's own macros (readers, sessions, frames), which dbt never sees

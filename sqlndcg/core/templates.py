@@ -812,3 +812,24 @@ def explain_ranking(p, limit, longest_list=None, *, dialect: str = "duckdb") -> 
 def explain_labels(p, *, dialect: str = "duckdb") -> str:
     """``_explain_labels`` (sql/macros/statements/explain.sql): SQL of the judgments as the statement labels them."""
     return render.call("_explain_labels", p, dialect=dialect)
+
+
+def ppi_pairs_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_ppi_pairs_sql`` (sql/macros/ppi/ppi.sql): per (group, query, metric) the model and the human value."""
+    return render.call('_ppi_pairs_sql', p, dialect=dialect)
+
+
+def ppi_missing_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_ppi_missing_sql`` (sql/macros/ppi/ppi.sql): the audited queries the model's per-query table lacks."""
+    return render.call('_ppi_missing_sql', p, dialect=dialect)
+
+
+def ppi_summary_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_ppi_summary_sql`` (sql/macros/ppi/ppi.sql): per (group, metric) the prediction-powered mean and
+    interval, the naive ones beside them."""
+    return render.call('_ppi_summary_sql', p, dialect=dialect)
+
+
+def ppi_grades_sql(labels, rel, *, dialect: str = "duckdb") -> str:
+    """``_ppi_grades_sql`` (sql/macros/ppi/ppi.sql): the lowest and highest grade of a judgments relation."""
+    return render.call('_ppi_grades_sql', labels, rel, dialect=dialect)

@@ -47,6 +47,8 @@ def evaluate(
     sample: float | None = None,
     items=None,
     items_format: str | None = None,
+    audit=None,
+    ppi: str | None = None,
     **settings: Unpack[Settings],
 ) -> Result | DiversityResult:
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
@@ -67,7 +69,9 @@ def evaluate(
     checks and the account read the sampled queries (what went in). ``items`` (an items table: item id as
     ``doc_id``, a category, a popularity) with metrics that are all beyond-accuracy measures (coverage@k, gini@k,
     novelty@k, ild@k, long_tail@k) hands the call to :func:`sqlndcg.beyond_accuracy`: ``judgments`` may be None and
-    are not read (docs/beyond.md). ``settings`` are
+    are not read (docs/beyond.md). ``audit`` (human judgments of some queries; ``judgments`` then the model's on
+    every query) hands the call to :func:`sqlndcg.ppi_evaluate` with ``ppi`` ("ppi++", the default, or "ppi"): the
+    prediction-powered means and intervals, the naive ones beside them (docs/judgments.md). ``settings`` are
     those of docs/SEMANTICS.md (:class:`~sqlndcg.core.settings.Settings`, declared in sql/macros/spec/settings.sql);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 
@@ -78,6 +82,8 @@ def evaluate(
     [('bm25', 0.1916), ('rerank', 0.4913)]
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics) if isinstance(metrics, (list, tuple)) else []
+    if audit is not None or ppi is not None:
+        return _ppi(run, judgments, names, audit, ppi, con, run_format, judgments_format, locals(), dict(settings))
     if items is not None or (names and any(is_beyond_metric(n) for n in names)):
         return _beyond(run, names, items, con, run_format, items_format, dict(settings))
     if names and any(is_diversity_metric(n) for n in names):
@@ -116,6 +122,29 @@ def evaluate(
     from ..stats.intervals import with_bootstrap
 
     return with_bootstrap(result, method=bootstrap, resamples=resamples, seed=seed)
+
+
+#: evaluate's keywords that ppi_evaluate takes, and their defaults (any other given is refused with an audit).
+_PPI_FREE = {"dialect": None, "delimiter": None, "decimal": None, "query_weights": None, "weight_column": "weight",
+             "memory_limit": None, "temp_directory": None, "max_temp_size": None,
+             "max_result_rows": scoring.MAX_RESULT_ROWS, "partitions": 1, "bootstrap": None, "resamples": 10000,
+             "seed": 0, "sample": None, "items": None, "items_format": None}
+
+
+def _ppi(run, judgments, names: list, audit, ppi, con, run_format, judgments_format, given: dict,
+         settings: dict) -> Result:
+    """evaluate's hand-over to ppi_evaluate: ``judgments`` are the model's labels, ``audit`` the humans'."""
+    if audit is None:
+        raise SettingError(f"evaluate: ppi={ppi!r} corrects model labels by a human audit: pass the human labels "
+                           "of the audited queries as audit=")
+    changed = sorted(k for k, default in _PPI_FREE.items() if given[k] != default)
+    if changed:
+        raise SettingError(f"evaluate: {changed[0]}= is not available with audit= (prediction-powered metrics take "
+                           "the metrics' settings and the inputs' formats)")
+    from .ppi import ppi_evaluate
+
+    return cast(Result, ppi_evaluate(run, judgments, audit, names, ppi=ppi or "ppi++", con=con,
+                                     run_format=run_format, judgments_format=judgments_format, **settings))
 
 
 def _beyond(run, names: list, items, con, run_format, items_format, settings: dict) -> Result:

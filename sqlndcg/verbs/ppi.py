@@ -1,0 +1,156 @@
+"""Prediction-powered metrics: a metric computed with model labels on every query, corrected by a human audit of
+some queries (PPI: Angelopoulos et al., Science 2023; PPI++: Angelopoulos, Duchi & Zrnic, 2023). The per-query
+values are :func:`sqlndcg.evaluate`'s (SQL); the correction is one SQL statement, ``sql/macros/ppi/ppi.sql``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from ..core import templates
+from ..errors import DataError, SettingError
+from ..present.ppi import PPIResult
+from ..present.results import Table
+from .evaluate import evaluate
+from .judgments import Runner
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..core.settings import Settings
+
+#: Below this power-tuning factor the model labels barely move the estimate: the result says so.
+LOW_LAMBDA = 0.1
+
+
+def ppi_evaluate(
+    run,
+    model_labels,
+    audit,
+    metrics: Sequence[str] | str = ("ndcg@10",),
+    *,
+    ppi: str = "ppi++",
+    con=None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+    **settings: Unpack[Settings],
+) -> PPIResult:
+    """The metrics' means over every query with model labels (``model_labels``, judgments as evaluate reads them)
+    corrected by human labels on the audited queries (``audit``: judgments of those queries only), with 95%
+    intervals that account for both (docs/judgments.md, "Model judges: prediction-powered metrics").
+
+    Per (group, metric), n audited queries (Y human value, Yh model value) and N others (Yu model value), as
+    ppi_py's ``ppi_mean_ci``: lam = 1 (``ppi="ppi"``) or clip(cov(Y, Yh) / ((1 + n/N) var(Yh u Yu)), 0, 1)
+    (``"ppi++"``); mean = lam mean(Yu) + mean(Y - lam Yh); se^2 = lam^2 var(Yu)/N + var(Y - lam Yh)/n;
+    interval mean -+ 1.96 se. ``effective_human_labels`` = var(Y) / se^2, the audited queries a human-only mean
+    would need for the same width. ``settings`` are evaluate's (``group_by``, ``gain``, ...).
+
+    >>> import pandas as pd, sqlndcg
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2", "q3", "q3"], "doc_id": ["a", "b"] * 3,
+    ...                     "score": [2.0, 1.0] * 3})
+    >>> model = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2", "q3", "q3"], "doc_id": ["a", "b"] * 3,
+    ...                       "rel": [1, 0, 1, 1, 1, 0]})
+    >>> audit = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b"] * 2, "rel": [1, 0, 0, 1]})
+    >>> res = sqlndcg.ppi_evaluate(run, model, audit, ["p@1"], ppi="ppi")
+    >>> row = res.summary.to_dicts()[0]
+    >>> (row["naive_mean"], row["mean"], row["audited"])
+    (1.0, 0.5, 2)
+    """
+    return _ppi(run, model_labels, audit, metrics, ppi, None, con, run_format, judgments_format, dict(settings))
+
+
+def ppi_compare(
+    runs,
+    model_labels,
+    audit,
+    metrics: Sequence[str] | str = ("ndcg@10",),
+    *,
+    baseline,
+    system: str = "system",
+    ppi: str = "ppi++",
+    con=None,
+    run_format: str | None = None,
+    judgments_format: str | None = None,
+    **settings: Unpack[Settings],
+) -> PPIResult:
+    """:func:`ppi_evaluate` of paired differences, as :func:`sqlndcg.compare` pairs them: ``runs`` holds every
+    system's lists (a ``system`` column), and per (group, system other than ``baseline``, metric) the summary has
+    the prediction-powered mean of the per-query difference system - baseline (model values on every query both
+    systems have, human values on the audited ones) and its interval, the naive ones beside them, and a
+    ``baseline`` column. ``per_query`` has each system's own values.
+
+    >>> import pandas as pd, sqlndcg
+    >>> runs = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "query_id": ["q1", "q1", "q2", "q2"] * 2,
+    ...                      "doc_id": ["x", "y"] * 4, "score": [2.0, 1.0] * 2 + [1.0, 2.0] * 2})
+    >>> model = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["x", "y"] * 2, "rel": [1, 0, 1, 0]})
+    >>> audit = model[model.query_id == "q1"]
+    >>> r = sqlndcg.ppi_compare(runs, model, audit, ["p@1"], baseline="a", ppi="ppi").summary.to_dicts()[0]
+    >>> (r["system"], r["baseline"], r["naive_mean"], r["mean"])
+    ('b', 'a', -1.0, -1.0)
+    """
+    given: dict = dict(settings)
+    groups = given.pop("group_by", None) or []
+    given["group_by"] = ([groups] if isinstance(groups, str) else list(groups)) + [system]
+    return _ppi(runs, model_labels, audit, metrics, ppi, str(baseline), con, run_format, judgments_format, given)
+
+
+def _ppi(run, model_labels, audit, metrics, ppi: str, baseline: str | None, con, run_format, judgments_format,
+         settings: dict) -> PPIResult:
+    """ppi_evaluate (baseline None) or ppi_compare: the checks, evaluate twice, the PPI statement."""
+    if ppi not in ("ppi", "ppi++"):
+        raise SettingError(f"ppi must be 'ppi' (lam = 1) or 'ppi++' (the power-tuned lam), got {ppi!r}")
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    common = dict(settings, con=con, run_format=run_format)
+    with Runner.session(con) as runner:
+        model_in, audit_in = runner.inputs((model_labels, "model_labels", judgments_format),
+                                           (audit, "audit", judgments_format))
+        assert model_in is not None and audit_in is not None
+        rel = settings.get("rel", "rel")
+        scales = [runner.rows(templates.ppi_grades_sql(i.described["sql"], rel, dialect=runner.dialect))[0]
+                  for i in (model_in, audit_in)]
+        if scales[1][0] is None:
+            raise DataError(f"{audit_in.label}: the audit is empty; it holds the human labels of the audited "
+                            "queries, at least one")
+        if tuple(scales[0]) != tuple(scales[1]):
+            raise DataError(f"the model labels grade from {scales[0][0]} to {scales[0][1]} and the audit from "
+                            f"{scales[1][0]} to {scales[1][1]}: the two sources must use the same grade scale "
+                            "(map one onto the other first)")
+        model = evaluate(run, model_labels, names,
+                         judgments_format=judgments_format, **common)
+        human = evaluate(run, audit, names, judgments_format=judgments_format, **common)
+        groups = list(model.settings.get("group_by") or [])
+        query = model.per_query.columns[len(groups)]
+        if baseline is not None:
+            systems = sorted({str(v) for v in model.per_query.column(groups[-1])})
+            if baseline not in systems or len(systems) < 2:
+                raise SettingError(f"baseline {baseline!r} must be one of the systems in the {groups[-1]!r} column, "
+                                   f"with at least one other; they are {systems}")
+        model_pq, human_pq = runner.inputs((model.per_query.to_arrow(), "model_per_query", None),
+                                           (human.per_query.to_arrow(), "audit_per_query", None))
+        assert model_pq is not None and human_pq is not None
+        p = {"model": model_pq.described["sql"], "human": human_pq.described["sql"],
+             "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi,
+             "baseline": baseline}
+        missing = runner.rows(templates.ppi_missing_sql(p, dialect=runner.dialect))
+        if missing:
+            shown = ", ".join("/".join(str(v) for v in r) for r in missing[:5])
+            raise DataError(f"{audit_in.label}: {len(missing)} audited queries have no model-labelled value "
+                            f"(the model labels lack them): {shown}")
+        sql = templates.ppi_summary_sql(p, dialect=runner.dialect)
+        out_settings = dict(model.settings, ppi=ppi, audit=audit_in.label,
+                            **({"baseline": baseline} if baseline is not None else {}))
+        summary = runner.fetch(sql, out_settings)
+        pairs = runner.fetch(templates.ppi_pairs_sql(p, dialect=runner.dialect), out_settings)
+    return PPIResult(pairs, summary, out_settings, sql, _warnings(summary, groups))
+
+
+def _warnings(summary: Table, groups: list[str]) -> list[str]:
+    out = []
+    for r in summary.to_dicts():
+        who = ", ".join(f"{g}={r[g]}" for g in groups)
+        where = f"{r['metric']}" + (f" ({who})" if who else "")
+        if r["lam"] is None:
+            out.append(f"{where}: every query is audited; the human labels alone give the mean")
+        elif r["lam"] < LOW_LAMBDA:
+            out.append(f"{where}: the model labels add little (lam = {r['lam']:.3f}): their per-query values barely "
+                       "track the human ones, so the interval is about the audit's alone")
+    return out
