@@ -235,34 +235,6 @@ def test_example_comparison_model_equals_compare_and_its_gate(example_build):
     assert not sqlndcg.gate(c, "ndcg@10:0.01", correction="none").failures
 
 
-def test_incremental_model_evaluates_only_new_days(example_build, tmp_path):
-    project, database, env = example_build
-    rankings = project / "seeds" / "rankings.csv"
-    original = rankings.read_text()
-    before = {(r["system"], str(r["ds"])) for r in duckdb_rows(database, "per_query_incremental")}
-    try:
-        # A new day arrives, one query, run by both systems (under queries='judged' a system absent on a judged day
-        # scores 0 there, which the incremental model, reading only the new days' run, cannot know).
-        with rankings.open("a") as f:
-            f.write("baseline,2026-11-05,q01,sku-01-01,0.9\nbaseline,2026-11-05,q01,sku-01-02,0.8\n"
-                    "ltr_v2,2026-11-05,q01,sku-01-02,0.9\n")
-        with (project / "seeds" / "events.csv").open("a") as f:
-            f.write("2026-11-05,q01,sku-01-02,purchase\n")
-        dbt(project, "build", "--select", "rankings", "events", "judgments", "per_query_incremental",
-            "per_query_metrics", env=env)
-        rows = duckdb_rows(database, "per_query_incremental")
-        after = {(r["system"], str(r["ds"])) for r in rows}
-        assert after - before == {("baseline", "2026-11-05"), ("ltr_v2", "2026-11-05")}
-        new = {r["system"]: r["ndcg@5"] for r in rows if str(r["ds"]) == "2026-11-05"}
-        # one judged query that day: sku-01-02 (purchase, 3) ranked second by the baseline, first by ltr_v2;
-        # sku-01-01 shown without an event (0)
-        assert new == pytest.approx({"baseline": 1 / math.log2(3), "ltr_v2": 1.0}, abs=1e-12)
-        full = duckdb_rows(database, "per_query_metrics")
-        assert_same_rows(rows, [{k: r[k] for k in r} for r in full], ["system", "ds", "query_id"], "incremental")
-    finally:
-        rankings.write_text(original)
-
-
 # --- settings x id types, on dbt-duckdb and dbt-postgres -----------------------------------------------------------
 
 def write_matrix_project(root: Path, target_type: str) -> Path:
@@ -846,3 +818,33 @@ def test_example_provider_exposure_equals_the_exposure_verb(example_build):
     got = duckdb_rows(database, "provider_exposure")
     assert len(got) == len(want.per_query.rows) > 50
     assert_same_rows(got, want.per_query.to_dicts(), ["system", "ds", "query_id"], "provider_exposure")
+
+
+# --- last: this test appends a day to the example's seeds and tables, which the tests above read as built ------
+
+def test_incremental_model_evaluates_only_new_days(example_build, tmp_path):
+    project, database, env = example_build
+    rankings = project / "seeds" / "rankings.csv"
+    original = rankings.read_text()
+    before = {(r["system"], str(r["ds"])) for r in duckdb_rows(database, "per_query_incremental")}
+    try:
+        # A new day arrives, one query, run by both systems (under queries='judged' a system absent on a judged day
+        # scores 0 there, which the incremental model, reading only the new days' run, cannot know).
+        with rankings.open("a") as f:
+            f.write("baseline,2026-11-05,q01,sku-01-01,0.9\nbaseline,2026-11-05,q01,sku-01-02,0.8\n"
+                    "ltr_v2,2026-11-05,q01,sku-01-02,0.9\n")
+        with (project / "seeds" / "events.csv").open("a") as f:
+            f.write("2026-11-05,q01,sku-01-02,purchase\n")
+        dbt(project, "build", "--select", "rankings", "events", "judgments", "per_query_incremental",
+            "per_query_metrics", env=env)
+        rows = duckdb_rows(database, "per_query_incremental")
+        after = {(r["system"], str(r["ds"])) for r in rows}
+        assert after - before == {("baseline", "2026-11-05"), ("ltr_v2", "2026-11-05")}
+        new = {r["system"]: r["ndcg@5"] for r in rows if str(r["ds"]) == "2026-11-05"}
+        # one judged query that day: sku-01-02 (purchase, 3) ranked second by the baseline, first by ltr_v2;
+        # sku-01-01 shown without an event (0)
+        assert new == pytest.approx({"baseline": 1 / math.log2(3), "ltr_v2": 1.0}, abs=1e-12)
+        full = duckdb_rows(database, "per_query_metrics")
+        assert_same_rows(rows, [{k: r[k] for k in r} for r in full], ["system", "ds", "query_id"], "incremental")
+    finally:
+        rankings.write_text(original)
