@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 import random
 import shutil
-import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -16,6 +15,8 @@ import pandas as pd
 import pytest
 
 import sqlndcg
+
+from engine_parity import engine_tests
 
 import pyndeval  # the reference (test extra): missing, the tests fail rather than skip
 
@@ -264,63 +265,4 @@ def same_table(got, want, label: str) -> None:
                 assert str(a) == str(b), (label, w, column, a, b)
 
 
-def test_sqlite_equals_duckdb():
-    engine_check(sqlite3.connect(":memory:"), lambda con, name, frame: frame, "SQLite")
-
-
-def _clickhouse_type(series) -> str:
-    return {"i": "Int64", "f": "Float64"}.get(series.dtype.kind, "String")
-
-
-def load_clickhouse(con, name, frame):
-    cur = con.cursor()
-    cur.execute(f"DROP TABLE IF EXISTS {name}")
-    cur.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {_clickhouse_type(frame[c])}' for c in frame.columns)}) "
-                "ENGINE = Memory")
-    values = ", ".join("(" + ", ".join(f"'{v}'" if isinstance(v, str) else repr(v) for v in row) + ")"
-                       for row in frame.itertuples(index=False, name=None))
-    cur.execute(f"INSERT INTO {name} VALUES {values}")
-    return name
-
-
-def test_clickhouse_equals_duckdb():
-    from chdb import dbapi
-
-    engine_check(dbapi.connect(), load_clickhouse, "ClickHouse")
-
-
-def test_datafusion_equals_duckdb():
-    import datafusion
-
-    engine_check(datafusion.SessionContext(), lambda con, name, frame: frame, "DataFusion")
-
-
-@pytest.mark.engine
-def test_postgres_equals_duckdb(postgres):
-    with postgres.connect() as con:
-        engine_check(con, lambda con, name, frame: frame, "PostgreSQL")
-
-
-@pytest.mark.engine
-def test_mariadb_equals_duckdb(mariadb):
-    con = mariadb.connect()
-    try:
-        engine_check(con, lambda con, name, frame: frame, "MariaDB")
-    finally:
-        con.close()
-
-
-@pytest.mark.engine
-def test_snowflake_on_fakesnow_equals_duckdb(fakesnow):
-    from snowflake_tables import load_snowflake
-
-    engine_check(fakesnow, load_snowflake, "Snowflake (fakesnow)")
-
-
-@pytest.mark.engine
-def test_spark_equals_duckdb(spark):
-    def load(con, name, frame):
-        spark.createDataFrame(frame).createOrReplaceTempView(name)
-        return name
-
-    engine_check(spark, load, "Spark")
+globals().update(engine_tests(engine_check))

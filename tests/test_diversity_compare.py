@@ -156,7 +156,7 @@ def test_evaluate_of_a_diversity_list_reads_as_a_result():
 def test_mixed_compare_on_clickhouse_and_datafusion_equals_duckdb(engine):
     """The diversity statement grouped by system, the kept per-query table, the ad hoc judgments kept on the
     engine, compare's paired statements over them: DuckDB's numbers to 1e-9."""
-    from test_diversity import load_clickhouse
+    from engine_parity import load_clickhouse
 
     run, judged = make_data(3)
     both = pd.concat([run.assign(tag="a"), make_data(4)[0].assign(tag="b")], ignore_index=True)
