@@ -833,3 +833,37 @@ def ppi_summary_sql(p, *, dialect: str = "duckdb") -> str:
 def ppi_grades_sql(labels, rel, *, dialect: str = "duckdb") -> str:
     """``_ppi_grades_sql`` (sql/macros/ppi/ppi.sql): the lowest and highest grade of a judgments relation."""
     return render.call('_ppi_grades_sql', labels, rel, dialect=dialect)
+
+
+def system_order_values_sql(relation, column, *, dialect: str = "duckdb") -> str:
+    """``_system_order_values_sql`` (sql/macros/judgments/system_order.sql): a column's distinct values, in order."""
+    return render.call('_system_order_values_sql', relation, column, dialect=dialect)
+
+
+def system_order_queries_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_system_order_queries_sql`` (sql/macros/judgments/system_order.sql): per source, the queries it judged
+    and how many every source judged."""
+    return render.call('_system_order_queries_sql', p, dialect=dialect)
+
+
+def system_order_labels_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_system_order_labels_sql`` (sql/macros/judgments/system_order.sql): one source's judgments."""
+    return render.call('_system_order_labels_sql', p, dialect=dialect)
+
+
+def system_order_means_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_system_order_means_sql`` (sql/macros/judgments/system_order.sql): per (group, metric, source, system)
+    the mean over queries and the system's rank."""
+    return render.call('_system_order_means_sql', p, dialect=dialect)
+
+
+def system_order_correlation_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_system_order_correlation_sql`` (sql/macros/judgments/system_order.sql): Kendall's tau-b, tau-AP and the
+    flipped pairs per (group, metric, source) over a means table."""
+    return render.call('_system_order_correlation_sql', p, dialect=dialect)
+
+
+def system_order_flips_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_system_order_flips_sql`` (sql/macros/judgments/system_order.sql): the pairs of systems whose winner
+    flips, with both mean differences and p-values."""
+    return render.call('_system_order_flips_sql', p, dialect=dialect)

@@ -1,0 +1,165 @@
+{#-
+  Do two label sources rank systems the same way? (sqlndcg.system_order, docs/judgments.md "Model judges: do they
+  rank systems the same way?"). The per-query values are compare's (evaluate's statement, one per source); these
+  macros split the judgments by source, average the per-query values into a means table, and compare each source's
+  order of the systems with the reference's (the human labels):
+    tau_b    Kendall's tau-b between the systems' means under the reference and under the source (scipy's
+             kendalltau default): (C - D) / sqrt((n0 - n1) (n0 - n2)), n0 the pairs of systems, n1 (n2) those
+             tied under the reference (the source); NULL when either order is all ties.
+    tau_ap   AP correlation (Yilmaz, Aslam & Robertson, SIGIR 2008), the reference as the truth and the source's
+             order as the list: 2 / (N - 1) sum_{i=2..N} C(i) / (i - 1) - 1, C(i) the systems above the i-th that
+             the reference also puts above it. Ties: the systems above a system are those with a strictly higher
+             mean under the source (a system tied with none above is skipped, as the first; the mean is over the
+             systems that have some above); one tied with it under the reference counts 1/2. Without ties it is
+             the paper's.
+    flips    the pairs whose winner differs (strictly better under one, strictly worse under the other).
+  Mean equality is exact: two systems tie when their means are equal doubles.
+-#}
+
+{#- The distinct non-NULL values of a column (the sources, the systems), in order. -#}
+{%- macro _system_order_values_sql(relation, column) -%}
+SELECT DISTINCT {{ sqlndcg._quote(column) }} AS v FROM {{ relation }} s WHERE {{ sqlndcg._quote(column) }} IS NOT NULL
+ORDER BY v
+{%- endmacro -%}
+
+{#- The queries every source judged (the shared set), as a subquery of query ids. p: {judgments (relation SQL),
+    source, query (column names), sources (how many)}. -#}
+{%- macro _system_order_shared(p) -%}
+(SELECT {{ sqlndcg._quote(p.query) }} FROM {{ p.judgments }} x WHERE {{ sqlndcg._quote(p.source) }} IS NOT NULL
+ GROUP BY {{ sqlndcg._quote(p.query) }} HAVING COUNT(DISTINCT {{ sqlndcg._quote(p.source) }}) = {{ p.sources | int }})
+{%- endmacro -%}
+
+{#- Per source: the queries it judged and how many of them every source judged. -#}
+{%- macro _system_order_queries_sql(p) -%}
+{%- set q = sqlndcg._quote(p.query) -%}
+SELECT CAST({{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) AS source, COUNT(DISTINCT {{ q }}) AS judged,
+       COUNT(DISTINCT CASE WHEN {{ q }} IN {{ sqlndcg._system_order_shared(p) }} THEN {{ q }} END) AS shared
+FROM {{ p.judgments }} j WHERE {{ sqlndcg._quote(p.source) }} IS NOT NULL
+GROUP BY CAST({{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }})
+ORDER BY source
+{%- endmacro -%}
+
+{#- One source's judgments (p.value, text), its other columns (p.columns) as evaluate reads them; with p.shared only
+    the queries every source judged. -#}
+{%- macro _system_order_labels_sql(p) -%}
+SELECT {% for c in p.columns %}j.{{ sqlndcg._quote(c) }}{{ ', ' if not loop.last }}{% endfor %}
+FROM {{ p.judgments }} j
+WHERE CAST(j.{{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.text_literal(p.value) }}
+{%- if p.shared %}
+  AND j.{{ sqlndcg._quote(p.query) }} IN {{ sqlndcg._system_order_shared(p) }}
+{%- endif %}
+{%- endmacro -%}
+
+{#- The means table: per (group, metric, source, system) the queries with a value, their mean and the system's rank
+    under that source (1 = the highest mean; equal means share the best rank). p: {per_query: [{source, sql}]
+    (compare's per-query tables), groups, system, metrics, source (the output's source column)}. -#}
+{%- macro _system_order_means_sql(p) -%}
+{%- set d = sqlndcg.double() -%}
+{%- set keys = p.groups + [p.system] -%}
+{%- set by = [] -%}{%- for k in p.groups %}{% do by.append(sqlndcg._quote(k)) %}{% endfor -%}
+{%- set src = sqlndcg._quote(p.source) -%}
+WITH long AS (
+{%- for t in p.per_query %}{% set outer = loop %}{% for m in p.metrics %}
+  SELECT {% for k in keys %}s.{{ sqlndcg._quote(k) }}, {% endfor %}{{ sqlndcg.text_literal(m) }} AS metric,
+         {{ sqlndcg.text_literal(t.source) }} AS {{ src }}, CAST(s.{{ sqlndcg._quote(m) }} AS {{ d }}) AS value
+  FROM {{ t.sql }} s
+  {%- if not (outer.last and loop.last) %}
+  UNION ALL
+  {%- endif %}
+{%- endfor %}{% endfor %}
+), m AS (
+  SELECT {% for k in keys %}{{ sqlndcg._quote(k) }}, {% endfor %}metric, {{ src }}, COUNT(value) AS queries,
+         AVG(value) AS {{ sqlndcg._quote('mean') }}
+  FROM long GROUP BY {% for k in keys %}{{ sqlndcg._quote(k) }}, {% endfor %}metric, {{ src }}
+)
+SELECT {% for k in by %}m.{{ k }}, {% endfor %}m.metric, m.{{ src }}, m.{{ sqlndcg._quote(p.system) }}, m.queries,
+       m.{{ sqlndcg._quote('mean') }}, RANK() OVER (PARTITION BY {% for k in by %}{{ k }}, {% endfor %}metric, {{ src }}
+                         ORDER BY CASE WHEN {{ sqlndcg._quote('mean') }} IS NULL THEN 1 ELSE 0 END,
+                                  {{ sqlndcg._quote('mean') }} DESC) AS {{ sqlndcg._quote('rank') }}
+FROM m
+ORDER BY {% for k in by %}{{ k }}, {% endfor %}metric, {{ src }}, {{ sqlndcg._quote('rank') }}, {{ sqlndcg._quote(p.system) }}
+{%- endmacro -%}
+
+{#- Every ordered pair of systems (a, b) with a mean under the reference and under another source: the means
+    table's relation p.means, p.reference (text). CTEs r, s, pairs(groups, metric, source, system_a, system_b,
+    ref_a, ref_b, src_a, src_b). -#}
+{%- macro _system_order_pairs_ctes(p) -%}
+{%- set src = sqlndcg._quote(p.source) -%}{%- set sys = sqlndcg._quote(p.system) -%}{%- set mean = sqlndcg._quote('mean') -%}
+{%- set ref = 'CAST(' ~ src ~ ' AS ' ~ sqlndcg.text_type() ~ ') = ' ~ sqlndcg.text_literal(p.reference) -%}
+r AS (SELECT * FROM {{ p.means }} x WHERE {{ ref }} AND {{ mean }} IS NOT NULL),
+s AS (SELECT * FROM {{ p.means }} x WHERE NOT ({{ ref }}) AND {{ mean }} IS NOT NULL),
+pairs AS (
+  SELECT {% for k in p.groups %}s1.{{ sqlndcg._quote(k) }}, {% endfor %}s1.metric, s1.{{ src }},
+         s1.{{ sys }} AS system_a, s2.{{ sys }} AS system_b, r1.{{ mean }} AS ref_a, r2.{{ mean }} AS ref_b,
+         s1.{{ mean }} AS src_a, s2.{{ mean }} AS src_b
+  FROM s s1
+  JOIN s s2 ON s2.metric = s1.metric AND s2.{{ src }} = s1.{{ src }} AND s2.{{ sys }} <> s1.{{ sys }}
+  JOIN r r1 ON r1.metric = s1.metric AND r1.{{ sys }} = s1.{{ sys }}
+  JOIN r r2 ON r2.metric = s1.metric AND r2.{{ sys }} = s2.{{ sys }}
+  {%- for k in p.groups %}{% set g = sqlndcg._quote(k) %}
+    AND s2.{{ g }} = s1.{{ g }} AND r1.{{ g }} = s1.{{ g }} AND r2.{{ g }} = s1.{{ g }}
+  {%- endfor %}
+)
+{%- endmacro -%}
+
+{#- Per (group, metric, source other than the reference): the systems both rank, concordant and discordant pairs,
+    tau_b, tau_ap and the flipped pairs (= discordant). p as for _system_order_pairs_ctes. -#}
+{%- macro _system_order_correlation_sql(p) -%}
+{%- set d = sqlndcg.double() -%}
+{%- set src = sqlndcg._quote(p.source) -%}{%- set sys = sqlndcg._quote(p.system) -%}
+{%- set by = [] -%}{%- for k in p.groups %}{% do by.append(sqlndcg._quote(k)) %}{% endfor -%}
+{%- set keys = (by + ['metric', src]) | join(', ') -%}
+{%- set on_c = [] -%}{%- set on_ap = [] -%}
+{%- for k in by + ['metric', src] %}{% do on_c.append('c.' ~ k ~ ' = n.' ~ k) %}{% do on_ap.append('ap.' ~ k ~ ' = n.' ~ k) %}{% endfor -%}
+WITH {{ sqlndcg._system_order_pairs_ctes(p) }},
+n AS (
+  SELECT {% for k in by %}s.{{ k }}, {% endfor %}s.metric, s.{{ src }}, COUNT(*) AS systems
+  FROM s JOIN r ON r.metric = s.metric AND r.{{ sys }} = s.{{ sys }}
+  {%- for k in by %} AND r.{{ k }} = s.{{ k }}{% endfor %}
+  GROUP BY {% for k in by %}s.{{ k }}, {% endfor %}s.metric, s.{{ src }}
+), c AS (
+  SELECT {{ keys }},
+         SUM(CASE WHEN ref_a > ref_b AND src_a > src_b THEN 1 ELSE 0 END) AS concordant,
+         SUM(CASE WHEN ref_a > ref_b AND src_a < src_b THEN 1 ELSE 0 END) AS discordant,
+         CAST(COUNT(*) AS {{ d }}) / 2 AS n0,
+         CAST(SUM(CASE WHEN ref_a = ref_b THEN 1 ELSE 0 END) AS {{ d }}) / 2 AS n1,
+         CAST(SUM(CASE WHEN src_a = src_b THEN 1 ELSE 0 END) AS {{ d }}) / 2 AS n2
+  FROM pairs GROUP BY {{ keys }}
+), above AS (
+  SELECT {{ keys }}, system_a,
+         SUM(CASE WHEN ref_b > ref_a THEN CAST(1 AS {{ d }}) WHEN ref_b = ref_a THEN CAST(0.5 AS {{ d }})
+                  ELSE CAST(0 AS {{ d }}) END) / COUNT(*) AS share
+  FROM pairs WHERE src_b > src_a GROUP BY {{ keys }}, system_a
+), ap AS (
+  SELECT {{ keys }}, 2 * AVG(share) - 1 AS tau_ap FROM above GROUP BY {{ keys }}
+)
+SELECT {% for k in by + ['metric', src] %}n.{{ k }}, {% endfor %}n.systems,
+       CASE WHEN (c.n0 - c.n1) * (c.n0 - c.n2) > 0
+            THEN (CAST(c.concordant AS {{ d }}) - c.discordant) / SQRT((c.n0 - c.n1) * (c.n0 - c.n2)) END AS tau_b,
+       ap.tau_ap, COALESCE(c.concordant, 0) AS concordant, COALESCE(c.discordant, 0) AS flipped
+FROM n
+LEFT JOIN c ON {{ on_c | join(' AND ') }}
+LEFT JOIN ap ON {{ on_ap | join(' AND ') }}
+ORDER BY {% for k in by + ['metric', src] %}n.{{ k }}{{ ', ' if not loop.last }}{% endfor %}
+{%- endmacro -%}
+
+{#- Per (group, metric, source): every pair of systems whose winner flips, system_a the reference's winner, the
+    mean differences a - b under each and the p-values of the paired test under each (p.pvalues: a relation of
+    (groups, source, metric, system_a, system_b, p), the systems as text, both orders of a pair). -#}
+{%- macro _system_order_flips_sql(p) -%}
+{%- set t = sqlndcg.text_type() -%}
+{%- set src = sqlndcg._quote(p.source) -%}
+{%- set by = [] -%}{%- for k in p.groups %}{% do by.append(sqlndcg._quote(k)) %}{% endfor -%}
+WITH {{ sqlndcg._system_order_pairs_ctes(p) }}
+SELECT {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b,
+       x.ref_a - x.ref_b AS reference_difference, x.src_a - x.src_b AS source_difference,
+       pr.p AS reference_p, ps.p AS source_p
+FROM pairs x
+{%- for alias, value in [('pr', sqlndcg.text_literal(p.reference)), ('ps', 'CAST(x.' ~ src ~ ' AS ' ~ t ~ ')')] %}
+LEFT JOIN {{ p.pvalues }} {{ alias }} ON {{ alias }}.metric = x.metric AND {{ alias }}.source = {{ value }}
+  AND {{ alias }}.system_a = CAST(x.system_a AS {{ t }}) AND {{ alias }}.system_b = CAST(x.system_b AS {{ t }})
+  {%- for k in by %} AND {{ alias }}.{{ k }} = x.{{ k }}{% endfor %}
+{%- endfor %}
+WHERE x.ref_a > x.ref_b AND x.src_a < x.src_b
+ORDER BY {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b
+{%- endmacro -%}
