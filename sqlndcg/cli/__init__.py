@@ -33,6 +33,7 @@ from . import judgments as cli_judgments
 from . import online as cli_online
 from . import overlap as cli_overlap
 from . import power as cli_power
+from . import system_order as cli_system_order
 from .common import (DATABASES, add_file_flags, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags,
                      file_options_from, flag_of, run_verb, settings_from)
 from .output import write_table
@@ -138,7 +139,8 @@ class VerbModule(Protocol):
 #: Every verb: name -> (the module that builds and runs it, its one-line help).
 
 _MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_interleaving, cli_overlap,
-                                     cli_compare, cli_explain, cli_power, cli_diversity, cli_beyond, cli_fairness)
+                                     cli_compare, cli_explain, cli_power, cli_diversity, cli_beyond, cli_fairness,
+                                     cli_system_order)
 
 
 def _verbs() -> dict[str, tuple[VerbModule, str]]:

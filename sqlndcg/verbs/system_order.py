@@ -119,12 +119,12 @@ def _sources(runner: Runner, labels: Input, source: str, reference) -> list[str]
     found = [str(v) for (v,) in runner.rows(templates.system_order_values_sql(labels.described["sql"], source,
                                                                               dialect=runner.dialect))]
     if str(reference) not in found:
-        raise SettingError(f"reference={reference!r} is not a value of {labels.label}'s column {source!r}; it holds "
-                           f"{', '.join(map(repr, found)) or 'no value'}")
+        raise SettingError(f"reference={reference!r} is not a label source: the column {source!r} of {labels.label} "
+                           f"holds {', '.join(map(repr, found)) or 'no value'}")
     others = [v for v in found if v != str(reference)]
     if not others:
-        raise SettingError(f"{labels.label}'s column {source!r} holds only the reference {str(reference)!r}: there "
-                           "is no other label source to compare with it")
+        raise SettingError(f"the column {source!r} of {labels.label} holds only the reference {str(reference)!r}: "
+                           "there is no other label source to compare with it")
     return [str(reference)] + others
 
 
