@@ -29,14 +29,15 @@ ORDER BY v
  GROUP BY {{ sqlndcg._quote(p.query) }} HAVING COUNT(DISTINCT {{ sqlndcg._quote(p.source) }}) = {{ p.sources | int }})
 {%- endmacro -%}
 
-{#- Per source: the queries it judged and how many of them every source judged. -#}
+{#- Per source (as text, label_source): the queries it judged and how many of them every source judged. -#}
 {%- macro _system_order_queries_sql(p) -%}
-{%- set q = sqlndcg._quote(p.query) -%}
-SELECT CAST({{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) AS source, COUNT(DISTINCT {{ q }}) AS judged,
-       COUNT(DISTINCT CASE WHEN {{ q }} IN {{ sqlndcg._system_order_shared(p) }} THEN {{ q }} END) AS shared
-FROM {{ p.judgments }} j WHERE {{ sqlndcg._quote(p.source) }} IS NOT NULL
-GROUP BY CAST({{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }})
-ORDER BY source
+{%- set q = sqlndcg._quote(p.query) -%}{%- set src = sqlndcg._quote(p.source) -%}
+SELECT CAST(j.{{ src }} AS {{ sqlndcg.text_type() }}) AS label_source, COUNT(DISTINCT j.{{ q }}) AS judged,
+       COUNT(DISTINCT sh.{{ q }}) AS shared
+FROM {{ p.judgments }} j LEFT JOIN {{ sqlndcg._system_order_shared(p) }} sh ON sh.{{ q }} = j.{{ q }}
+WHERE j.{{ src }} IS NOT NULL
+GROUP BY j.{{ src }}
+ORDER BY label_source
 {%- endmacro -%}
 
 {#- One source's judgments (p.value, text), its other columns (p.columns) as evaluate reads them; with p.shared only
@@ -44,10 +45,10 @@ ORDER BY source
 {%- macro _system_order_labels_sql(p) -%}
 SELECT {% for c in p.columns %}j.{{ sqlndcg._quote(c) }}{{ ', ' if not loop.last }}{% endfor %}
 FROM {{ p.judgments }} j
-WHERE CAST(j.{{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.text_literal(p.value) }}
 {%- if p.shared %}
-  AND j.{{ sqlndcg._quote(p.query) }} IN {{ sqlndcg._system_order_shared(p) }}
+JOIN {{ sqlndcg._system_order_shared(p) }} sh ON sh.{{ sqlndcg._quote(p.query) }} = j.{{ sqlndcg._quote(p.query) }}
 {%- endif %}
+WHERE CAST(j.{{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.text_literal(p.value) }}
 {%- endmacro -%}
 
 {#- The means table: per (group, metric, source, system) the queries with a value, their mean and the system's rank
