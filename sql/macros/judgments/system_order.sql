@@ -59,7 +59,7 @@ WHERE CAST(j.{{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) = {{ s
 {%- set keys = p.groups + [p.system] -%}
 {%- set by = [] -%}{%- for k in p.groups %}{% do by.append(sqlndcg._quote(k)) %}{% endfor -%}
 {%- set src = sqlndcg._quote(p.source) -%}
-WITH long AS (
+WITH vals AS (
 {%- for t in p.per_query %}{% set outer = loop %}{% for m in p.metrics %}
   SELECT {% for k in keys %}s.{{ sqlndcg._quote(k) }}, {% endfor %}{{ sqlndcg.text_literal(m) }} AS metric,
          {{ sqlndcg.text_literal(t.source) }} AS {{ src }}, CAST(s.{{ sqlndcg._quote(m) }} AS {{ d }}) AS value
@@ -71,7 +71,7 @@ WITH long AS (
 ), m AS (
   SELECT {% for k in keys %}{{ sqlndcg._quote(k) }}, {% endfor %}metric, {{ src }}, COUNT(value) AS queries,
          AVG(value) AS {{ sqlndcg._quote('mean') }}
-  FROM long GROUP BY {% for k in keys %}{{ sqlndcg._quote(k) }}, {% endfor %}metric, {{ src }}
+  FROM vals GROUP BY {% for k in keys %}{{ sqlndcg._quote(k) }}, {% endfor %}metric, {{ src }}
 )
 SELECT {% for k in by %}m.{{ k }}, {% endfor %}m.metric, m.{{ src }}, m.{{ sqlndcg._quote(p.system) }}, m.queries,
        m.{{ sqlndcg._quote('mean') }}, RANK() OVER (PARTITION BY {% for k in by %}{{ k }}, {% endfor %}metric, {{ src }}
