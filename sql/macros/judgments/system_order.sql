@@ -146,7 +146,7 @@ ORDER BY {% for k in by + ['metric', src] %}n.{{ k }}{{ ', ' if not loop.last }}
 
 {#- Per (group, metric, source): every pair of systems whose winner flips, system_a the reference's winner, the
     mean differences a - b under each and the p-values of the paired test under each (p.pvalues: a relation of
-    (groups, source, metric, system_a, system_b, p), the systems as text, both orders of a pair). -#}
+    (groups, source, metric, system_a, system_b, p), the systems as text, both orders of a pair; none: NULL). -#}
 {%- macro _system_order_flips_sql(p) -%}
 {%- set t = sqlndcg.text_type() -%}
 {%- set src = sqlndcg._quote(p.source) -%}
@@ -154,13 +154,47 @@ ORDER BY {% for k in by + ['metric', src] %}n.{{ k }}{{ ', ' if not loop.last }}
 WITH {{ sqlndcg._system_order_pairs_ctes(p) }}
 SELECT {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b,
        x.ref_a - x.ref_b AS reference_difference, x.src_a - x.src_b AS source_difference,
-       pr.p AS reference_p, ps.p AS source_p
+       {% if p.pvalues is none %}{{ sqlndcg.null_double() }} AS reference_p, {{ sqlndcg.null_double() }} AS source_p
+       {%- else %}pr.p AS reference_p, ps.p AS source_p{% endif %}
 FROM pairs x
-{%- for alias, value in [('pr', sqlndcg.text_literal(p.reference)), ('ps', 'CAST(x.' ~ src ~ ' AS ' ~ t ~ ')')] %}
+{%- if p.pvalues is not none %}{%- for alias, value in [('pr', sqlndcg.text_literal(p.reference)), ('ps', 'CAST(x.' ~ src ~ ' AS ' ~ t ~ ')')] %}
 LEFT JOIN {{ p.pvalues }} {{ alias }} ON {{ alias }}.metric = x.metric AND {{ alias }}.source = {{ value }}
   AND {{ alias }}.system_a = CAST(x.system_a AS {{ t }}) AND {{ alias }}.system_b = CAST(x.system_b AS {{ t }})
   {%- for k in by %} AND {{ alias }}.{{ k }} = x.{{ k }}{% endfor %}
-{%- endfor %}
+{%- endfor %}{% endif %}
 WHERE x.ref_a > x.ref_b AND x.src_a < x.src_b
 ORDER BY {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b
+{%- endmacro -%}
+
+
+{#- dbt entry points (docs/judgments.md, "In dbt"): the means table from one per-query model per source
+    (per_query={'human': ref('per_query_human'), 'gpt': ref('per_query_gpt')}, each sqlndcg.per_query with the
+    system among its group_by), and the correlation and flips over a means model. The flips' p-values are Python's
+    (compare): NULL here. -#}
+{%- macro _system_order_dbt(means, reference, source, system, group_by, pvalues=none) -%}
+{{ return({'means': sqlndcg._input_relation('means', means).sql, 'reference': reference | string, 'source': source,
+           'system': system, 'groups': [group_by] if group_by is string else (group_by or []), 'pvalues': pvalues}) }}
+{%- endmacro -%}
+
+{%- macro system_order_means(per_query=none, metrics=none, source='source', system='system', group_by=none) -%}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{%- if per_query is none or per_query is string or per_query is not mapping or not per_query -%}
+  {{ sqlndcg._fail('setting', 'per_query= must map each label source to its per-query model, e.g. {"human": '
+                   ~ 'ref("per_query_human"), "model": ref("per_query_model")}') }}
+{%- endif -%}
+{%- if not metrics or metrics is string -%}{{ sqlndcg._fail('setting', 'metrics= must list the per-query models\' metric columns') }}{%- endif -%}
+{%- set tables = [] -%}
+{%- for name, relation in per_query.items() %}{% do tables.append({'source': name, 'sql': sqlndcg._input_relation('per_query', relation).sql}) %}{% endfor -%}
+{{ return(sqlndcg._system_order_means_sql({'per_query': tables, 'metrics': metrics, 'source': source, 'system': system,
+                                           'groups': [group_by] if group_by is string else (group_by or [])})) }}
+{%- endmacro -%}
+
+{%- macro system_order_correlation(means=none, reference='human', source='source', system='system', group_by=none) -%}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._system_order_correlation_sql(sqlndcg._system_order_dbt(means, reference, source, system, group_by))) }}
+{%- endmacro -%}
+
+{%- macro system_order_flips(means=none, reference='human', source='source', system='system', group_by=none) -%}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._system_order_flips_sql(sqlndcg._system_order_dbt(means, reference, source, system, group_by))) }}
 {%- endmacro -%}
