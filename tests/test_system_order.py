@@ -271,3 +271,17 @@ def check_engine(con, load, label: str) -> None:
 # per-query tables back to the engine as Arrow tables, which sqlndcg loads into the others but not into those.
 globals().update({name: test for name, test in engine_tests(check_engine).items()
                   if not any(e in name for e in ("clickhouse", "spark", "snowflake"))})
+
+
+def test_the_docs_worked_example_prints_what_they_say(capsys):
+    text = (ROOT / "docs" / "judgments.md").read_text()
+    section = text.split("## Model judges: do they rank systems the same way?")[1].split("\n## ")[0]
+    code = section.split("A worked example")[1].split("```python\n")[1].split("```")[0]
+    printed = section.split("prints\n\n```text\n")[1].split("```")[0]
+    exec(compile(code, "docs/judgments.md", "exec"), {})
+    assert capsys.readouterr().out == printed
+    # by hand: tau_b (2 - 1) / 3, tau_ap 2 / 2 (1 + 1/2) - 1, the flip's p-values scipy's
+    assert "0.3333  0.5000           2        1" in printed
+    assert f"{ttest_rel([1, 1, 1, 0], [0, 0, 1, 1]).pvalue:.4f}" == f"{ttest_rel([1, 1, 0, 0], [1, 0, 1, 1]).pvalue:.4f}" == "0.6376"
+    assert kendalltau([0.75, 0.5, 1.0], [0.5, 0.75, 1.0]).statistic == pytest.approx(1 / 3)
+    assert tau_ap_paper([0.75, 0.5, 1.0], [0.5, 0.75, 1.0]) == pytest.approx(0.5)
