@@ -7,7 +7,6 @@ missing some queries, group_by; the errors; the command line; SQLite and Postgre
 
 from __future__ import annotations
 
-import math
 import subprocess
 import sys
 from pathlib import Path

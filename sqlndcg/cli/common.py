@@ -74,6 +74,9 @@ EXAMPLES = {
     "exposure": ["sqlndcg exposure --run run.csv --items items.csv --group-column provider --browsing rbp --p 0.5",
                  "sqlndcg exposure --run samples.csv --sample-column sample --items items.csv --judgments qrels.txt "
                  "--group-by system --table summary"],
+    "system-order": ["sqlndcg system-order runs.parquet judgments.parquet --source source --reference human "
+                     "-m ndcg@10,p@5",
+                     "sqlndcg system-order runs.csv labels.csv -m ndcg@10 --query-set own --format csv --table flips"],
 }
 
 
