@@ -284,3 +284,57 @@ def test_the_docs_worked_example_prints_what_they_say(capsys):
     assert f"{ttest_rel([1, 1, 1, 0], [0, 0, 1, 1]).pvalue:.4f}" == f"{ttest_rel([1, 1, 0, 0], [1, 0, 1, 1]).pvalue:.4f}" == "0.6376"
     assert kendalltau([0.75, 0.5, 1.0], [0.5, 0.75, 1.0]).statistic == pytest.approx(1 / 3)
     assert tau_ap_paper([0.75, 0.5, 1.0], [0.5, 0.75, 1.0]) == pytest.approx(0.5)
+
+
+@pytest.mark.engine
+def test_dbt_models_equal_system_order(tmp_path):
+    """The dbt macros over per-query models of each source give the means, tau and flips of system_order (the
+    p-values are NULL in dbt)."""
+    import csv
+    import os
+
+    import duckdb
+
+    runs, labels, _ = flip_case()
+    project = tmp_path / "proj"
+    (project / "seeds").mkdir(parents=True)
+    (project / "models").mkdir()
+    for name, frame in (("runs", runs), ("labels", labels)):
+        with (project / "seeds" / f"{name}.csv").open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(frame.columns)
+            w.writerows(frame.itertuples(index=False, name=None))
+    (project / "dbt_project.yml").write_text("name: order\nversion: '1.0.0'\nconfig-version: 2\nprofile: order\n"
+                                             "models:\n  order:\n    +materialized: table\n")
+    (project / "profiles.yml").write_text(f"order:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
+                                          f"      path: '{project / 'o.duckdb'}'\n      threads: 1\n")
+    (project / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
+    metrics = "['ndcg@2', 'p@1']"
+    for src in ("human", "model"):
+        (project / "models" / f"per_query_{src}.sql").write_text(
+            f"{{{{ sqlndcg.per_query(run=ref('runs'), judgments=ref('labels'), judgments_where=\"source = '{src}'\", "
+            f"metrics={metrics}, group_by=['system']) }}}}\n")
+    (project / "models" / "system_means.sql").write_text(
+        "{{ sqlndcg.system_order_means(per_query={'human': ref('per_query_human'), 'model': ref('per_query_model')}, "
+        f"metrics={metrics}) }}}}\n")
+    for what in ("correlation", "flips"):
+        (project / "models" / f"system_{what}.sql").write_text(
+            f"{{{{ sqlndcg.system_order_{what}(means=ref('system_means'), reference='human') }}}}\n")
+    dbt = str(Path(sys.executable).with_name("dbt"))
+    for command in ("deps", "build"):
+        done = subprocess.run([dbt, command, "--project-dir", str(project), "--profiles-dir", str(project)],
+                              capture_output=True, text=True, cwd=project, env=dict(os.environ), timeout=600)
+        assert done.returncode == 0, done.stdout[-4000:]
+    want = sqlndcg.system_order(runs, labels, ["ndcg@2", "p@1"], permutations=100, resamples=100)
+    with duckdb.connect(str(project / "o.duckdb"), read_only=True) as con:
+        for part in ("means", "correlation", "flips"):
+            cur = con.execute(f"SELECT * FROM system_{part}")
+            got = sqlndcg.Table([d[0] for d in cur.description], cur.fetchall())
+            expected = getattr(want, part)
+            if part == "flips":
+                assert all(r["reference_p"] is None and r["source_p"] is None for r in got.to_dicts())
+                keep = [c for c in expected.columns if not c.endswith("_p")]
+                got, expected = (sqlndcg.Table(keep, [tuple(r[c] for c in keep) for r in t.to_dicts()])
+                                 for t in (got, expected))
+            assert_same(got, expected, f"dbt {part}",
+                        sort_by=lambda r: tuple(str(v) for v in r[:4]))
