@@ -338,3 +338,22 @@ def test_dbt_models_equal_system_order(tmp_path):
                                  for t in (got, expected))
             assert_same(got, expected, f"dbt {part}",
                         sort_by=lambda r: tuple(str(v) for v in r[:4]))
+
+
+def test_a_source_labelling_a_document_twice_is_refused_by_name():
+    runs, labels, _ = flip_case()
+    twice = pd.concat([labels, labels[labels.source == "model"].iloc[[0]]], ignore_index=True)
+    with pytest.raises(DataError, match=r"labels of a source occur more than once \(source, query_id, doc_id\).*"
+                                        r"aggregate_labels"):
+        sqlndcg.system_order(runs, twice, ["ndcg@2"])
+
+
+def test_the_shown_statement_runs_over_a_table_named_means():
+    import duckdb
+
+    runs, labels, _ = flip_case()
+    res = sqlndcg.system_order(runs, labels, ["ndcg@2", "p@1"], permutations=100, resamples=100)
+    con = duckdb.connect()
+    con.register("means", res.means.to_arrow())
+    cur = con.execute(res.sql)
+    assert sqlndcg.Table([d[0] for d in cur.description], cur.fetchall()) == res.correlation

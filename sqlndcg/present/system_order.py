@@ -15,7 +15,9 @@ class SystemOrder:
     ``tau_ap``, ``concordant`` and ``flipped`` (pairs); ``flips``: per (group, metric, source) every pair whose
     winner flips, ``system_a`` the reference's winner, ``reference_difference`` (> 0) and ``source_difference``
     (< 0) of the means a - b, ``reference_p`` and ``source_p`` of compare's paired test under each; ``settings``;
-    ``statements``: the SQL of the means, correlation and flips (``sql``: the correlation's, over the means)."""
+    ``statements``: the SQL of the means (over the session's per-query tables), correlation and flips (over tables
+    named ``means``, holding ``means``, and ``pvalues``: group..., source, metric, system_a, system_b, p); ``sql``:
+    the correlation's."""
 
     means: Table
     correlation: Table
@@ -25,7 +27,7 @@ class SystemOrder:
 
     @property
     def sql(self) -> str:
-        """The correlation statement (tau-b, tau-AP, flipped pairs) over the means table."""
+        """The correlation statement (tau-b, tau-AP, flipped pairs) over a table named ``means`` (``self.means``)."""
         return str(self.statements.get("correlation", ""))
 
     def to_dict(self) -> dict:

@@ -78,6 +78,11 @@ def system_order(
                              f"{', '.join(columns)}. Name the column that tells the label sources apart with source=")
         sources = _sources(runner, labels, source, reference)
         query = str(settings.get("judgments_query_id") or settings.get("query_id") or "query_id")
+        doc = str(settings.get("judgments_doc_id") or settings.get("doc_id") or "doc_id")
+        if query in columns and doc in columns:  # else evaluate names the missing column
+            runner.check(labels, [], [], [source, query, doc], "labels of a source",
+                         "; each source labels a (query, document) once: aggregate a source's labels first "
+                         "(sqlndcg.aggregate_labels)")
         p = {"judgments": labels.described["sql"], "source": source, "query": query, "sources": len(sources),
              "columns": [c for c in columns if c != source], "shared": query_set == "shared"}
         _check_shared(runner, p, query_set)
@@ -110,8 +115,12 @@ def system_order(
         flips_sql = templates.system_order_flips_sql(r, dialect=runner.dialect)
         correlation = runner.fetch(corr_sql, out)
         flips = runner.fetch(flips_sql, out)
-    return SystemOrder(means, correlation, flips, out,
-                       {"means": means_sql, "correlation": corr_sql, "flips": flips_sql})
+        # as shown: over tables named means and pvalues (res.means and the pairs' p-values, stored under those names)
+        shown = dict(r, means="means", pvalues="pvalues")
+        statements = {"means": means_sql,
+                      "correlation": templates.system_order_correlation_sql(shown, dialect=runner.dialect),
+                      "flips": templates.system_order_flips_sql(shown, dialect=runner.dialect)}
+    return SystemOrder(means, correlation, flips, out, statements)
 
 
 def _sources(runner: Runner, labels: Input, source: str, reference) -> list[str]:
