@@ -357,3 +357,12 @@ def test_the_shown_statement_runs_over_a_table_named_means():
     con.register("means", res.means.to_arrow())
     cur = con.execute(res.sql)
     assert sqlndcg.Table([d[0] for d in cur.description], cur.fetchall()) == res.correlation
+
+
+def test_runs_as_a_dict_of_systems():
+    runs, labels, _ = flip_case()
+    as_dict = {name: part.drop(columns="system") for name, part in runs.groupby("system")}
+    got = sqlndcg.system_order(as_dict, labels, ["ndcg@2"], permutations=100, resamples=100)
+    want = sqlndcg.system_order(runs, labels, ["ndcg@2"], permutations=100, resamples=100)
+    for part in ("means", "correlation", "flips"):
+        assert_same(getattr(got, part), getattr(want, part), f"dict {part}")
