@@ -24,7 +24,7 @@ LAYERS = [
     "plan",           # the plan (spec + the inputs' facts), input relations as dbt names them
     "checks",         # the input checks' declaration and statements
     "statements",     # per-query, summary, account, run_top, compare, explain, weights
-    "judgments",      # the judgment tools: labels, agreement, positions
+    "judgments",      # the judgment tools: labels, agreement, positions, system_order
     "diversity",      # intent-aware measures from judgments with an intent column (ndeval's), a statement of their own
     "fairness",       # exposure fairness of rankings over the items' groups (exposure, AWRF, expected exposure)
     "online",         # click logs: the impression log's plan and checks, propensities, click labels, interleaving

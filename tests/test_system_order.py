@@ -250,6 +250,14 @@ def test_the_command_line(tmp_path):
     lines = out.stdout.strip().splitlines()
     assert lines[0].startswith("metric,source,system_a,system_b,reference_difference")
     assert len(lines) == 1 + len(want.flips)
+    out = subprocess.run(cli + ["--format", "json", "--query-set", "own", "--test", "randomization"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    import json
+
+    got = json.loads(out.stdout)
+    assert got["settings"]["query_set"] == "own" and got["settings"]["test"] == "randomization"
+    assert got["correlation"][0]["tau_b"] == pytest.approx(row["tau_b"])
     out = subprocess.run(cli[:-4] + ["--reference", "people"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert out.returncode == 2
     assert "reference='people' is not a label source" in out.stderr
