@@ -7,6 +7,7 @@ missing some queries, group_by; the errors; the command line; SQLite and Postgre
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -264,8 +265,9 @@ def test_the_command_line(tmp_path):
 
 
 def check_engine(con, load, label: str) -> None:
-    for ids in ("text", "int"):
-        runs, labels, _ = flip_case(ids)
+    tied = random_data(2, systems=("a", "b", "c", "d"), queries=5)  # d copies c: ties in both orders
+    for ids in ("text", "int", "tied"):
+        runs, labels = tied if ids == "tied" else flip_case(ids)[:2]
         want = sqlndcg.system_order(runs, labels, ["ndcg@2", "p@1"], permutations=100, resamples=100)
         got = sqlndcg.system_order(load(con, f"so_runs_{ids}", runs), load(con, f"so_labels_{ids}", labels),
                                    ["ndcg@2", "p@1"], permutations=100, resamples=100, con=con)
@@ -374,3 +376,20 @@ def test_runs_as_a_dict_of_systems():
     want = sqlndcg.system_order(runs, labels, ["ndcg@2"], permutations=100, resamples=100)
     for part in ("means", "correlation", "flips"):
         assert_same(getattr(got, part), getattr(want, part), f"dict {part}")
+
+
+def test_identical_reversed_and_constant_labels():
+    runs, labels = random_data(4, systems=("a", "b", "c", "d"), queries=6)
+    human = labels[labels.source == "human"]
+    same = pd.concat([human, human.assign(source="copy"), human.assign(source="constant", rel=0)])
+    res = sqlndcg.system_order(runs, same, ["ndcg@5"], permutations=100, resamples=100)
+    rows = {r["source"]: r for r in res.correlation.to_dicts()}
+    assert rows["copy"]["tau_b"] == pytest.approx(1.0) and rows["copy"]["tau_ap"] == pytest.approx(1.0)
+    assert rows["copy"]["flipped"] == 0
+    # every system scores 0 under labels that mark nothing relevant: one tie, no order, no tau (scipy: nan)
+    means = [r["mean"] for r in res.means.to_dicts() if r["source"] == "constant"]
+    assert means == [0.0] * 4
+    assert math.isnan(kendalltau([1, 2, 3, 4], means).statistic)
+    assert rows["constant"]["tau_b"] is None and rows["constant"]["tau_ap"] is None
+    assert rows["constant"]["flipped"] == 0 and rows["constant"]["systems"] == 4
+    assert not [f for f in res.flips.to_dicts() if f["source"] in ("copy", "constant")]
