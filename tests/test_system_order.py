@@ -230,6 +230,7 @@ def test_text_shows_the_tables():
     assert "on the queries every source judged" in text
     assert "Pairs whose winner flips:" in text and "reference_p" in text
     assert "tau_b" in text and "tau_ap" in text
+    assert "ndcg@2, source=model: tau_b" in text and "pairs flip" in text
 
 
 def test_the_command_line(tmp_path):

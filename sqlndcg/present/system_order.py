@@ -42,9 +42,29 @@ class SystemOrder:
         return (f"Systems ranked under each source of column {s['source']!r} against the reference "
                 f"{s['reference']!r}, on {where}; p-values: compare's {s['test']!r} test (unadjusted), per source.")
 
+    def findings(self) -> list[str]:
+        """One line per (group, metric, source): the correlations, and how many flips either source's test calls
+        significant at 0.05 (a flip neither calls significant is a pair the queries cannot tell apart)."""
+        groups = list(self.settings.get("group_by") or [])
+        src = self.settings["source"]
+        lines = []
+        for r in self.correlation.to_dicts():
+            key = tuple(r[g] for g in groups) + (r["metric"], r[src])
+            mine = [f for f in self.flips.to_dicts() if tuple(f[g] for g in groups) + (f["metric"], f[src]) == key]
+            strong = sum(1 for f in mine if any(f[c] is not None and f[c] < 0.05 for c in ("reference_p", "source_p")))
+            pairs = r["systems"] * (r["systems"] - 1) // 2
+            where = ", ".join([f"{g}={r[g]}" for g in groups] + [str(r["metric"]), f"{src}={r[src]}"])
+            lines.append(f"{where}: tau_b {_num(r['tau_b'])}, tau_ap {_num(r['tau_ap'])} over {r['systems']} systems; "
+                         f"{r['flipped']} of {pairs} pairs flip, {strong} of them with p < 0.05 under either source")
+        return lines
+
     def __str__(self) -> str:
-        parts = [self.heading(), "", "Agreement with the reference's order:",
+        parts = [self.heading(), *self.findings(), "", "Agreement with the reference's order:",
                  self.correlation.to_text(max_rows=10**6), "", "Pairs whose winner flips:",
                  self.flips.to_text(max_rows=10**6) if len(self.flips) else "(none)", "",
                  "Means and ranks:", self.means.to_text(max_rows=10**6), f"({settings_text(self.settings)})"]
         return "\n".join(parts)
+
+
+def _num(v) -> str:
+    return "-" if v is None else f"{v:.3f}"
