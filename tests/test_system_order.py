@@ -220,6 +220,8 @@ def test_errors_name_the_problem():
         sqlndcg.system_order(runs, apart, ["ndcg@2"])
     with pytest.raises(SettingError, match="test='wilcoxon' is not known"):
         sqlndcg.system_order(runs, labels, ["ndcg@2"], test="wilcoxon")
+    with pytest.raises(SettingError, match="does not weigh queries"):
+        sqlndcg.system_order(runs, labels, ["ndcg@2"], query_weights=pd.DataFrame({"query_id": ["q1"], "weight": [1]}))
     with pytest.raises(SettingError, match="query_set='all' is not known"):
         sqlndcg.system_order(runs, labels, ["ndcg@2"], query_set="all")
 

@@ -68,6 +68,9 @@ def system_order(
                            "judged) or 'own' (each source's judged queries)")
     if not isinstance(source, str) or not source:
         raise SettingError(f"source= must name the judgments' column that tells the label sources apart, got {source!r}")
+    if settings.get("query_weights") is not None:
+        raise SettingError("system_order does not weigh queries (query_weights=): the means and the orders are over "
+                           "the queries unweighted; compare(..., query_weights=) weighs one comparison")
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     with Runner.session(con) as runner:
         (labels,) = runner.inputs((judgments, "judgments", judgments_format))
