@@ -47,3 +47,22 @@ def scales_note(coverage: Table) -> str | None:
         return None
     return "grade scales differ: " + ", ".join(f"{a} {lo:g}..{hi:g}" for a, (lo, hi) in ranges.items()
                                                if lo is not None and hi is not None)
+
+
+def confusion_matrices(confusion: Table, groups: Sequence[str] = ()) -> list[tuple[str, Table]]:
+    """The long ``confusion`` table as one matrix per group and pair of sources, to print: a row per grade of the
+    first source, a column per grade of the second (every grade either gave), unit counts (0 where none)."""
+    blocks: dict[tuple, dict[tuple, int]] = {}
+    for r in confusion.to_dicts():
+        key = tuple(r[g] for g in groups) + (r["annotator_a"], r["annotator_b"])
+        blocks.setdefault(key, {})[(r["grade_a"], r["grade_b"])] = r["units"]
+    out = []
+    for key, cells in blocks.items():
+        first, second = key[-2], key[-1]
+        rows_g = cols_g = sorted({a for a, _ in cells} | {b for _, b in cells})  # square, as sklearn's
+        title = "".join(f"{g}={v}, " for g, v in zip(groups, key)) + f"rows: {first}, columns: {second}"
+        columns = (f"{first} \\ {second}",) + tuple(f"{g:g}" for g in cols_g) + ("total",)
+        rows = tuple((f"{a:g}",) + tuple(cells.get((a, b), 0) for b in cols_g)
+                     + (sum(cells.get((a, b), 0) for b in cols_g),) for a in rows_g)
+        out.append((title, Table(columns, rows)))
+    return out

@@ -273,10 +273,10 @@ SELECT
   _a2 AS {{ sqlndcg._quote('annotator_b') }},
   _units AS {{ sqlndcg._quote('units') }},
   CAST(_observed AS {{ d }}) AS {{ sqlndcg._quote('observed_agreement') }},
+  CAST(_difference AS {{ d }}) AS {{ sqlndcg._quote('mean_difference') }},
   CAST(_cohen AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa') }},
   CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_linear') }},
-  CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_quadratic') }},
-  CAST(_difference AS {{ d }}) AS {{ sqlndcg._quote('mean_difference') }}
+  CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_quadratic') }}
 FROM _merged
 ORDER BY {% for g in grp %}{{ g }}, {% endfor %}{{ sqlndcg.byte_order('_a1') if p.annotator_is_text else '_a1' }}, {{ sqlndcg.byte_order('_a2') if p.annotator_is_text else '_a2' }}
 {%- endmacro -%}
@@ -433,14 +433,14 @@ SELECT
   CAST(_ratings AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('ratings') }},
   CAST(_annotators AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('annotators') }},
   CAST(_observed AS {{ d }}) AS {{ sqlndcg._quote('observed_agreement') }},
+  CAST(_difference AS {{ d }}) AS {{ sqlndcg._quote('mean_difference') }},
   CAST(_cohen AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa') }},
   CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_linear') }},
   CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_quadratic') }},
   CAST(_fleiss AS {{ d }}) AS {{ sqlndcg._quote('fleiss_kappa') }},
   CAST(_alpha_nominal AS {{ d }}) AS {{ sqlndcg._quote('alpha_nominal') }},
   CAST(_alpha_ordinal AS {{ d }}) AS {{ sqlndcg._quote('alpha_ordinal') }},
-  CAST(_alpha_interval AS {{ d }}) AS {{ sqlndcg._quote('alpha_interval') }},
-  CAST(_difference AS {{ d }}) AS {{ sqlndcg._quote('mean_difference') }}
+  CAST(_alpha_interval AS {{ d }}) AS {{ sqlndcg._quote('alpha_interval') }}
   {%- if p.by == 'query' %},
   {#- 1 = the least consistent query of its group: lowest rank_by first (undefined last), then the lowest
       observed agreement, then the query id. #}
