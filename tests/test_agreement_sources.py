@@ -10,7 +10,6 @@ import math
 import random
 import subprocess
 import sys
-import warnings
 
 import krippendorff
 import numpy as np

@@ -62,7 +62,7 @@ class Agreement:
         return Table(self.per_query.columns, rows, self.settings)
 
     def __str__(self) -> str:
-        shown = ("units", "ratings", "annotators", "observed_agreement") + STATISTICS
+        shown = ("units", "ratings", "annotators", "observed_agreement", "mean_difference") + STATISTICS
         groups = tuple(self.settings.get("group_by", []))
         keep = [self.overall.columns.index(c) for c in groups + shown]
         overall = Table(tuple(self.overall.columns[i] for i in keep),
@@ -71,7 +71,12 @@ class Agreement:
         cols = groups + (self.settings["columns"]["query_id"], "units", "observed_agreement", self.settings["rank_by"])
         idx = [worst.columns.index(c) for c in cols]
         worst = Table(cols, tuple(tuple(r[i] for i in idx) for r in worst.rows))
-        return f"{overall}\n\nleast consistent queries (by {self.settings['rank_by']}):\n{worst}"
+        text = f"{overall}\n\nleast consistent queries (by {self.settings['rank_by']}):\n{worst}"
+        if self.settings.get("between") and len(self.coverage.columns):
+            text += f"\n\nlabels of each source (shared: the other labelled it too):\n{self.coverage}"
+            if self.settings.get("grade_scales"):
+                text += f"\nnote: {self.settings['grade_scales']}"
+        return text
 
 
 def _settings(group_by, query_id, doc_id, annotator, rel) -> dict:

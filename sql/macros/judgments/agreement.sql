@@ -28,6 +28,11 @@
     In by='all' and by='query' tables it is given when the group has exactly two annotators (else NULL);
     by='pair' gives it for every pair of annotators.
   * observed_agreement: the share of pairable rating pairs (within a unit, between annotators) that agree.
+  * mean_difference: the mean over the units both rated of (second's label - first's), where Cohen's kappa is
+    given; the first is the lower annotator, or with `between` its first source.
+  `between=[first, second]` (two values of the annotator column, e.g. a person and a model judge) keeps only
+  those two sources' ratings on the units both rated (sources.sql, which also holds the tables by='confusion',
+  'grade' and 'coverage').
 -#}
 
 {%- macro _agreement_statistics() -%}
