@@ -125,6 +125,13 @@ def test_example_models_equal_evaluate(example_build):
         agreement = sqlndcg.agreement("annotations", con=con)
     assert_same_rows(duckdb_rows(database, "annotator_agreement"), agreement.per_query.to_dicts(), ["query_id"],
                      "annotator_agreement")
+    with duckdb.connect(str(database), read_only=True) as con:
+        judge = sqlndcg.agreement("judge_labels", con=con, annotator="source", between=("human", "llm-v2"))
+    assert_same_rows(duckdb_rows(database, "judge_agreement"), judge.per_grade.to_dicts(), ["grade"],
+                     "judge_agreement")
+    assert_same_rows(duckdb_rows(database, "judge_confusion"), judge.confusion.to_dicts(), ["grade_a", "grade_b"],
+                     "judge_confusion")
+    assert [round(r["mean_difference"], 4) for r in judge.per_grade.to_dicts()] == [0.5, 0.2, 0.125, 0.0]
     assert round(worked.per_query.to_dicts()[0]["ndcg@3"], 6) == 0.855669
 
 
@@ -365,6 +372,11 @@ def test_example_project_builds_on_dbt_postgres_with_the_same_numbers(tmp_path, 
         assert_same_rows(fetch("per_query_metrics"), res.per_query.to_dicts(), ["system", "ds", "query_id"],
                          "per_query_metrics on postgres")
         assert_same_rows(fetch("daily_summary"), res.summary.to_dicts(), ["system", "ds"], "daily_summary on postgres")
+        judge = sqlndcg.agreement(pd.read_csv(EXAMPLE / "seeds" / "judge_labels.csv"), annotator="source",
+                                  between=("human", "llm-v2"))
+        assert_same_rows(fetch("judge_agreement"), judge.per_grade.to_dicts(), ["grade"], "judge_agreement on postgres")
+        assert_same_rows(fetch("judge_confusion"), judge.confusion.to_dicts(), ["grade_a", "grade_b"],
+                         "judge_confusion on postgres")
 
 
 # --- mistakes fail the build, by name ------------------------------------------------------------------------------

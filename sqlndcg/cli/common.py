@@ -52,7 +52,8 @@ EXAMPLES = {
     "report": ["sqlndcg report --run bm25=bm25.run --run rerank=rerank.run --judgments qrels.txt -m ndcg@10 "
                "-o report.html"],
     "labels": ["sqlndcg labels --events events.csv --rules click:1,add_to_cart:2,purchase:3 --output labels.csv"],
-    "agreement": ["sqlndcg agreement --judgments sqlndcg/examples/annotations.csv --least 5"],
+    "agreement": ["sqlndcg agreement --judgments sqlndcg/examples/annotations.csv --least 5",
+                  "sqlndcg agreement labels.csv --annotator source --between human llm --confusion"],
     "aggregate": ["sqlndcg aggregate --judgments sqlndcg/examples/annotations.csv --output labels.csv"],
     "positions": ["sqlndcg positions --run sqlndcg/examples/search_run.csv --judgments labels.csv -k 10 "
                   "--group-by system"],

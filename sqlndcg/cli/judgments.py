@@ -59,9 +59,15 @@ def build(name: str, p) -> None:
         p.add_argument("--time-column", dest="time", help="orders events for --resolve latest")
         _common(p, "--events/--impressions", "name of the label column written")
     elif name in ("agreement", "aggregate"):
-        p.add_argument("--judgments", required=True, help="ratings, one row per (query, document, annotator)")
-        p.add_argument("--annotator-column", default="annotator", dest="annotator")
+        p.add_argument("file", nargs="?", help="the ratings (the same as --judgments)")
+        p.add_argument("--judgments", help="ratings, one row per (query, document, annotator or label source)")
+        p.add_argument("--annotator-column", "--annotator", default="annotator", dest="annotator",
+                       help="the column naming who gave each label: an annotator, or a label source (human, a model)")
         if name == "agreement":
+            p.add_argument("--between", nargs=2, metavar=("FIRST", "SECOND"),
+                           help="compare two label sources (values of the annotator column) on the pairs both labelled")
+            p.add_argument("--confusion", action="store_true",
+                           help="print the confusion matrix and the per-grade table of each pair of sources")
             p.add_argument("--rank-by", default="alpha_ordinal", help="statistic that ranks the least consistent queries")
             p.add_argument("--least", type=int, default=10, help="how many least consistent queries to list")
             p.add_argument("--per-query", action="store_true", help="print every query's row (else the least consistent)")
@@ -102,6 +108,12 @@ def _run_in(args, con) -> None:
 
     common = {"con": con, **settings_from(args)}  # the settings flags this verb has, those given
     command = args.judgments_command
+    if command in ("agreement", "aggregate"):
+        if args.file and args.judgments and args.file != args.judgments:
+            raise SettingError(f"{command}: give the ratings once, as a file or with --judgments, not both")
+        args.judgments = args.judgments or args.file
+        if not args.judgments:
+            raise SettingError(f"{command} needs the ratings: sqlndcg {command} FILE (or --judgments FILE)")
     if command == "labels":
         table = labels_from_events(
             args.events, impressions=args.impressions,
@@ -114,7 +126,8 @@ def _run_in(args, con) -> None:
         table = aggregate_labels(args.judgments, method=args.method, tie=args.tie, annotator=args.annotator,
                                  **common)
     elif command == "agreement":
-        res = agreement(args.judgments, annotator=args.annotator, rank_by=args.rank_by, **common)
+        res = agreement(args.judgments, annotator=args.annotator, between=args.between, rank_by=args.rank_by,
+                        **common)
         if args.format == "text":
             print(res.overall.to_text())
             print(f"\nleast consistent queries (by {args.rank_by}):")
@@ -124,6 +137,8 @@ def _run_in(args, con) -> None:
         write_table(table, args.format)
         if args.pairs:
             write_table(res.pairs, args.format)
+        if args.between or args.confusion:
+            _print_sources(res, args)
         save_table(res.per_query, args.output)
         return
     else:
@@ -131,6 +146,30 @@ def _run_in(args, con) -> None:
         if args.plot:
             table.plot(args.plot_column, path=args.plot)
     emit_table(table, args.output, args.format)
+
+
+def _print_sources(res, args) -> None:
+    """With --between: the coverage of each source (and a note when their grade scales differ); with --confusion:
+    each pair's confusion matrix and per-grade table (the long tables with --format csv or json)."""
+    from ..verbs.sources import confusion_matrices
+
+    text = args.format == "text"
+    if text:
+        print("\nlabels of each source (shared: the other labelled it too):")
+    write_table(res.coverage, args.format)
+    if text and res.settings.get("grade_scales"):
+        print(f"note: {res.settings['grade_scales']}")
+    if not args.confusion:
+        return
+    if not text:
+        write_table(res.confusion, args.format)
+        write_table(res.per_grade, args.format)
+        return
+    for title, matrix in confusion_matrices(res.confusion, res.settings.get("group_by", [])):
+        print(f"\nconfusion matrix ({title}):")
+        print(matrix.to_text())
+    print("\nper grade of the first source (agreement = recall, mean_difference = the second's bias):")
+    print(res.per_grade.to_text())
 
 
 def run(args) -> int:

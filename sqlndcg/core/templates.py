@@ -50,6 +50,11 @@ def agreement_sql(p, *, dialect: str = "duckdb") -> str:
     return render.call('_agreement_sql', p, dialect=dialect)
 
 
+def agreement_source_tables(*, dialect: str = "duckdb") -> Any:
+    """``_agreement_source_tables`` (sql/macros/judgments/sources.sql)."""
+    return render.call('_agreement_source_tables', dialect=dialect)
+
+
 def agreement_statistics(*, dialect: str = "duckdb") -> Any:
     """``_agreement_statistics`` (sql/macros/judgments/agreement.sql)."""
     return render.call('_agreement_statistics', dialect=dialect)

@@ -28,6 +28,11 @@
     In by='all' and by='query' tables it is given when the group has exactly two annotators (else NULL);
     by='pair' gives it for every pair of annotators.
   * observed_agreement: the share of pairable rating pairs (within a unit, between annotators) that agree.
+  * mean_difference: the mean over the units both rated of (second's label - first's), where Cohen's kappa is
+    given; the first is the lower annotator, or with `between` its first source.
+  `between=[first, second]` (two values of the annotator column, e.g. a person and a model judge) keeps only
+  those two sources' ratings on the units both rated (sources.sql, which also holds the tables by='confusion',
+  'grade' and 'coverage').
 -#}
 
 {%- macro _agreement_statistics() -%}
@@ -37,7 +42,7 @@
 
 {%- macro _agreement_declared() -%}
 {{ return({'by': 'all', 'group_by': [], 'query_id': 'query_id', 'doc_id': 'doc_id', 'annotator': 'annotator',
-           'rel': 'rel', 'rank_by': 'alpha_ordinal'}) }}
+           'rel': 'rel', 'rank_by': 'alpha_ordinal', 'between': none}) }}
 {%- endmacro -%}
 
 {%- macro _aggregate_declared() -%}
@@ -83,12 +88,15 @@
 {%- set tool = 'agreement' -%}
 {%- set s = sqlndcg._judgment_settings(tool, sqlndcg._agreement_declared(), given) -%}
 {%- set p = sqlndcg._ratings_plan(tool, judgments, s) -%}
-{%- do p.update({'by': sqlndcg._choice('by', s.by, ['all', 'query', 'pair']),
+{%- do p.update({'by': sqlndcg._choice('by', s.by, ['all', 'query', 'pair'] + sqlndcg._agreement_source_tables()),
+                 'between': sqlndcg._agreement_between(s.between, p.annotator_is_text),
                  'rank_by': sqlndcg._choice('rank_by', s.rank_by, sqlndcg._agreement_statistics()),
                  'query_output': sqlndcg._quote(s.query_id)}) -%}
 {%- set outputs = sqlndcg._judgment_groups(s.group_by) + ([s.query_id] if p.by == 'query' else []) + (['annotator_a', 'annotator_b'] if p.by == 'pair' else []) -%}
-{{ sqlndcg._judgment_distinct_outputs(tool, outputs + ['units', 'ratings', 'annotators', 'observed_agreement', 'least_consistent_rank'] + sqlndcg._agreement_statistics()) }}
+{{ sqlndcg._judgment_distinct_outputs(tool, outputs + ['units', 'ratings', 'annotators', 'observed_agreement', 'mean_difference', 'least_consistent_rank'] + sqlndcg._agreement_statistics()) }}
+{{ sqlndcg._judgment_distinct_outputs(tool, sqlndcg._judgment_groups(s.group_by) + sqlndcg._agreement_source_outputs(p.by)) }}
 {%- do p.update({'settings': {'by': p.by, 'rank_by': p.rank_by, 'group_by': sqlndcg._judgment_groups(s.group_by),
+                              'between': s.between | list if s.between is not none else none,
                               'missing': 'NULL labels are missing ratings, left out',
                               'columns': {'query_id': s.query_id, 'doc_id': s.doc_id, 'annotator': s.annotator, 'rel': s.rel}}}) -%}
 {{ return(p) }}
@@ -128,8 +136,11 @@ SELECT
 {#- The plan -> one SELECT: a row per scope (by='all': per group; 'query': per group and query; 'pair': per group
     and pair of annotators). -#}
 {%- macro _agreement_sql(p) -%}
+{%- if p.by in sqlndcg._agreement_source_tables() -%}
+{{ sqlndcg._agreement_sources_sql(p) }}
+{%- else -%}
 WITH _ratings AS (
-  {{ sqlndcg._agreement_ratings(p) }}
+  {{ sqlndcg._agreement_compared(p) if p.between else sqlndcg._agreement_ratings(p) }}
 ),
 {{ sqlndcg._agreement_cohen(p) }}
 {%- if p.by == 'pair' %}
@@ -139,6 +150,7 @@ WITH _ratings AS (
 {{ sqlndcg._agreement_fleiss(p) }}
 {{ sqlndcg._agreement_merged(p) }}
 {%- endif %}
+{%- endif -%}
 {%- endmacro -%}
 
 
@@ -156,9 +168,11 @@ WITH _ratings AS (
 {%- set out = cscope if p.by == 'pair' else scope -%}
 {%- set x_a = sqlndcg.byte_order('x._a') if p.annotator_is_text else 'x._a' -%}
 {%- set y_a = sqlndcg.byte_order('y._a') if p.annotator_is_text else 'y._a' -%}
-{%- set stats = ['_units', '_ratings', '_annotators', '_observed', '_cohen', '_cohen_linear', '_cohen_quadratic', '_fleiss', '_alpha_nominal', '_alpha_ordinal', '_alpha_interval'] -%}
+{%- set stats = ['_units', '_ratings', '_annotators', '_observed', '_cohen', '_cohen_linear', '_cohen_quadratic', '_fleiss', '_alpha_nominal', '_alpha_ordinal', '_alpha_interval', '_difference'] -%}
+{#- Which of a unit's two ratings is the first: with `between`, its first source; else the lower annotator. #}
+{%- set order = ('x._a = ' ~ p.between[0] ~ ' AND y._a = ' ~ p.between[1]) if p.between else (x_a ~ ' < ' ~ y_a) -%}
 {{ return({'d': d, 'nul': nul, 'first': first, 'last': last, 'grp': grp, 'unit': unit, 'scope': scope, 'cscope': cscope,
-           'group_scope': group_scope, 'out': out, 'x_a': x_a, 'y_a': y_a, 'stats': stats}) }}
+           'group_scope': group_scope, 'out': out, 'x_a': x_a, 'y_a': y_a, 'stats': stats, 'order': order}) }}
 {%- endmacro -%}
 
 
@@ -182,9 +196,9 @@ _pair_ratings AS (
   {%- if p.by != 'pair' %}
   JOIN _group_annotators AS k
     ON {{ sqlndcg._judgment_on(group_scope, 'k', 'x') }}
-  WHERE {{ x_a }} < {{ y_a }} AND k._k = 2
+  WHERE {{ n.order }} AND k._k = 2
   {%- else %}
-  WHERE {{ x_a }} < {{ y_a }}
+  WHERE {{ n.order }}
   {%- endif %}
 ),
 _cohen_values AS (
@@ -201,7 +215,7 @@ _cohen_categories AS (
   FROM _cohen_distinct
 ),
 _cohen_pairs AS (
-  SELECT {{ sqlndcg._judgment_select(cscope, 'p') }}, cx._i AS _ix, cy._i AS _iy
+  SELECT {{ sqlndcg._judgment_select(cscope, 'p') }}, cx._i AS _ix, cy._i AS _iy, p._y - p._x AS _dv
   FROM _pair_ratings AS p
   JOIN _cohen_categories AS cx ON {{ sqlndcg._judgment_on(cscope, 'cx', 'p') }} AND cx._v = p._x
   JOIN _cohen_categories AS cy ON {{ sqlndcg._judgment_on(cscope, 'cy', 'p') }} AND cy._v = p._y
@@ -211,7 +225,8 @@ _cohen_observed AS (
     COUNT(*) AS _n,
     SUM(CASE WHEN _ix = _iy THEN 0 ELSE 1 END) AS _w0,
     SUM(ABS(_ix - _iy)) AS _w1,
-    SUM((_ix - _iy) * (_ix - _iy)) AS _w2
+    SUM((_ix - _iy) * (_ix - _iy)) AS _w2,
+    SUM(_dv) AS _dsum
   FROM _cohen_pairs
   GROUP BY {{ cscope | join(', ') }}
 ),
@@ -237,7 +252,8 @@ _cohen AS (
     CAST(o._n - o._w0 AS {{ d }}) / o._n AS _agree,
     CASE WHEN e._e0 > 0 THEN 1 - CAST(o._n AS {{ d }}) * o._w0 / e._e0 ELSE {{ nul }} END AS _cohen,
     CASE WHEN e._e1 > 0 THEN 1 - CAST(o._n AS {{ d }}) * o._w1 / e._e1 ELSE {{ nul }} END AS _cohen_linear,
-    CASE WHEN e._e2 > 0 THEN 1 - CAST(o._n AS {{ d }}) * o._w2 / e._e2 ELSE {{ nul }} END AS _cohen_quadratic
+    CASE WHEN e._e2 > 0 THEN 1 - CAST(o._n AS {{ d }}) * o._w2 / e._e2 ELSE {{ nul }} END AS _cohen_quadratic,
+    o._dsum / o._n AS _difference
   FROM _cohen_observed AS o
   JOIN _cohen_expected AS e ON {{ sqlndcg._judgment_on(cscope, 'o', 'e') }}
 ),
@@ -251,7 +267,7 @@ _cohen AS (
 {%- set d, nul, first, last, grp, unit, scope = n.d, n.nul, n.first, n.last, n.grp, n.unit, n.scope -%}
 {%- set cscope, group_scope, out, x_a, y_a, stats = n.cscope, n.group_scope, n.out, n.x_a, n.y_a, n.stats -%}
 _merged AS (
-  SELECT {{ cscope | join(', ') }}, _n AS _units, _agree AS _observed, _cohen, _cohen_linear, _cohen_quadratic
+  SELECT {{ cscope | join(', ') }}, _n AS _units, _agree AS _observed, _cohen, _cohen_linear, _cohen_quadratic, _difference
   FROM _cohen
 )
 SELECT
@@ -262,6 +278,7 @@ SELECT
   _a2 AS {{ sqlndcg._quote('annotator_b') }},
   _units AS {{ sqlndcg._quote('units') }},
   CAST(_observed AS {{ d }}) AS {{ sqlndcg._quote('observed_agreement') }},
+  CAST(_difference AS {{ d }}) AS {{ sqlndcg._quote('mean_difference') }},
   CAST(_cohen AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa') }},
   CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_linear') }},
   CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_quadratic') }}
@@ -393,13 +410,13 @@ _counts AS (
 {#- One row per scope from pieces that exist for different scopes: a UNION and a GROUP BY rather than outer joins
     (whose unmatched columns some engines fill with 0 instead of NULL). #}
 _pieces AS (
-  SELECT {{ scope | join(', ') }}, CAST(_ratings AS {{ d }}) AS _ratings, CAST(_annotators AS {{ d }}) AS _annotators, {{ nul }} AS _units, {{ nul }} AS _observed, {{ nul }} AS _cohen, {{ nul }} AS _cohen_linear, {{ nul }} AS _cohen_quadratic, {{ nul }} AS _fleiss, {{ nul }} AS _alpha_nominal, {{ nul }} AS _alpha_ordinal, {{ nul }} AS _alpha_interval FROM _counts
+  SELECT {{ scope | join(', ') }}, CAST(_ratings AS {{ d }}) AS _ratings, CAST(_annotators AS {{ d }}) AS _annotators, {{ nul }} AS _units, {{ nul }} AS _observed, {{ nul }} AS _cohen, {{ nul }} AS _cohen_linear, {{ nul }} AS _cohen_quadratic, {{ nul }} AS _fleiss, {{ nul }} AS _alpha_nominal, {{ nul }} AS _alpha_ordinal, {{ nul }} AS _alpha_interval, {{ nul }} AS _difference FROM _counts
   UNION ALL
-  SELECT {{ scope | join(', ') }}, {{ nul }}, {{ nul }}, CAST(_units AS {{ d }}), {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }}, _fleiss, {{ nul }}, {{ nul }}, {{ nul }} FROM _fleiss
+  SELECT {{ scope | join(', ') }}, {{ nul }}, {{ nul }}, CAST(_units AS {{ d }}), {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }}, _fleiss, {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }} FROM _fleiss
   UNION ALL
-  SELECT {{ scope | join(', ') }}, {{ nul }}, {{ nul }}, {{ nul }}, _observed, {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }}, _alpha_nominal, _alpha_ordinal, _alpha_interval FROM _alpha
+  SELECT {{ scope | join(', ') }}, {{ nul }}, {{ nul }}, {{ nul }}, _observed, {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }}, _alpha_nominal, _alpha_ordinal, _alpha_interval, {{ nul }} FROM _alpha
   UNION ALL
-  SELECT {{ scope | join(', ') }}, {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }}, _cohen, _cohen_linear, _cohen_quadratic, {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }} FROM _cohen
+  SELECT {{ scope | join(', ') }}, {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }}, _cohen, _cohen_linear, _cohen_quadratic, {{ nul }}, {{ nul }}, {{ nul }}, {{ nul }}, _difference FROM _cohen
 ),
 _merged AS (
   SELECT {{ scope | join(', ') }},
@@ -421,6 +438,7 @@ SELECT
   CAST(_ratings AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('ratings') }},
   CAST(_annotators AS {{ sqlndcg.integer_type() }}) AS {{ sqlndcg._quote('annotators') }},
   CAST(_observed AS {{ d }}) AS {{ sqlndcg._quote('observed_agreement') }},
+  CAST(_difference AS {{ d }}) AS {{ sqlndcg._quote('mean_difference') }},
   CAST(_cohen AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa') }},
   CAST(_cohen_linear AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_linear') }},
   CAST(_cohen_quadratic AS {{ d }}) AS {{ sqlndcg._quote('cohen_kappa_quadratic') }},
