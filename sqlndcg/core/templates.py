@@ -833,3 +833,18 @@ def ppi_summary_sql(p, *, dialect: str = "duckdb") -> str:
 def ppi_grades_sql(labels, rel, *, dialect: str = "duckdb") -> str:
     """``_ppi_grades_sql`` (sql/macros/ppi/ppi.sql): the lowest and highest grade of a judgments relation."""
     return render.call('_ppi_grades_sql', labels, rel, dialect=dialect)
+
+
+def audit_sample_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_audit_sample_sql`` (sql/macros/ppi/audit.sql): the stratified audit sample, in draw order."""
+    return render.call('_audit_sample_sql', p, dialect=dialect)
+
+
+def audit_strata_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_audit_strata_sql`` (sql/macros/ppi/audit.sql): per stratum its queries, quota and sampled count."""
+    return render.call('_audit_strata_sql', p, dialect=dialect)
+
+
+def audit_repeated_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_audit_repeated_sql`` (sql/macros/ppi/audit.sql): the queries that fall in two strata."""
+    return render.call('_audit_repeated_sql', p, dialect=dialect)

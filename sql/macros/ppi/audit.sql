@@ -1,0 +1,176 @@
+{#-
+  Which queries to audit next: a stratified sample of `budget` queries for human judges, the same on every engine
+  for the same seed. p: {source (relation SQL: one row per query, or evaluate's per-query table with a row per
+  system and query), query (its query id column), strata (segment columns, may be empty), value (the column of
+  the model-labelled metric, or none), bins (disagreement strata, or none), audited (relation SQL of already
+  audited queries, or none), audited_query (its query id column), allocation ('proportional' | 'neyman'),
+  budget, seed}.
+
+  Per query: v = the model metric averaged over the systems, spread = its max - min over the systems. With bins,
+  the strata are cut at numpy's linear quantiles of the spread over every query (j / bins, j = 1..bins-1): a query
+  with spread in (c_{j-1}, c_j] is in stratum j (np.digitize(spread, cuts, right=True) + 1). Stratum label: the
+  segment values and the bin, joined by '/'.
+
+  Allocation over the A_h not yet audited queries of each stratum: weight w_h = A_h (proportional) or A_h sd_h
+  (Neyman; sd_h the standard deviation of v over the stratum's queries, divided by their count; all sd 0: w_h =
+  A_h); quota q_h = budget w_h / sum w. The stratum's queries in the order of MD5('<seed>:<query id>') are its
+  slots k = 1..A_h, and the budget takes the first slots of this order (largest-remainder rounding, at least one
+  per stratum while the budget lasts):
+    class 0   k = 1                      by q_h descending
+    class 1   2 <= k <= floor(q_h)       by q_h / k descending
+    class 2   k = floor(q_h) + 1 >= 2    by the remainder q_h - floor(q_h) descending
+    class 3   the others                 by q_h / k descending (reached only when a quota exceeds its stratum)
+  ties by MD5 of the stratum label. Without min-one pressure or caps this is Hamilton's largest remainder exactly.
+-#}
+
+{%- macro _audit_text(x) -%}{{ return('CAST(' ~ x ~ ' AS ' ~ sqlndcg.text_type() ~ ')') }}{%- endmacro -%}
+
+{#- The frame: one row per query (_qid, strata columns, _qt its id as text, _v, _spread, _s the label, _done). -#}
+{%- macro _audit_frame_ctes(p) -%}
+{%- set d = sqlndcg.double() -%}
+{%- set q = sqlndcg._quote(p.query) -%}
+src AS (
+  SELECT s.{{ q }} AS _qid{% for c in p.strata %}, s.{{ sqlndcg._quote(c) }}{% endfor %}, {{ sqlndcg._audit_text('s.' ~ q) }} AS _qt,
+  {%- if p.value %}
+         AVG(CAST(s.{{ sqlndcg._quote(p.value) }} AS {{ d }})) AS _v,
+         MAX(CAST(s.{{ sqlndcg._quote(p.value) }} AS {{ d }})) - MIN(CAST(s.{{ sqlndcg._quote(p.value) }} AS {{ d }})) AS _spread
+  {%- else %}
+         {{ sqlndcg.null_double() }} AS _v, {{ sqlndcg.null_double() }} AS _spread
+  {%- endif %}
+  FROM {{ p.source }} s
+  GROUP BY s.{{ q }}{% for c in p.strata %}, s.{{ sqlndcg._quote(c) }}{% endfor %}
+),
+{%- if p.bins %}
+ranked AS (
+  SELECT _spread, ROW_NUMBER() OVER (ORDER BY _spread) - 1 AS _r FROM src
+),
+pos AS (
+  SELECT c._j, (n._n - 1) * c._j / {{ p.bins }} AS _pos
+  FROM ({% for j in range(1, p.bins) %}SELECT CAST({{ j }} AS {{ d }}) AS _j{{ ' UNION ALL ' if not loop.last }}{% endfor %}) c
+  CROSS JOIN (SELECT CAST(COUNT(*) AS {{ d }}) AS _n FROM src) n
+),
+lohi AS (
+  SELECT pos._j, pos._pos - {{ sqlndcg.whole('pos._pos') }} AS _f,
+         MIN(CASE WHEN r._r = {{ sqlndcg.whole('pos._pos') }} THEN r._spread END) AS _lo,
+         MIN(CASE WHEN r._r = {{ sqlndcg.whole('pos._pos') }} + 1 THEN r._spread END) AS _hi
+  FROM pos CROSS JOIN ranked r
+  GROUP BY pos._j, pos._pos
+),
+cuts AS (
+  SELECT _j, _lo + _f * (COALESCE(_hi, _lo) - _lo) AS _cut FROM lohi
+),
+binned AS (
+  SELECT src._qt, COUNT(cuts._j) + 1 AS _bin FROM src LEFT JOIN cuts ON cuts._cut < src._spread GROUP BY src._qt
+),
+{%- endif %}
+{%- set parts = [] -%}
+{%- for c in p.strata %}{% do parts.append("COALESCE(" ~ sqlndcg._audit_text('src.' ~ sqlndcg._quote(c)) ~ ", '(null)')") %}{% endfor -%}
+{%- if p.bins %}{% do parts.append(sqlndcg._audit_text('b._bin')) %}{% endif -%}
+{%- set label = namespace(text=parts[0] if parts else "'all'") -%}
+{%- for x in parts[1:] %}{% set label.text = sqlndcg.concat_text(sqlndcg.concat_text(label.text, "'/'"), x) %}{% endfor %}
+done AS (
+  {%- if p.audited %}
+  SELECT DISTINCT {{ sqlndcg._audit_text('a.' ~ sqlndcg._quote(p.audited_query)) }} AS _qt FROM {{ p.audited }} a
+  {%- else %}
+  SELECT _qt FROM src WHERE 1 = 0
+  {%- endif %}
+),
+f AS (
+  SELECT src.*, {{ label.text }} AS _s, CASE WHEN done._qt IS NULL THEN 0 ELSE 1 END AS _done
+  FROM src
+  {%- if p.bins %}
+  JOIN binned b ON b._qt = src._qt
+  {%- endif %}
+  LEFT JOIN done ON done._qt = src._qt
+)
+{%- endmacro -%}
+
+{#- The queries that sit in two strata (a segment column that varies within a query): a few, for an error. -#}
+{%- macro _audit_repeated_sql(p) -%}
+SELECT {{ sqlndcg._quote(p.query) }}, COUNT(*) AS strata
+FROM (SELECT DISTINCT {{ sqlndcg._quote(p.query) }}{% for c in p.strata %}, {{ sqlndcg._quote(c) }}{% endfor %} FROM {{ p.source }}) s
+GROUP BY {{ sqlndcg._quote(p.query) }}
+HAVING COUNT(*) > 1
+ORDER BY {{ sqlndcg._quote(p.query) }}
+{%- endmacro -%}
+
+{#- The strata (_all queries, _a not yet audited, _sd, _w, _quota) and every slot with its _seat in the draw. -#}
+{%- macro _audit_ctes(p) -%}
+{%- set d = sqlndcg.double() -%}
+{%- set how = sqlndcg._choice('allocation', p.allocation, ['proportional', 'neyman']) -%}
+{%- set key = sqlndcg.concat_text(sqlndcg.text_literal((p.seed | string) ~ ':'), 'f._qt') -%}
+WITH {{ sqlndcg._audit_frame_ctes(p) }},
+means AS (
+  SELECT _s, AVG(_v) AS _m FROM f GROUP BY _s
+),
+strata AS (
+  SELECT f._s, COUNT(*) AS _all, SUM(1 - f._done) AS _a, MIN(f._spread) AS _spread_low, MAX(f._spread) AS _spread_high,
+         SQRT(SUM((f._v - means._m) * (f._v - means._m)) / COUNT(*)) AS _sd
+  FROM f JOIN means ON means._s = f._s
+  GROUP BY f._s
+),
+weighed AS (
+  SELECT strata.*,
+  {%- if how == 'neyman' %}
+         CASE WHEN SUM(_a * COALESCE(_sd, 0)) OVER () > 0 THEN CAST(_a AS {{ d }}) * COALESCE(_sd, 0)
+              ELSE CAST(_a AS {{ d }}) END AS _w
+  {%- else %}
+         CAST(_a AS {{ d }}) AS _w
+  {%- endif %}
+  FROM strata WHERE _a > 0
+),
+alloc AS (
+  SELECT weighed.*, CAST({{ p.budget | int }} AS {{ d }}) * _w / SUM(_w) OVER () AS _quota FROM weighed
+),
+slots AS (
+  SELECT f.*, ROW_NUMBER() OVER (PARTITION BY f._s ORDER BY {{ sqlndcg.md5_hex(key) }}, f._qt) AS _k
+  FROM f WHERE f._done = 0
+),
+classed AS (
+  SELECT slots.*, alloc._quota, alloc._a,
+         CASE WHEN slots._k = 1 THEN 0 WHEN slots._k <= {{ sqlndcg.whole('alloc._quota') }} THEN 1
+              WHEN slots._k = {{ sqlndcg.whole('alloc._quota') }} + 1 THEN 2 ELSE 3 END AS _class,
+         CASE WHEN slots._k = 1 THEN alloc._quota
+              WHEN slots._k = {{ sqlndcg.whole('alloc._quota') }} + 1 THEN alloc._quota - {{ sqlndcg.whole('alloc._quota') }}
+              ELSE alloc._quota / slots._k END AS _key
+  FROM slots JOIN alloc ON alloc._s = slots._s
+),
+seats AS (
+  SELECT classed.*, ROW_NUMBER() OVER (ORDER BY _class, _key DESC, {{ sqlndcg.md5_hex('_s') }}, _k) AS _seat
+  FROM classed
+),
+taken AS (
+  SELECT _s, SUM(CASE WHEN _seat <= {{ p.budget | int }} THEN 1 ELSE 0 END) AS _n FROM seats GROUP BY _s
+)
+{%- endmacro -%}
+
+{#- The sampled queries in the order they were drawn: strata columns, stratum, query id, draw (its place in its
+    stratum's hash order), inclusion_probability = sampled / available in its stratum, weight = its inverse. -#}
+{%- macro _audit_sample_sql(p) -%}
+{%- set d = sqlndcg.double() -%}
+{{ sqlndcg._audit_ctes(p) }}
+SELECT {% for c in p.strata %}s.{{ sqlndcg._quote(c) }}, {% endfor %}s._s AS stratum, s._qid AS {{ sqlndcg._quote(p.query) }},
+       CAST(s._k AS {{ sqlndcg.integer_type() }}) AS draw,
+       {%- if p.value %} s._v AS model_value,{% endif %}{% if p.bins %} s._spread AS spread,{% endif %}
+       CAST(t._n AS {{ d }}) / s._a AS inclusion_probability, CAST(s._a AS {{ d }}) / t._n AS weight
+FROM seats s JOIN taken t ON t._s = s._s
+WHERE s._seat <= {{ p.budget | int }}
+ORDER BY s._seat
+{%- endmacro -%}
+
+{#- Per stratum: queries, audited (before), available, sd of the model metric, the spread's range (bins), quota,
+    sampled, share (of the available queries), inclusion_probability, weight. -#}
+{%- macro _audit_strata_sql(p) -%}
+{%- set d = sqlndcg.double() -%}
+{%- set i = sqlndcg.integer_type() -%}
+{{ sqlndcg._audit_ctes(p) }}
+SELECT s._s AS stratum, CAST(s._all AS {{ i }}) AS queries, CAST(s._all - s._a AS {{ i }}) AS audited,
+       CAST(s._a AS {{ i }}) AS available,
+       {%- if p.value %} s._sd AS sd,{% endif %}{% if p.bins %} s._spread_low AS spread_low, s._spread_high AS spread_high,{% endif %}
+       a._quota AS quota, CAST(COALESCE(t._n, 0) AS {{ i }}) AS sampled,
+       CAST(s._a AS {{ d }}) / SUM(s._a) OVER () AS share,
+       CASE WHEN s._a > 0 THEN CAST(COALESCE(t._n, 0) AS {{ d }}) / s._a END AS inclusion_probability,
+       CASE WHEN t._n > 0 THEN CAST(s._a AS {{ d }}) / t._n END AS weight
+FROM strata s LEFT JOIN alloc a ON a._s = s._s LEFT JOIN taken t ON t._s = s._s
+ORDER BY s._s
+{%- endmacro -%}
