@@ -8,8 +8,10 @@ import math
 from dataclasses import asdict, dataclass
 from numbers import Real
 
+from ..core import templates
 from ..errors import InputError, SettingError
 from ..present.ppi import PPIResult
+from ..run.session import Session
 from ..stats import audit as stats_audit
 
 
@@ -69,22 +71,43 @@ def _var(xs: list[float]) -> float:
     return math.fsum((x - mean) ** 2 for x in xs) / len(xs)
 
 
-def _from_pilot(pilot: PPIResult, metric: str | None) -> tuple[stats_audit.Moments, int, str, str]:
-    if "baseline" in pilot.settings:
-        raise SettingError("audit_size reads a ppi_evaluate pilot; for ppi_compare's differences give the numbers "
-                           "(sd_human=, sd_model=, correlation= of the per-query differences)")
-    rows = pilot.summary.to_dicts()
-    metrics = list(dict.fromkeys(r["metric"] for r in rows))
+def _pairs(pilot, pilot_format: str | None, con) -> tuple[list[dict], dict]:
+    """The per-query pairs (metric, model_value, human_value, audited) of a PPIResult, or of a table, file or frame
+    holding them (ppi_evaluate's ``per_query``)."""
+    if isinstance(pilot, PPIResult):
+        if "baseline" in pilot.settings:
+            raise SettingError("audit_size reads a ppi_evaluate pilot; for ppi_compare's differences give the "
+                               "numbers (sd_human=, sd_model=, correlation= of the per-query differences)")
+        return pilot.per_query.to_dicts(), dict(pilot.settings)
+    with Session(con) as ses:
+        src = ses.resolve(pilot, "pilot", pilot_format)
+        ses.describe(src)
+        columns, rows = ses.fetch(templates.all_rows(src.sql, dialect=ses.dialect))
+    need = ["metric", "model_value", "human_value", "audited"]
+    missing = [c for c in need if c not in columns]
+    if missing:
+        raise InputError(f"{src.label}: no column {', '.join(map(repr, missing))} (its columns: {', '.join(columns)}); "
+                         "the pilot is ppi_evaluate's per-query pairs")
+    return [dict(zip(columns, r)) for r in rows], {}
+
+
+def _from_pilot(pilot, metric: str | None, pilot_format: str | None,
+                con) -> tuple[stats_audit.Moments, int, int, str, str]:
+    records, settings = _pairs(pilot, pilot_format, con)
+    if not records:
+        raise InputError("the pilot has no per-query pairs")
+    metrics = list(dict.fromkeys(str(r["metric"]) for r in records))
     if metric is None:
         if len(metrics) != 1:
             raise SettingError(f"the pilot holds several metrics: pass metric= one of {', '.join(metrics)}")
         metric = metrics[0]
     elif metric not in metrics:
         raise SettingError(f"metric={metric!r} is not in the pilot, which holds {', '.join(metrics)}")
-    if sum(r["metric"] == metric for r in rows) > 1:
-        raise SettingError("the pilot holds several groups: plan one group at a time (a pilot without group_by), or "
-                           "give the numbers")
-    pairs = [r for r in pilot.per_query.to_dicts() if r["metric"] == metric]
+    extra = [c for c in records[0] if c not in ("metric", "model_value", "human_value", "audited")]
+    if len(extra) > 1:  # the query id and group columns
+        raise SettingError(f"the pilot holds groups ({', '.join(extra[:-1])}): plan one group at a time (a pilot "
+                           "without group_by), or give the numbers")
+    pairs = [r for r in records if str(r["metric"]) == metric]
     y = [float(r["human_value"]) for r in pairs if r["audited"]]
     yh = [float(r["model_value"]) for r in pairs if r["audited"]]
     f = [float(r["model_value"]) for r in pairs if not r["audited"]]
@@ -94,18 +117,18 @@ def _from_pilot(pilot: PPIResult, metric: str | None) -> tuple[stats_audit.Momen
     my, mh = math.fsum(y) / len(y), math.fsum(yh) / len(yh)
     cov = math.fsum((a - my) * (b - mh) for a, b in zip(y, yh)) / len(y)
     moments = stats_audit.Moments(var_f=_var(f), var_y=_var(y), var_h=_var(yh), cov=cov)
-    return moments, len(y) + len(f), str(pilot.settings.get("ppi", "ppi++")), metric
+    return moments, len(y) + len(f), len(y), str(settings.get("ppi", "ppi++")), metric
 
 
-def audit_size(pilot: PPIResult | None = None, *, width: float, queries: int | None = None, ppi: str | None = None,
+def audit_size(pilot=None, *, width: float, queries: int | None = None, ppi: str | None = None,
                metric: str | None = None, alpha: float = 0.05, sd_human: float | None = None,
                sd_model: float | None = None, correlation: float | None = None, sd_rectifier: float | None = None,
-               lam: float | None = None) -> AuditSize:
+               lam: float | None = None, con=None, pilot_format: str | None = None) -> AuditSize:
     """The fewest audited queries whose PPI interval (level 1 - ``alpha``) is at most ``width`` wide, of ``queries``
     evaluated (default: the pilot's audited + unaudited), and what a human-only audit needs for the same width.
 
     The pilot is a :class:`~sqlndcg.PPIResult` of :func:`sqlndcg.ppi_evaluate` (its per-query pairs give the
-    moments; ``ppi`` defaults to the pilot's), or numbers: ``sd_human``, ``sd_model`` and ``correlation`` (per-query
+    moments; ``ppi`` defaults to the pilot's) or its ``per_query`` pairs as a table, file or frame, or numbers: ``sd_human``, ``sd_model`` and ``correlation`` (per-query
     values; PPI++ re-tunes lam for each n, ``"ppi"`` keeps lam = 1), or ``sd_rectifier`` (of Y - lam Yh), ``lam`` and
     ``sd_model`` (a fixed lam; ``sd_human`` optional, for the human-only count). Standard deviations are divided
     by their counts, as ppi_evaluate's.
@@ -122,12 +145,9 @@ def audit_size(pilot: PPIResult | None = None, *, width: float, queries: int | N
                "sd_rectifier": sd_rectifier, "lam": lam}
     pilot_n = None
     if pilot is not None:
-        if not isinstance(pilot, PPIResult):
-            raise SettingError(f"pilot= must be a PPIResult (sqlndcg.ppi_evaluate), got {type(pilot).__name__}")
         if any(v is not None for v in numbers.values()):
             raise SettingError("give either pilot= or the numbers (sd_human=, sd_model=, ...), not both")
-        moments, total, pilot_ppi, metric = _from_pilot(pilot, metric)
-        pilot_n = int(pilot.summary.to_dicts()[0]["audited"]) if pilot.summary.rows else None
+        moments, total, pilot_n, pilot_ppi, metric = _from_pilot(pilot, metric, pilot_format, con)
         ppi = ppi or pilot_ppi
         queries = total if queries is None else queries
     else:
