@@ -34,7 +34,6 @@ def audit_sample(
     model_labels=None,
     metric: str = "ndcg@10",
     system: str = "system",
-    query_id: str = "query_id",
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
@@ -52,7 +51,8 @@ def audit_sample(
     (1: the systems agree most). Allocation: ``"proportional"`` to the not yet audited queries of each stratum, or
     ``"neyman"`` (proportional to size x sd of the model metric), rounded by largest remainder with at least one
     per stratum while the budget lasts, summing to ``budget`` exactly. ``audited``: queries already audited (a
-    table with a ``query_id`` column, e.g. their judgments): never drawn again.
+    table with a ``query_id`` column, e.g. their judgments): never drawn again. ``settings`` are evaluate's
+    (``query_id`` names the query id column of every input; ``gain``, ...).
 
     PPI (:func:`sqlndcg.ppi_evaluate`) takes the audited queries as a uniform random sample of the evaluated ones.
     Proportional allocation keeps the inclusion probabilities equal up to rounding; when they differ by more (Neyman,
@@ -66,6 +66,9 @@ def audit_sample(
     [('de', 3), ('fr', 2)]
     """
     names = [strata] if isinstance(strata, str) else list(strata or [])
+    query_id = str(settings.get("query_id") or "query_id")
+    if settings.get("group_by"):
+        raise SettingError("audit_sample takes its groups as strata=, not group_by=")
     _check_settings(budget, by, names, bins, allocation, model_labels, seed)
     if by is None and names:
         by = "segment"
@@ -86,8 +89,9 @@ def audit_sample(
         source, query, value = inp.described["sql"], query_id, None
         if model_labels is not None:
             groups = names + ([system] if system in columns else [])
-            model = evaluate(queries_or_run, model_labels, [metric], group_by=groups or None, con=con,
-                             run_format=run_format, judgments_format=judgments_format, **settings)
+            given: dict = dict(settings, group_by=groups)
+            model = evaluate(queries_or_run, model_labels, [metric], con=con, run_format=run_format,
+                             judgments_format=judgments_format, **given)
             (pq,) = runner.inputs((model.per_query.to_arrow(), "model_per_query", None))
             assert pq is not None
             source, query = pq.described["sql"], model.per_query.columns[len(groups)]

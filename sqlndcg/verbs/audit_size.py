@@ -183,7 +183,7 @@ def _from_numbers(numbers: dict, ppi: str | None) -> tuple[stats_audit.Moments, 
         if numbers["sd_rectifier"] is None or numbers["lam"] is None or numbers["correlation"] is not None:
             raise SettingError("a fixed lam needs sd_rectifier= and lam= together (and no correlation=)")
         fixed = numbers["lam"]
-        if isinstance(fixed, bool) or not isinstance(fixed, Real) or not 0 <= fixed <= 1:
+        if isinstance(fixed, bool) or not isinstance(fixed, Real) or not 0 <= float(fixed) <= 1:
             raise SettingError(f"lam= must be a number in [0, 1], got {fixed!r}")
         var_r = _positive("sd_rectifier", numbers["sd_rectifier"]) ** 2
         var_y = None if numbers["sd_human"] is None else _positive("sd_human", numbers["sd_human"]) ** 2
@@ -193,7 +193,7 @@ def _from_numbers(numbers: dict, ppi: str | None) -> tuple[stats_audit.Moments, 
                            "sd_rectifier= and lam= (a fixed lam)")
     sd_y = _positive("sd_human", numbers["sd_human"])
     rho = numbers["correlation"]
-    if isinstance(rho, bool) or not isinstance(rho, Real) or not -1 <= rho <= 1:
+    if isinstance(rho, bool) or not isinstance(rho, Real) or not -1 <= float(rho) <= 1:
         raise SettingError(f"correlation= must be a number in [-1, 1], got {rho!r}")
     cov = float(rho) * sd_y * math.sqrt(var_f)
     return stats_audit.Moments(var_f=var_f, var_y=sd_y ** 2, var_h=var_f, cov=cov), ppi or "ppi++"
