@@ -88,7 +88,7 @@ def audit_sample(
                              "named by the query id column")
         source, query, value = inp.described["sql"], query_id, None
         if model_labels is not None:
-            groups = names + ([system] if system in columns else [])
+            groups = [system] if system in columns else []
             given: dict = dict(settings, group_by=groups)
             model = evaluate(queries_or_run, model_labels, [metric], con=con, run_format=run_format,
                              judgments_format=judgments_format, **given)
@@ -97,6 +97,8 @@ def audit_sample(
             source, query = pq.described["sql"], model.per_query.columns[len(groups)]
             value = list(model.settings["metrics"])[0]
         p = {"source": source, "query": query, "strata": names, "value": value,
+             "segments": inp.described["sql"] if model_labels is not None and names else None,
+             "segments_query": query_id,
              "bins": bins if by == "disagreement" else None, "audited": None if done is None else done.described["sql"],
              "audited_query": query_id, "allocation": allocation, "budget": int(budget), "seed": int(seed)}
         repeated = runner.rows(templates.audit_repeated_sql(p, dialect=runner.dialect))

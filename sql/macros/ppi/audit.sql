@@ -1,7 +1,8 @@
 {#-
   Which queries to audit next: a stratified sample of `budget` queries for human judges, the same on every engine
   for the same seed. p: {source (relation SQL: one row per query, or evaluate's per-query table with a row per
-  system and query), query (its query id column), strata (segment columns, may be empty), value (the column of
+  system and query), query (its query id column), strata (segment columns, may be empty: of the source, or of
+  segments when given), segments (relation SQL, or none) and segments_query (its query id column), value (the column of
   the model-labelled metric, or none), bins (disagreement strata, or none), audited (relation SQL of already
   audited queries, or none), audited_query (its query id column), allocation ('proportional' | 'neyman'),
   budget, seed}.
@@ -29,8 +30,9 @@
 {%- macro _audit_frame_ctes(p) -%}
 {%- set d = sqlndcg.double() -%}
 {%- set q = sqlndcg._quote(p.query) -%}
+{%- set g = 'g' if p.segments else 's' -%}
 src AS (
-  SELECT s.{{ q }} AS _qid{% for c in p.strata %}, s.{{ sqlndcg._quote(c) }}{% endfor %}, {{ sqlndcg._audit_text('s.' ~ q) }} AS _qt,
+  SELECT s.{{ q }} AS _qid{% for c in p.strata %}, {{ g }}.{{ sqlndcg._quote(c) }}{% endfor %}, {{ sqlndcg._audit_text('s.' ~ q) }} AS _qt,
   {%- if p.value %}
          AVG(CAST(s.{{ sqlndcg._quote(p.value) }} AS {{ d }})) AS _v,
          MAX(CAST(s.{{ sqlndcg._quote(p.value) }} AS {{ d }})) - MIN(CAST(s.{{ sqlndcg._quote(p.value) }} AS {{ d }})) AS _spread
@@ -38,7 +40,11 @@ src AS (
          {{ sqlndcg.null_double() }} AS _v, {{ sqlndcg.null_double() }} AS _spread
   {%- endif %}
   FROM {{ p.source }} s
-  GROUP BY s.{{ q }}{% for c in p.strata %}, s.{{ sqlndcg._quote(c) }}{% endfor %}
+  {%- if p.segments %}
+  JOIN (SELECT DISTINCT {{ sqlndcg._audit_text('r.' ~ sqlndcg._quote(p.segments_query)) }} AS _rq{% for c in p.strata %}, r.{{ sqlndcg._quote(c) }}{% endfor %}
+        FROM {{ p.segments }} r) g ON g._rq = {{ sqlndcg._audit_text('s.' ~ q) }}
+  {%- endif %}
+  GROUP BY s.{{ q }}{% for c in p.strata %}, {{ g }}.{{ sqlndcg._quote(c) }}{% endfor %}
 ),
 {%- if p.bins %}
 ranked AS (
@@ -87,11 +93,12 @@ f AS (
 
 {#- The queries that sit in two strata (a segment column that varies within a query): a few, for an error. -#}
 {%- macro _audit_repeated_sql(p) -%}
-SELECT {{ sqlndcg._quote(p.query) }}, COUNT(*) AS strata
-FROM (SELECT DISTINCT {{ sqlndcg._quote(p.query) }}{% for c in p.strata %}, {{ sqlndcg._quote(c) }}{% endfor %} FROM {{ p.source }}) s
-GROUP BY {{ sqlndcg._quote(p.query) }}
+{%- set q = sqlndcg._quote(p.segments_query if p.segments else p.query) -%}
+SELECT {{ q }}, COUNT(*) AS strata
+FROM (SELECT DISTINCT {{ q }}{% for c in p.strata %}, {{ sqlndcg._quote(c) }}{% endfor %} FROM {{ p.segments or p.source }}) s
+GROUP BY {{ q }}
 HAVING COUNT(*) > 1
-ORDER BY {{ sqlndcg._quote(p.query) }}
+ORDER BY {{ q }}
 {%- endmacro -%}
 
 {#- The strata (_all queries, _a not yet audited, _sd, _w, _quota) and every slot with its _seat in the draw. -#}
