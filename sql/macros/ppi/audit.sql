@@ -76,13 +76,13 @@ binned AS (
 {%- for x in parts[1:] %}{% set label.text = sqlndcg.concat_text(sqlndcg.concat_text(label.text, "'/'"), x) %}{% endfor %}
 done AS (
   {%- if p.audited %}
-  SELECT DISTINCT {{ sqlndcg._audit_text('a.' ~ sqlndcg._quote(p.audited_query)) }} AS _qt FROM {{ p.audited }} a
+  SELECT DISTINCT {{ sqlndcg._audit_text('a.' ~ sqlndcg._quote(p.audited_query)) }} AS _qt, 1 AS _hit FROM {{ p.audited }} a
   {%- else %}
-  SELECT _qt FROM src WHERE 1 = 0
+  SELECT _qt, 1 AS _hit FROM src WHERE 1 = 0
   {%- endif %}
 ),
 f AS (
-  SELECT src.*, {{ label.text }} AS _s, CASE WHEN done._qt IS NULL THEN 0 ELSE 1 END AS _done
+  SELECT src.*, {{ label.text }} AS _s, CASE WHEN done._hit = 1 THEN 1 ELSE 0 END AS _done
   FROM src
   {%- if p.bins %}
   JOIN binned b ON b._qt = src._qt
@@ -174,10 +174,10 @@ ORDER BY s._seat
 SELECT s._s AS stratum, CAST(s._all AS {{ i }}) AS queries, CAST(s._all - s._a AS {{ i }}) AS audited,
        CAST(s._a AS {{ i }}) AS available,
        {%- if p.value %} s._sd AS sd,{% endif %}{% if p.bins %} s._spread_low AS spread_low, s._spread_high AS spread_high,{% endif %}
-       a._quota AS quota, CAST(COALESCE(t._n, 0) AS {{ i }}) AS sampled,
+       CASE WHEN s._a > 0 THEN a._quota END AS quota, CAST(CASE WHEN s._a > 0 THEN t._n ELSE 0 END AS {{ i }}) AS sampled,
        CAST(s._a AS {{ d }}) / SUM(s._a) OVER () AS share,
-       CASE WHEN s._a > 0 THEN CAST(COALESCE(t._n, 0) AS {{ d }}) / s._a END AS inclusion_probability,
-       CASE WHEN t._n > 0 THEN CAST(s._a AS {{ d }}) / t._n END AS weight
+       CASE WHEN s._a > 0 THEN CAST(t._n AS {{ d }}) / s._a END AS inclusion_probability,
+       CASE WHEN s._a > 0 AND t._n > 0 THEN CAST(s._a AS {{ d }}) / t._n END AS weight
 FROM strata s LEFT JOIN alloc a ON a._s = s._s LEFT JOIN taken t ON t._s = s._s
 ORDER BY s._s
 {%- endmacro -%}
