@@ -388,3 +388,25 @@ def check_engine(con, load, label: str) -> None:
 
 
 globals().update(engine_tests(check_engine))
+
+
+# --- the docs --------------------------------------------------------------------------------------------------
+
+def test_docs_example():
+    """docs/judgments.md's "Which queries to audit next": the tables and numbers it shows are the ones computed."""
+    import re
+
+    text = (ROOT / "docs" / "judgments.md").read_text(encoding="utf-8")
+    section = text[text.index("### Which queries to audit next"):text.index("## In dbt")]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    shown = re.findall(r"```text\n(.*?)```", section, re.S)
+    lines: list = []
+    exec(code, {"pd": pd, "sqlndcg": sqlndcg, "print": lambda *a: lines.append(" ".join(str(x) for x in a))})
+    assert "\n".join(lines).strip() == shown[0].strip()
+    command = shown[1].splitlines()[0].removeprefix("$ sqlndcg ").split()
+    done = cli(*command)
+    assert done.returncode == 0 and done.stdout.startswith(shown[1].splitlines()[1].removesuffix("..."))
+    for sd_corr, ppi, n in [((0.28, 0.8), "ppi", 233), ((0.28, 0.5), "ppi++", 427)]:
+        assert sqlndcg.audit_size(width=0.05, queries=5000, sd_human=0.3, sd_model=sd_corr[0],
+                                  correlation=sd_corr[1], ppi=ppi).audited == n
+        assert f"needs {n}" in section or f"needs {n};" in section or f"needs {n}." in section
