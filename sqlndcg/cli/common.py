@@ -74,6 +74,12 @@ EXAMPLES = {
     "exposure": ["sqlndcg exposure --run run.csv --items items.csv --group-column provider --browsing rbp --p 0.5",
                  "sqlndcg exposure --run samples.csv --sample-column sample --items items.csv --judgments qrels.txt "
                  "--group-by system --table summary"],
+    "audit-sample": ["sqlndcg audit-sample --queries queries.csv --strata market --audited last_month.csv "
+                     "--budget 30 --seed 7 --format csv",
+                     "sqlndcg audit-sample --queries runs.csv --model-labels llm.qrels -m ndcg@10 --by disagreement "
+                     "--budget 50"],
+    "audit-size": ["sqlndcg audit-size --width 0.05 --queries 5000 --sd-human 0.3 --sd-model 0.28 --correlation 0.8",
+                   "sqlndcg audit-size --width 0.05 --pilot ppi_pairs.csv"],
 }
 
 
