@@ -410,3 +410,51 @@ def test_docs_example():
         assert sqlndcg.audit_size(width=0.05, queries=5000, sd_human=0.3, sd_model=sd_corr[0],
                                   correlation=sd_corr[1], ppi=ppi).audited == n
         assert f"needs {n}" in section or f"needs {n};" in section or f"needs {n}." in section
+
+
+# --- dbt -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.engine
+def test_the_dbt_macros_draw_the_same_sample(tmp_path):
+    import duckdb
+    from test_dbt import REPO, dbt
+
+    project = tmp_path / "proj"
+    (project / "seeds").mkdir(parents=True)
+    (project / "models").mkdir()
+    frame = queries_frame()
+    audited = frame.iloc[:15][["query_id"]]
+    run, labels = systems_data()
+    pq = per_query_model(run, labels)[["system", "query_id", "ndcg@5"]].rename(columns={"ndcg@5": "ndcg5"})
+    for name, f in (("queries", frame), ("audited", audited), ("run", run), ("model_per_query", pq)):
+        f.to_csv(project / "seeds" / f"{name}.csv", index=False)
+    (project / "models" / "sample.sql").write_text(
+        "{{ sqlndcg.audit_sample(queries=ref('queries'), budget=11, strata='market', seed=9, audited=ref('audited')) }}\n")
+    (project / "models" / "strata.sql").write_text(
+        "{{ sqlndcg.audit_strata(queries=ref('queries'), budget=11, strata='market', seed=9, audited=ref('audited')) }}\n")
+    (project / "models" / "disagree.sql").write_text(
+        "{{ sqlndcg.audit_sample(queries=ref('model_per_query'), value='ndcg5', bins=4, budget=12, seed=1) }}\n")
+    (project / "models" / "neyman.sql").write_text(
+        "{{ sqlndcg.audit_sample(queries=ref('model_per_query'), value='ndcg5', segments=ref('run'), strata=['market'], "
+        "allocation='neyman', budget=14, seed=2) }}\n")
+    (project / "dbt_project.yml").write_text(
+        "name: audit\nversion: '1.0.0'\nconfig-version: 2\nprofile: audit\n"
+        "models:\n  audit:\n    +materialized: table\n")
+    (project / "profiles.yml").write_text(
+        f"audit:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
+        f"      path: '{project / 'a.duckdb'}'\n      threads: 1\n")
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
+    dbt(project, "deps")
+    dbt(project, "build")
+    with duckdb.connect(str(project / "a.duckdb"), read_only=True) as con:
+        got = {name: con.execute(f"SELECT stratum, CAST(query_id AS VARCHAR), draw FROM {name}").fetchall()
+               for name in ("sample", "disagree", "neyman")}
+        strata = con.execute("SELECT stratum, sampled FROM strata ORDER BY stratum").fetchall()
+    res = sqlndcg.audit_sample(frame, 11, strata="market", seed=9, audited=audited)
+    assert sorted(got["sample"]) == sorted(got_sample(res))  # a table's rows: in no promised order
+    assert strata == sorted((s, n) for s, n in got_counts(res).items())
+    res = sqlndcg.audit_sample(run, 12, by="disagreement", model_labels=labels, metric="ndcg@5", seed=1)
+    assert sorted(got["disagree"]) == sorted(got_sample(res))
+    res = sqlndcg.audit_sample(run, 14, strata="market", model_labels=labels, metric="ndcg@5", allocation="neyman",
+                               seed=2)
+    assert sorted(got["neyman"]) == sorted(got_sample(res))

@@ -181,3 +181,47 @@ SELECT s._s AS stratum, CAST(s._all AS {{ i }}) AS queries, CAST(s._all - s._a A
 FROM strata s LEFT JOIN alloc a ON a._s = s._s LEFT JOIN taken t ON t._s = s._s
 ORDER BY s._s
 {%- endmacro -%}
+
+{#- dbt: the plan of audit_sample / audit_strata from relations (queries: the query id and strata columns, or
+    evaluate's per-query table of a run under model labels with value= its metric column, segments= the run that
+    holds the strata columns). A budget above the queries not yet audited gives them all (Python refuses it). -#}
+{%- macro _audit_relation_plan(queries, budget, strata, seed, audited, allocation, value, bins, segments, query_id) -%}
+{%- if budget is not number or budget is sameas true or budget < 1 or budget != budget | int -%}
+  {{ sqlndcg._fail('setting', 'budget= must be a whole number of queries >= 1, got ' ~ budget) }}
+{%- endif -%}
+{%- if bins is not none and (bins is not number or bins < 2 or value is none) -%}
+  {{ sqlndcg._fail('setting', 'bins= (strata by disagreement) needs value= the metric column of the per-query table, and bins >= 2') }}
+{%- endif -%}
+{%- set names = [strata] if strata is string else (strata or []) | list -%}
+{%- set q = sqlndcg._input_relation('queries', queries) -%}
+{%- set s = sqlndcg._input_relation('segments', segments) if segments is not none else none -%}
+{%- set a = sqlndcg._input_relation('audited', audited) if audited is not none else none -%}
+{%- set needs = [(q, [query_id] + ([value] if value else []) + ([] if s else names))] -%}
+{%- if s %}{% do needs.append((s, [query_id] + names)) %}{% endif -%}
+{%- if a %}{% do needs.append((a, [query_id])) %}{% endif -%}
+{%- for rel, cols in needs -%}
+  {%- set have = [] -%}{%- for c in rel.columns %}{% do have.append(c.name) %}{% endfor -%}
+  {%- for c in cols if c not in have -%}
+    {{ sqlndcg._fail('input', rel.label ~ ': no column ' ~ c ~ ' (its columns: ' ~ have | join(', ') ~ ')') }}
+  {%- endfor -%}
+{%- endfor -%}
+{{ return({'source': q.sql, 'query': query_id, 'strata': names, 'value': value, 'bins': bins,
+           'segments': s.sql if s else none, 'segments_query': query_id, 'audited': a.sql if a else none,
+           'audited_query': query_id, 'allocation': allocation, 'budget': budget | int, 'seed': seed | int}) }}
+{%- endmacro -%}
+
+{#- dbt entry point: the sampled queries, in draw order (as sqlndcg.audit_sample's .sample). -#}
+{%- macro audit_sample(queries=none, budget=none, strata=[], seed=0, audited=none, allocation='proportional', value=none,
+                       bins=none, segments=none, query_id='query_id') -%}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._audit_sample_sql(sqlndcg._audit_relation_plan(queries, budget, strata, seed, audited, allocation, value,
+                                                                  bins, segments, query_id))) }}
+{%- endmacro -%}
+
+{#- dbt entry point: per stratum its queries, quota and sampled count (as sqlndcg.audit_sample's .strata). -#}
+{%- macro audit_strata(queries=none, budget=none, strata=[], seed=0, audited=none, allocation='proportional', value=none,
+                       bins=none, segments=none, query_id='query_id') -%}
+{%- if not execute -%}{{ return(sqlndcg._parse_time_placeholder()) }}{%- endif -%}
+{{ return(sqlndcg._audit_strata_sql(sqlndcg._audit_relation_plan(queries, budget, strata, seed, audited, allocation, value,
+                                                                  bins, segments, query_id))) }}
+{%- endmacro -%}
