@@ -848,3 +848,8 @@ def audit_strata_sql(p, *, dialect: str = "duckdb") -> str:
 def audit_repeated_sql(p, *, dialect: str = "duckdb") -> str:
     """``_audit_repeated_sql`` (sql/macros/ppi/audit.sql): the queries that fall in two strata."""
     return render.call('_audit_repeated_sql', p, dialect=dialect)
+
+
+def ppi_stratified_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_ppi_stratified_sql`` (sql/macros/ppi/stratified.sql): per-stratum PPI means combined by the strata's shares."""
+    return render.call('_ppi_stratified_sql', p, dialect=dialect)

@@ -32,3 +32,28 @@ class AuditSample:
         lines = [self.strata.to_text(max_rows=1000), "", self.sample.to_text(max_rows=1000),
                  f"({settings_text(self.settings)})"]
         return "\n".join(lines + [f"warning: {w}" for w in self.warnings])
+
+
+@dataclass(frozen=True)
+class StratifiedPPI:
+    """What :func:`sqlndcg.ppi_stratified` returns: ``summary`` (per metric the stratified prediction-powered
+    ``mean``, ``ci_low``, ``ci_high``; ``naive_mean`` and ``human_mean`` combined the same way; ``audited``,
+    ``unaudited``, ``strata``), ``strata`` (ppi_evaluate's summary per stratum), ``per_query`` (its pairs),
+    ``settings``, ``warnings``, ``sql`` (the combining statement)."""
+
+    summary: Table
+    strata: Table
+    per_query: Table
+    settings: dict
+    sql: str
+    warnings: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"summary": self.summary.to_dicts(), "strata": self.strata.to_dicts(),
+                "per_query": self.per_query.to_dicts(), "settings": dict(self.settings),
+                "warnings": list(self.warnings), "sql": self.sql}
+
+    def __str__(self) -> str:
+        lines = [self.summary.to_text(max_rows=1000), "", self.strata.to_text(max_rows=1000),
+                 f"({settings_text(self.settings)})"]
+        return "\n".join(lines + [f"warning: {w}" for w in self.warnings])
