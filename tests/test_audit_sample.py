@@ -458,3 +458,94 @@ def test_the_dbt_macros_draw_the_same_sample(tmp_path):
     res = sqlndcg.audit_sample(run, 14, strata="market", model_labels=labels, metric="ndcg@5", allocation="neyman",
                                seed=2)
     assert sorted(got["neyman"]) == sorted(got_sample(res))
+
+
+# --- PPI of an audit with unequal inclusion probabilities -------------------------------------------------------
+
+def strat_data(seed, queries=(150, 50), docs=5, flips=(0.05, 0.7)):
+    """Two markets: the model grades one too high in 5% of the easy market's documents and 70% of the hard one's."""
+    rng = np.random.default_rng(seed)
+    run, human, model = [], [], []
+    i = 0
+    for market, n, flip in zip(["easy", "hard"], queries, flips):
+        for _ in range(n):
+            qid = f"q{i:03d}"
+            i += 1
+            for d in range(docs):
+                h = int(rng.choice([0, 1, 2], p=[0.5, 0.3, 0.2]))
+                human.append((qid, f"d{d}", h))
+                model.append((qid, f"d{d}", min(2, h + int(rng.random() < flip))))
+                run.append((market, qid, f"d{d}", float(rng.integers(0, 4))))
+    return (pd.DataFrame(run, columns=["market", "query_id", "doc_id", "score"]),
+            pd.DataFrame(human, columns=["query_id", "doc_id", "rel"]),
+            pd.DataFrame(model, columns=["query_id", "doc_id", "rel"]))
+
+
+def unequal_audit(human, run, seed, per=(8, 25)):
+    """8 of the 150 easy queries and 25 of the 50 hard ones: the hard market audited ten times as often."""
+    rng = np.random.default_rng(seed + 7)
+    chosen = []
+    for market, n in zip(["easy", "hard"], per):
+        chosen += list(rng.choice(sorted(run[run.market == market].query_id.unique()), n, replace=False))
+    return human[human.query_id.isin(chosen)]
+
+
+@pytest.mark.parametrize("mode", ["ppi", "ppi++"])
+def test_ppi_stratified_equals_ppi_py_per_stratum(mode):
+    run, human, model = strat_data(3)
+    audit = unequal_audit(human, run, 3)
+    res = sqlndcg.ppi_stratified(run, model, audit, ["ndcg@5", "p@3"], strata="market", ppi=mode)
+    pairs = res.per_query.to_pandas()
+    z = norm.ppf(0.975)
+    for metric in ("ndcg@5", "p@3"):
+        means, ses, shares, naive = [], [], [], []
+        for market in ("easy", "hard"):
+            rows = pairs[(pairs.metric == metric) & (pairs.market == market)]
+            a, u = rows[rows.audited == 1], rows[rows.audited == 0]
+            low, high = ppi_mean_ci(a.human_value.to_numpy(), a.model_value.to_numpy(), u.model_value.to_numpy(),
+                                    alpha=0.05, lam=1.0 if mode == "ppi" else None)
+            low, high = float(np.ravel(low)[0]), float(np.ravel(high)[0])
+            means.append((low + high) / 2)
+            ses.append((high - low) / (2 * z))
+            shares.append(len(rows))
+            naive.append(rows.model_value.mean())
+        w = np.array(shares) / sum(shares)
+        mean, se = float(w @ means), float(np.sqrt(w ** 2 @ np.array(ses) ** 2))
+        got = next(r for r in res.summary.to_dicts() if r["metric"] == metric)
+        assert got["mean"] == pytest.approx(mean, abs=1e-9)
+        assert (got["ci_low"], got["ci_high"]) == pytest.approx((mean - z * se, mean + z * se), abs=1e-9)
+        assert got["naive_mean"] == pytest.approx(float(w @ naive), abs=1e-9)
+        assert (got["audited"], got["unaudited"], got["strata"]) == (33, 167, 2)
+
+
+def test_ppi_stratified_covers_where_pooled_ppi_is_biased():
+    """An audit ten times as dense in the market the model gets wrong: ppi_evaluate, which takes the audit as
+    uniform, over-corrects; PPI per stratum combined by the markets' shares stays centred and covers."""
+    errors_s, errors_p, covered_s, covered_p = [], [], 0, 0
+    seeds = range(40)
+    for seed in seeds:
+        run, human, model = strat_data(seed)
+        audit = unequal_audit(human, run, seed)
+        truth = sqlndcg.evaluate(run, human, ["ndcg@5"]).summary.to_dicts()[0]["ndcg@5"]
+        s = sqlndcg.ppi_stratified(run, model, audit, ["ndcg@5"], strata="market").summary.to_dicts()[0]
+        p = sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5"]).summary.to_dicts()[0]
+        errors_s.append(s["mean"] - truth)
+        errors_p.append(p["mean"] - truth)
+        covered_s += s["ci_low"] <= truth <= s["ci_high"]
+        covered_p += p["ci_low"] <= truth <= p["ci_high"]
+    assert covered_s / len(seeds) >= 0.88
+    assert covered_p < covered_s - 4
+    se_s, se_p = np.std(errors_s) / np.sqrt(len(seeds)), np.std(errors_p) / np.sqrt(len(seeds))
+    assert abs(np.mean(errors_s)) < 3 * se_s  # centred on the truth, up to the simulation's noise
+    assert np.mean(errors_p) < -3 * se_p  # over-corrected: biased low
+
+
+def test_ppi_stratified_errors():
+    run, human, model = strat_data(1, queries=(20, 10))
+    with pytest.raises(SettingError, match="needs strata="):
+        sqlndcg.ppi_stratified(run, model, human[human.query_id < "q005"], ["ndcg@5"], strata=[])
+    with pytest.raises(DataError, match=r"every stratum needs at least 2 audited queries and 1 not audited; 1 do "
+                                        r"not: hard \(0 audited, 10 not\)"):
+        sqlndcg.ppi_stratified(run, model, human[human.query_id < "q005"], ["ndcg@5"], strata="market")
+    with pytest.raises(SettingError, match="queries='both'"):
+        sqlndcg.ppi_stratified(run, model, human, ["ndcg@5"], strata="market", queries="judged")
