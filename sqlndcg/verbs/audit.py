@@ -56,8 +56,9 @@ def audit_sample(
 
     PPI (:func:`sqlndcg.ppi_evaluate`) takes the audited queries as a uniform random sample of the evaluated ones.
     Proportional allocation keeps the inclusion probabilities equal up to rounding; when they differ by more (Neyman,
-    or strata forced to one query), the result warns: ppi_evaluate's mean would then be biased towards the
-    oversampled strata, so use proportional allocation for an audit that PPI corrects.
+    or strata forced to one query), the result warns: ppi_evaluate's mean would then lean towards the oversampled
+    strata; :func:`sqlndcg.ppi_stratified` (PPI per stratum, combined by the strata's shares) is the estimate
+    for such an audit.
 
     >>> import pandas as pd, sqlndcg
     >>> q = pd.DataFrame({"query_id": [f"q{i}" for i in range(10)], "market": ["de"] * 6 + ["fr"] * 4})
@@ -149,4 +150,5 @@ def _warnings(table, budget: int) -> list[str]:
     shown = ", ".join(f"{r['stratum']} {r['inclusion_probability']:.3g}" for r in off[:5])
     return [f"the inclusion probabilities differ beyond rounding (uniform: {budget / total:.3g}; {shown}): "
             "ppi_evaluate takes the audit as a uniform sample, so its mean would lean towards the oversampled "
-            "strata; weight each audited query by its weight, or draw the audit with allocation='proportional'"]
+            "strata: estimate with ppi_stratified(..., strata=the same strata), or draw the audit with "
+            "allocation='proportional'"]
