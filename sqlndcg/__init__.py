@@ -9,7 +9,7 @@ The layers, each importing only those below it::
 
     cli/      the command line: one parser per verb, one table writer
     verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions, propensities, click_labels,
-              counterfactual, interleaving, diversity, exposure
+              counterfactual, interleaving, diversity, exposure, ppi, audit_sample, audit_size
     stats/    paired tests, bootstrap intervals, the t distribution (pure Python; NumPy only speeds them up)
     present/  results (tables, the SQL that ran) and plots
     run/      the session with an engine: connections, inputs (sources), input checks, engines/
@@ -65,6 +65,11 @@ _LAZY = {
     "PPIResult": ("sqlndcg.present.ppi", "PPIResult"),
     "system_order": ("sqlndcg.verbs.system_order", "system_order"),
     "SystemOrder": ("sqlndcg.present.system_order", "SystemOrder"),
+    "audit_sample": ("sqlndcg.verbs.audit", "audit_sample"),
+    "AuditSample": ("sqlndcg.present.audit", "AuditSample"),
+    "audit_size": ("sqlndcg.verbs.audit_size", "audit_size"),
+    "ppi_stratified": ("sqlndcg.verbs.ppi_stratified", "ppi_stratified"),
+    "StratifiedPPI": ("sqlndcg.present.audit", "StratifiedPPI"),
     "Positions": ("sqlndcg.verbs.positions", "Positions"),
     "KINDS": ("sqlndcg.core.metrics", "KINDS"),
     "Metric": ("sqlndcg.core.metrics", "Metric"),
@@ -113,6 +118,7 @@ __all__ = [
     "interleave", "multileave", "interleaving_credit", "diversity", "overlap", "Overlap", "beyond_accuracy",
     "exposure", "Exposure", "ppi_evaluate", "ppi_compare", "PPIResult",
     "system_order", "SystemOrder",
+    "audit_sample", "AuditSample", "audit_size", "ppi_stratified", "StratifiedPPI",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
     "ResourceError",

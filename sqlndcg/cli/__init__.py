@@ -23,6 +23,7 @@ from typing import Protocol
 
 from .. import __version__
 from ..errors import SettingError, SqlndcgError
+from . import audit as cli_audit
 from . import compare as cli_compare
 from . import explain as cli_explain
 from . import fairness as cli_fairness
@@ -140,7 +141,7 @@ class VerbModule(Protocol):
 
 _MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_interleaving, cli_overlap,
                                      cli_compare, cli_explain, cli_power, cli_diversity, cli_beyond, cli_fairness,
-                                     cli_system_order)
+                                     cli_system_order, cli_audit)
 
 
 def _verbs() -> dict[str, tuple[VerbModule, str]]:

@@ -78,6 +78,12 @@ EXAMPLES = {
     "system-order": ["sqlndcg system-order runs.parquet judgments.parquet --source source --reference human "
                      "-m ndcg@10,p@5",
                      "sqlndcg system-order runs.csv labels.csv -m ndcg@10 --query-set own --format csv --table flips"],
+    "audit-sample": ["sqlndcg audit-sample --queries queries.csv --strata market --audited last_month.csv "
+                     "--budget 30 --seed 7 --format csv",
+                     "sqlndcg audit-sample --queries runs.csv --model-labels llm.qrels -m ndcg@10 --by disagreement "
+                     "--budget 50"],
+    "audit-size": ["sqlndcg audit-size --width 0.05 --queries 5000 --sd-human 0.3 --sd-model 0.28 --correlation 0.8",
+                   "sqlndcg audit-size --width 0.05 --pilot ppi_pairs.csv"],
 }
 
 

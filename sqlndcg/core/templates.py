@@ -872,3 +872,23 @@ def system_order_flips_sql(p, *, dialect: str = "duckdb") -> str:
     """``_system_order_flips_sql`` (sql/macros/judgments/system_order.sql): the pairs of systems whose winner
     flips, with both mean differences and p-values."""
     return render.call('_system_order_flips_sql', p, dialect=dialect)
+
+
+def audit_sample_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_audit_sample_sql`` (sql/macros/ppi/audit.sql): the stratified audit sample, in draw order."""
+    return render.call('_audit_sample_sql', p, dialect=dialect)
+
+
+def audit_strata_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_audit_strata_sql`` (sql/macros/ppi/audit.sql): per stratum its queries, quota and sampled count."""
+    return render.call('_audit_strata_sql', p, dialect=dialect)
+
+
+def audit_repeated_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_audit_repeated_sql`` (sql/macros/ppi/audit.sql): the queries that fall in two strata."""
+    return render.call('_audit_repeated_sql', p, dialect=dialect)
+
+
+def ppi_stratified_sql(p, *, dialect: str = "duckdb") -> str:
+    """``_ppi_stratified_sql`` (sql/macros/ppi/stratified.sql): per-stratum PPI means combined by the strata's shares."""
+    return render.call('_ppi_stratified_sql', p, dialect=dialect)
