@@ -248,3 +248,73 @@ def test_evaluate_with_an_audit_is_ppi_evaluate():
         sqlndcg.evaluate(run, model, ["ndcg@5"], ppi="ppi")
     with pytest.raises(SettingError, match="bootstrap= is not available with audit="):
         sqlndcg.evaluate(run, model, ["ndcg@5"], audit=audit, bootstrap="bca")
+
+
+def test_compare_with_an_audit_is_ppi_compare():
+    """compare(..., audit=) hands the call to ppi_compare (and equals ppi_py on the differences, above); the keywords
+    ppi_compare cannot honour are refused."""
+    run, human, model = make_data(9, queries=30, tags=("bm25", "dense"))
+    audit = audit_of(human, 9, 10)
+    for mode in ["ppi", "ppi++"]:
+        via = sqlndcg.compare(run, model, ["ndcg@5", "p@3"], system="tag", baseline="bm25", audit=audit, ppi=mode,
+                              gain="linear")
+        own = sqlndcg.ppi_compare(run, model, audit, ["ndcg@5", "p@3"], system="tag", baseline="bm25", ppi=mode,
+                                  gain="linear")
+        assert via.summary.to_dicts() == own.summary.to_dicts() and via.settings["ppi"] == mode
+    rows = sqlndcg.compare(run, model, ["p@3"], system="tag", baseline="bm25", audit=audit).summary.to_dicts()
+    assert rows[0]["tag"] == "dense" and rows[0]["baseline"] == "bm25"
+    pq = {(r["tag"], r["query_id"]): r for r in sqlndcg.ppi_evaluate(run, model, audit, ["p@3"], group_by="tag")
+          .per_query.to_dicts()}
+    qs = sorted({q for (_, q) in pq})
+    d = [(pq[("dense", q)], pq[("bm25", q)]) for q in qs]
+    y = np.array([a["human_value"] - b["human_value"] for a, b in d if a["audited"]])
+    yh = np.array([a["model_value"] - b["model_value"] for a, b in d if a["audited"]])
+    yu = np.array([a["model_value"] - b["model_value"] for a, b in d if not a["audited"]])
+    lam = _calc_lam_glm(y, yh, yu, np.eye(1), clip=True)
+    low, high = ppi_mean_ci(y, yh, yu, alpha=0.05, lam=lam)
+    assert (rows[0]["ci_low"], rows[0]["ci_high"]) == (pytest.approx(float(low[0]), abs=1e-9),
+                                                       pytest.approx(float(high[0]), abs=1e-9))
+    with pytest.raises(SettingError, match="compare: ppi='ppi' corrects model labels by a human audit"):
+        sqlndcg.compare(run, model, ["p@3"], system="tag", baseline="bm25", ppi="ppi")
+    with pytest.raises(SettingError, match="compare: interval='t' corrects model labels"):
+        sqlndcg.compare(run, model, ["p@3"], system="tag", baseline="bm25", interval="t")
+    for bad in [{"bootstrap": "bca"}, {"query_weights": run[["query_id"]]}, {"correction": "bh"}]:
+        with pytest.raises(SettingError, match=f"compare: {next(iter(bad))}= is not available with audit="):
+            sqlndcg.compare(run, model, ["p@3"], system="tag", baseline="bm25", audit=audit, **bad)
+    with pytest.raises(SettingError, match="one run with a system column"):
+        sqlndcg.compare({"a": run, "b": run}, model, ["p@3"], audit=audit)
+    with pytest.raises(SettingError, match="name the baseline"):
+        sqlndcg.compare(run, model, ["p@3"], system="tag", audit=audit)
+
+
+@pytest.mark.parametrize("mode", ["ppi", "ppi++"])
+def test_t_interval(mode):
+    """interval="t": mean -+ scipy's t.ppf(0.975, n - 1) * se, se from ppi_py's normal interval (small audits)."""
+    from scipy import stats
+
+    run, human, model = make_data(10, queries=40, tags=("bm25", "dense"))
+    for n in (3, 8, 35):
+        audit = audit_of(human, 10, n)
+        res = sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5", "p@3"], ppi=mode, group_by="tag", interval="t")
+        assert res.settings["interval"] == "t"
+        normal = sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5", "p@3"], ppi=mode, group_by="tag")
+        for r, z in zip(res.summary.to_dicts(), normal.summary.to_dicts()):
+            point, (low, high), lam, *_ = reference(res, r["tag"], r["metric"], 1.0 if mode == "ppi" else None)
+            se = (high - low) / 2 / 1.959963984540054
+            t = stats.t.ppf(0.975, n - 1)
+            assert r["mean"] == pytest.approx(point, abs=1e-9)
+            assert r["ci_low"] == pytest.approx(point - t * se, abs=1e-9)
+            assert r["ci_high"] == pytest.approx(point + t * se, abs=1e-9)
+            assert r["ci_high"] - r["ci_low"] >= z["ci_high"] - z["ci_low"]
+            assert {k: v for k, v in r.items() if not k.startswith("ci_")} == \
+                {k: v for k, v in z.items() if not k.startswith("ci_")}
+    via_eval = sqlndcg.evaluate(run, model, ["p@3"], audit=audit, interval="t", group_by="tag")
+    assert via_eval.summary.to_dicts() == sqlndcg.ppi_evaluate(run, model, audit, ["p@3"], interval="t",
+                                                               group_by="tag").summary.to_dicts()
+    via_cmp = sqlndcg.compare(run, model, ["p@3"], system="tag", baseline="bm25", audit=audit, interval="t")
+    own = sqlndcg.ppi_compare(run, model, audit, ["p@3"], system="tag", baseline="bm25", interval="t")
+    assert via_cmp.summary.to_dicts() == own.summary.to_dicts() and own.settings["interval"] == "t"
+    with pytest.raises(SettingError, match="interval must be 'normal'"):
+        sqlndcg.ppi_evaluate(run, model, audit, ["p@3"], interval="z")
+    with pytest.raises(SettingError, match="evaluate: interval='t' corrects model labels"):
+        sqlndcg.evaluate(run, model, ["p@3"], interval="t")
