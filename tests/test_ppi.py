@@ -318,3 +318,107 @@ def test_t_interval(mode):
         sqlndcg.ppi_evaluate(run, model, audit, ["p@3"], interval="z")
     with pytest.raises(SettingError, match="evaluate: interval='t' corrects model labels"):
         sqlndcg.evaluate(run, model, ["p@3"], interval="t")
+
+
+def _example_section() -> tuple[list[str], list[str]]:
+    """docs/judgments.md's example-data part of the PPI section: its python blocks and its text blocks."""
+    text = DOCS.read_text(encoding="utf-8")
+    part = text[text.index("### The example data: a model judge"):text.index("## In dbt")]
+    return re.findall(r"```python\n(.*?)```", part, re.S), re.findall(r"```text\n(.*?)```", part, re.S)
+
+
+def test_example_files_are_the_documented_script():
+    """model.qrels and audit.qrels are what the script in the docs makes from example.qrels; the bias is known."""
+    code, _ = _example_section()
+    scope: dict = {}
+    exec(code[0], scope)
+    examples = Path(sqlndcg.example("qrels")).parent
+    model, audit = scope["make_model_and_audit"](examples)
+    assert Path(sqlndcg.example("model_qrels")).read_text() == model
+    assert Path(sqlndcg.example("audit_qrels")).read_text() == audit
+    human = Path(sqlndcg.example("qrels")).read_text().splitlines()
+    bumped = [a != b for a, b in zip(human, model.splitlines())]
+    assert len(bumped) == 115 and 25 <= sum(bumped) <= 45  # about 30% of the grades (the top grade stays)
+    assert sorted({line.split()[0] for line in audit.splitlines()}) == sorted(f"q{i}" for i in range(1, 12, 2))
+
+
+def test_example_data_docs():
+    """The worked example on the example data and the command lines print what the docs show."""
+    from sqlndcg.cli import main
+
+    code, shown = _example_section()
+    lines: list[str] = []
+    exec(code[1], {"print": lambda *a: lines.append(" ".join(str(x) for x in a))})
+    assert "\n".join(lines).strip() == shown[0].strip()
+    commands = re.split(r"^\$ sqlndcg ", shown[1], flags=re.M)[1:]
+    assert len(commands) == 2
+    examples = Path(sqlndcg.example("qrels")).parent
+    import contextlib
+    import io
+    import os
+
+    for block in commands:
+        argv, expected = block.split("\n", 1)
+        out = io.StringIO()
+        cwd = os.getcwd()
+        try:
+            os.chdir(examples)
+            with contextlib.redirect_stdout(out):
+                assert main(argv.split()) == 0
+        finally:
+            os.chdir(cwd)
+        assert out.getvalue().strip() == expected.strip()
+
+
+def test_cli_audit(tmp_path, capsys):
+    """sqlndcg evaluate/compare --audit: the corrected and naive columns, lam, audited, effective_human_labels and
+    the warnings, with real values (those of ppi_evaluate / ppi_compare); --interval t; csv/json; errors."""
+    import json
+
+    from sqlndcg.cli import main
+
+    run, human, _ = make_data(3, queries=40, tags=("bm25", "dense"))
+    rng = np.random.default_rng(3)
+    noise = human.assign(rel=rng.permutation(human.rel.to_numpy()))  # a model judge that tracks nothing: lam ~ 0
+    audit = audit_of(human, 3, 12)
+    files = {}
+    for name, df in [("run", run), ("model", noise), ("audit", audit)]:
+        files[name] = str(tmp_path / f"{name}.csv")
+        df.to_csv(files[name], index=False)
+    own = sqlndcg.ppi_evaluate(run, noise, audit, ["p@5"], group_by="tag", interval="t")
+    base = ["evaluate", "--run", files["run"], "--judgments", files["model"], "--audit", files["audit"], "-m", "p@5",
+            "--group-by", "tag"]
+    assert main(base + ["--interval", "t"]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0].split()
+    assert header[:9] == ["tag", "metric", "mean", "ci_low", "ci_high", "naive_mean", "naive_ci_low",
+                          "naive_ci_high", "human_mean"]
+    assert header[9:] == ["lam", "audited", "unaudited", "effective_human_labels"]
+    for r, line in zip(own.summary.to_dicts(), out.splitlines()[2:4]):
+        cells = line.split()
+        assert cells[0] == r["tag"] and float(cells[2]) == pytest.approx(r["mean"], abs=5e-5)
+        assert float(cells[3]) == pytest.approx(r["ci_low"], abs=5e-5)
+        assert float(cells[5]) == pytest.approx(r["naive_mean"], abs=5e-5)
+        assert float(cells[9]) == pytest.approx(r["lam"], abs=5e-5) and int(cells[10]) == 12
+    assert "interval=t" in out and own.warnings and all(f"warning: {w}" in out for w in own.warnings)
+    assert main(base + ["--ppi", "ppi", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    ppi = sqlndcg.ppi_evaluate(run, noise, audit, ["p@5"], group_by="tag", ppi="ppi").summary.to_dicts()
+    assert [r["mean"] for r in got["summary"]] == pytest.approx([r["mean"] for r in ppi], abs=1e-12)
+    assert all(r["lam"] == 1 for r in got["summary"])
+    cmp = ["compare", "--run", files["run"], "--system", "tag", "--baseline", "bm25", "--judgments", files["model"],
+           "--audit", files["audit"], "-m", "p@5"]
+    assert main(cmp + ["--format", "csv"]) == 0
+    rows = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    want = sqlndcg.ppi_compare(run, noise, audit, ["p@5"], system="tag", baseline="bm25").summary.to_dicts()[0]
+    assert rows.loc[0, "tag"] == "dense" and rows.loc[0, "baseline"] == "bm25"
+    for k in ("mean", "ci_low", "ci_high", "naive_mean", "lam", "effective_human_labels"):
+        assert rows.loc[0, k] == pytest.approx(want[k], abs=1e-9), k
+    assert main(cmp + ["--plot", str(tmp_path / "x.png")]) == 2
+    assert "--plot is not available with --audit" in capsys.readouterr().err
+    assert main(cmp + ["--correction", "bh"]) == 2
+    assert "correction= is not available with audit=" in capsys.readouterr().err
+    assert main(base + ["--bootstrap", "bca"]) == 2
+    assert "bootstrap= is not available with audit=" in capsys.readouterr().err
+    assert main(base[:5] + ["--interval", "t"]) == 2
+    assert "pass the human labels of the audited queries as audit=" in capsys.readouterr().err
