@@ -167,7 +167,8 @@ def _run_in(args, con) -> int | None:
         print(f"wrote {args.output}")
         return None
     if any(getattr(args, k, None) is not None for k in ("audit", "ppi", "interval")):
-        return _run_ppi(args, con, runs, metrics, settings)
+        _run_ppi(args, con, runs, metrics, settings)
+        return None
     gates = _gates(args, metrics)
     comparison = compare(runs, args.judgments, metrics, con=con, **settings, **_compare_settings(args))
     table = comparison.differences if args.differences else comparison.table
