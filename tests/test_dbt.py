@@ -822,6 +822,20 @@ def test_example_provider_exposure_equals_the_exposure_verb(example_build):
 
 # --- last: this test appends a day to the example's seeds and tables, which the tests above read as built ------
 
+def test_example_ppi_model_equals_ppi_evaluate(example_build):
+    """ppi_ranker (sqlndcg.ppi_evaluate's dbt entry: model labels of every shown document, the human audit of
+    every third query) is what sqlndcg.ppi_evaluate returns on the same seeds, per system, day and metric; the
+    model judge overrates (its naive means are above the corrected ones)."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        res = sqlndcg.ppi_evaluate("rankings", "model_labels", "audit_labels", ["ndcg@5", "p@5"],
+                                   group_by=["system", "ds"], con=con)
+    want = res.summary.to_dicts()
+    assert len(want) == 16 and all(r["audited"] == 5 and r["unaudited"] == 10 for r in want)
+    assert sum(r["naive_mean"] > r["mean"] for r in want) >= 10
+    assert_same_rows(duckdb_rows(database, "ppi_ranker"), want, ["system", "ds", "metric"], "ppi_ranker")
+
+
 def test_incremental_model_evaluates_only_new_days(example_build, tmp_path):
     project, database, env = example_build
     rankings = project / "seeds" / "rankings.csv"
