@@ -4,12 +4,12 @@ al., Science 2023; Angelopoulos, Duchi & Zrnic, PPI++, 2023) on the per-query va
 and PPI++ (tuned lam), with groups and text ids; the naive columns are evaluate's summary with the model labels;
 a simulation with model labels biased by a known amount: the naive interval misses the true mean in most seeds,
 the PPI++ interval covers it in about 95%; the worked example of docs/judgments.md; ppi_compare against ppi_py on
-paired differences; evaluate(audit=); errors; SQLite and PostgreSQL equal DuckDB."""
+paired differences; evaluate(audit=) and compare(audit=); the t interval; the example data and its docs; the command
+line; errors; every engine of engine_parity equals DuckDB."""
 
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +20,8 @@ from ppi_py.ppi import _calc_lam_glm
 
 import sqlndcg
 from sqlndcg import DataError, InputError, SettingError
+
+from engine_parity import assert_same, engine_tests
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "judgments.md"
 
@@ -41,6 +43,17 @@ def make_data(seed, queries=60, docs=6, flip=0.3, tags=("bm25",)):
     bump = rng.random(len(human_df)) < flip
     model_df = human_df.assign(rel=np.minimum(human_df.rel + bump.astype(int), 2))
     return run_df, human_df, model_df
+
+
+def same_rows(a, b) -> bool:
+    """Two summaries equal: texts and integers exactly, floats to 1e-12 (DuckDB's parallel sums may differ in the
+    last bit from one call to the next)."""
+    a, b = a.to_dicts(), b.to_dicts()
+    assert len(a) == len(b) and all(x.keys() == y.keys() for x, y in zip(a, b))
+    for x, y in zip(a, b):
+        for k, v in x.items():
+            assert y[k] == (pytest.approx(v, abs=1e-12) if isinstance(v, float) else v), k
+    return True
 
 
 def audit_of(human, seed, n):
@@ -162,33 +175,38 @@ def test_errors():
         sqlndcg.ppi_evaluate(run, model.assign(rel=model.rel * 2), audit, ["p@5"])
 
 
-def check_engine(con, label: str, paired: bool) -> None:
-    """Every column of the summary on ``con`` equals DuckDB's to 1e-9 (groups, text ids)."""
+def check_engine(con, load, label: str) -> None:
+    """ppi_evaluate and ppi_compare on ``con`` equal DuckDB's, every column to 1e-9 (groups, text and integer ids,
+    PPI++ and PPI, the normal and the t interval); the errors are DuckDB's."""
     run, human, model = make_data(5, queries=30, tags=("bm25", "dense"))
     audit = audit_of(human, 5, 10)
+    for ids in ("text", "int"):
+        frames = (run, model, audit) if ids == "text" else [
+            df.assign(query_id=df.query_id.str[1:].astype("int64")) for df in (run, model, audit)]
+        names = [load(con, f"ppi_{role}_{ids}", df) for role, df in zip(("run", "model", "audit"), frames)]
+        for mode, interval in (("ppi++", "normal"), ("ppi", "t")):
+            calls = {
+                "evaluate": lambda r, m, a, **c: sqlndcg.ppi_evaluate(r, m, a, ["ndcg@5", "p@3"], group_by="tag",
+                                                                      ppi=mode, interval=interval, **c),
+                "compare": lambda r, m, a, **c: sqlndcg.ppi_compare(r, m, a, ["ndcg@5", "p@3"], system="tag",
+                                                                    baseline="bm25", ppi=mode, interval=interval, **c),
+            }
+            for verb, call in calls.items():
+                want, got = call(*frames), call(*names, con=con)
+                for part in ("summary", "per_query"):
+                    assert_same(getattr(got, part), getattr(want, part), f"{label} {ids} ids {mode} {interval} "
+                                f"{verb} {part}", sort_by=lambda r: tuple(str(v) for v in r[:4]))
+                assert len(want.summary) == (4 if verb == "evaluate" else 2)
+    lacking = model[model.query_id != audit.query_id.iloc[0]]
+    with pytest.raises(DataError) as there:
+        sqlndcg.ppi_evaluate(load(con, "ppi_run_text", run), load(con, "ppi_lacking", lacking),
+                             load(con, "ppi_audit_text", audit), ["p@5"], con=con)
+    with pytest.raises(DataError) as here:
+        sqlndcg.ppi_evaluate(run, lacking, audit, ["p@5"])
+    assert str(there.value).split(":", 1)[1] == str(here.value).split(":", 1)[1]
 
-    def call(**con):
-        if paired:
-            return sqlndcg.ppi_compare(run, model, audit, ["ndcg@5", "p@3"], system="tag", baseline="bm25", **con)
-        return sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5", "p@3"], group_by="tag", **con)
 
-    duck, there = call().summary.to_dicts(), call(con=con).summary.to_dicts()
-    assert len(duck) == len(there) == (2 if paired else 4), label
-    for a, b in zip(duck, there):
-        assert a.keys() == b.keys(), label
-        for k in a:
-            assert b[k] == (pytest.approx(a[k], abs=1e-9) if isinstance(a[k], float) else a[k]), (label, k)
-
-
-@pytest.mark.parametrize("paired", [False, True])
-def test_sqlite_equals_duckdb(paired):
-    check_engine(sqlite3.connect(":memory:"), "SQLite", paired)
-
-
-def test_postgres_equals_duckdb(postgres):
-    with postgres.connect() as con:
-        for paired in (False, True):
-            check_engine(con, "PostgreSQL", paired)
+globals().update(engine_tests(check_engine))
 
 
 @pytest.mark.parametrize("mode", ["ppi", "ppi++"])
@@ -242,7 +260,7 @@ def test_evaluate_with_an_audit_is_ppi_evaluate():
     for mode in ["ppi", "ppi++"]:
         via = sqlndcg.evaluate(run, model, ["ndcg@5"], audit=audit, ppi=mode, group_by="tag", gain="linear")
         own = sqlndcg.ppi_evaluate(run, model, audit, ["ndcg@5"], ppi=mode, group_by="tag", gain="linear")
-        assert via.summary.to_dicts() == own.summary.to_dicts() and via.settings["ppi"] == mode
+        assert same_rows(via.summary, own.summary) and via.settings["ppi"] == mode
     assert sqlndcg.evaluate(run, model, ["ndcg@5"], audit=audit, group_by="tag").settings["ppi"] == "ppi++"
     with pytest.raises(SettingError, match="ppi='ppi' corrects model labels by a human audit: pass .* audit="):
         sqlndcg.evaluate(run, model, ["ndcg@5"], ppi="ppi")
@@ -260,7 +278,7 @@ def test_compare_with_an_audit_is_ppi_compare():
                               gain="linear")
         own = sqlndcg.ppi_compare(run, model, audit, ["ndcg@5", "p@3"], system="tag", baseline="bm25", ppi=mode,
                                   gain="linear")
-        assert via.summary.to_dicts() == own.summary.to_dicts() and via.settings["ppi"] == mode
+        assert same_rows(via.summary, own.summary) and via.settings["ppi"] == mode
     rows = sqlndcg.compare(run, model, ["p@3"], system="tag", baseline="bm25", audit=audit).summary.to_dicts()
     assert rows[0]["tag"] == "dense" and rows[0]["baseline"] == "bm25"
     pq = {(r["tag"], r["query_id"]): r for r in sqlndcg.ppi_evaluate(run, model, audit, ["p@3"], group_by="tag")
@@ -306,14 +324,14 @@ def test_t_interval(mode):
             assert r["ci_low"] == pytest.approx(point - t * se, abs=1e-9)
             assert r["ci_high"] == pytest.approx(point + t * se, abs=1e-9)
             assert r["ci_high"] - r["ci_low"] >= z["ci_high"] - z["ci_low"]
-            assert {k: v for k, v in r.items() if not k.startswith("ci_")} == \
-                {k: v for k, v in z.items() if not k.startswith("ci_")}
+            assert all(z[k] == (pytest.approx(v, abs=1e-12) if isinstance(v, float) else v)
+                       for k, v in r.items() if not k.startswith("ci_"))
     via_eval = sqlndcg.evaluate(run, model, ["p@3"], audit=audit, interval="t", group_by="tag")
-    assert via_eval.summary.to_dicts() == sqlndcg.ppi_evaluate(run, model, audit, ["p@3"], interval="t",
-                                                               group_by="tag").summary.to_dicts()
+    assert same_rows(via_eval.summary, sqlndcg.ppi_evaluate(run, model, audit, ["p@3"], interval="t",
+                                                            group_by="tag").summary)
     via_cmp = sqlndcg.compare(run, model, ["p@3"], system="tag", baseline="bm25", audit=audit, interval="t")
     own = sqlndcg.ppi_compare(run, model, audit, ["p@3"], system="tag", baseline="bm25", interval="t")
-    assert via_cmp.summary.to_dicts() == own.summary.to_dicts() and own.settings["interval"] == "t"
+    assert same_rows(via_cmp.summary, own.summary) and own.settings["interval"] == "t"
     with pytest.raises(SettingError, match="interval must be 'normal'"):
         sqlndcg.ppi_evaluate(run, model, audit, ["p@3"], interval="z")
     with pytest.raises(SettingError, match="evaluate: interval='t' corrects model labels"):

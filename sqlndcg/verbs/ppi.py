@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Sequence
 from ..core import templates
 from ..errors import DataError, SettingError
 from ..present.ppi import PPIResult
-from ..present.results import Table
-from .evaluate import evaluate
+from ..core.settings import settings_of
+from ..core.spec import make_spec
+from ..present.results import Result, Table
+from . import scoring
 from .judgments import Runner
 
 if TYPE_CHECKING:
@@ -109,7 +111,7 @@ def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: st
         raise SettingError(f"interval must be 'normal' (z = 1.96, as ppi_py) or 't' (Student's t with the audited "
                            f"queries less one as degrees of freedom, for small audits), got {interval!r}")
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    common = dict(settings, con=con, run_format=run_format)
+    spec = make_spec(names, **settings_of("evaluate", settings))
     with Runner.session(con) as runner:
         model_in, audit_in = runner.inputs((model_labels, "model_labels", judgments_format),
                                            (audit, "audit", judgments_format))
@@ -124,9 +126,9 @@ def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: st
             raise DataError(f"the model labels grade from {scales[0][0]} to {scales[0][1]} and the audit from "
                             f"{scales[1][0]} to {scales[1][1]}: the two sources must use the same grade scale "
                             "(map one onto the other first)")
-        model = evaluate(run, model_labels, names,
-                         judgments_format=judgments_format, **common)
-        human = evaluate(run, audit, names, judgments_format=judgments_format, **common)
+        # evaluate's statement, twice; the per-query tables stay in the engine for the PPI statement.
+        (model, model_pq), (human, human_pq) = [_scored(runner, spec, run, labels, run_format, judgments_format, tag)
+                                                for labels, tag in ((model_labels, "model"), (audit, "audit"))]
         groups = list(model.settings.get("group_by") or [])
         query = model.per_query.columns[len(groups)]
         if baseline is not None:
@@ -134,10 +136,7 @@ def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: st
             if baseline not in systems or len(systems) < 2:
                 raise SettingError(f"baseline {baseline!r} must be one of the systems in the {groups[-1]!r} column, "
                                    f"with at least one other; they are {systems}")
-        model_pq, human_pq = runner.inputs((model.per_query.to_arrow(), "model_per_query", None),
-                                           (human.per_query.to_arrow(), "audit_per_query", None))
-        assert model_pq is not None and human_pq is not None
-        p = {"model": model_pq.described["sql"], "human": human_pq.described["sql"],
+        p = {"model": model_pq, "human": human_pq,
              "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi,
              "baseline": baseline, "interval": interval}
         missing = runner.rows(templates.ppi_missing_sql(p, dialect=runner.dialect))
@@ -151,6 +150,14 @@ def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: st
         summary = runner.fetch(sql, out_settings)
         pairs = runner.fetch(templates.ppi_pairs_sql(p, dialect=runner.dialect), out_settings)
     return PPIResult(pairs, summary, out_settings, sql, _warnings(summary, groups))
+
+
+def _scored(runner: Runner, spec, run, labels, run_format, judgments_format, tag: str) -> tuple[Result, str]:
+    """evaluate(run, labels) in the runner's session (scoring's prepare and execute, as evaluate runs them), its
+    per-query table kept under a name of the session (dropped as it closes): the result and that (quoted) name."""
+    prepared = scoring.prepare(runner.ses, spec, run, labels, run_format=run_format, judgments_format=judgments_format)
+    name = runner.ses.table_name(f"sqlndcg_{tag}_per_query")
+    return scoring.execute(runner.ses, prepared, per_query_table=name), name
 
 
 def _warnings(summary: Table, groups: list[str]) -> list[str]:

@@ -34,12 +34,23 @@
 {%- endfor %}
 ),
 {%- endfor %}
-pairs AS (
+{#- A union and a GROUP BY rather than a LEFT JOIN: ClickHouse fills the unmatched side of a LEFT JOIN with
+    its types' defaults, not NULL, so `audited` is the flag a human row brings. #}
+ppi_sides AS (
   SELECT {% for k in keys %}m.{{ sqlndcg._quote(k) }}, {% endfor %}m.metric, m.value AS model_value,
-         h.value AS human_value, CASE WHEN h.metric IS NULL THEN 0 ELSE 1 END AS audited
+         {{ sqlndcg.null_double() }} AS human_value, 1 AS in_model, 0 AS audited
   FROM model_long m
-  LEFT JOIN human_long h ON h.metric = m.metric
-  {%- for k in keys %} AND h.{{ sqlndcg._quote(k) }} = m.{{ sqlndcg._quote(k) }}{% endfor %}
+  UNION ALL
+  SELECT {% for k in keys %}h.{{ sqlndcg._quote(k) }}, {% endfor %}h.metric, {{ sqlndcg.null_double() }} AS model_value,
+         h.value AS human_value, 0 AS in_model, 1 AS audited
+  FROM human_long h
+),
+pairs AS (
+  SELECT {% for k in keys %}b.{{ sqlndcg._quote(k) }}, {% endfor %}b.metric, MAX(b.model_value) AS model_value,
+         MAX(b.human_value) AS human_value, MAX(b.audited) AS audited
+  FROM ppi_sides b
+  GROUP BY {% for k in keys %}b.{{ sqlndcg._quote(k) }}, {% endfor %}b.metric
+  HAVING MAX(b.in_model) = 1
 )
 {%- endmacro -%}
 
