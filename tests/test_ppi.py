@@ -186,10 +186,10 @@ def check_engine(con, load, label: str) -> None:
         names = [load(con, f"ppi_{role}_{ids}", df) for role, df in zip(("run", "model", "audit"), frames)]
         for mode, interval in (("ppi++", "normal"), ("ppi", "t")):
             calls = {
-                "evaluate": lambda r, m, a, **c: sqlndcg.ppi_evaluate(r, m, a, ["ndcg@5", "p@3"], group_by="tag",
-                                                                      ppi=mode, interval=interval, **c),
-                "compare": lambda r, m, a, **c: sqlndcg.ppi_compare(r, m, a, ["ndcg@5", "p@3"], system="tag",
-                                                                    baseline="bm25", ppi=mode, interval=interval, **c),
+                "evaluate": lambda r, m, a, mode=mode, interval=interval, **c: sqlndcg.ppi_evaluate(
+                    r, m, a, ["ndcg@5", "p@3"], group_by="tag", ppi=mode, interval=interval, **c),
+                "compare": lambda r, m, a, mode=mode, interval=interval, **c: sqlndcg.ppi_compare(
+                    r, m, a, ["ndcg@5", "p@3"], system="tag", baseline="bm25", ppi=mode, interval=interval, **c),
             }
             for verb, call in calls.items():
                 want, got = call(*frames), call(*names, con=con)
