@@ -834,6 +834,12 @@ def test_example_ppi_model_equals_ppi_evaluate(example_build):
     assert len(want) == 16 and all(r["audited"] == 5 and r["unaudited"] == 10 for r in want)
     assert sum(r["naive_mean"] > r["mean"] for r in want) >= 10
     assert_same_rows(duckdb_rows(database, "ppi_ranker"), want, ["system", "ds", "metric"], "ppi_ranker")
+    with duckdb.connect(str(database), read_only=True) as con:
+        paired = sqlndcg.ppi_compare("rankings", "model_labels", "audit_labels", ["ndcg@5", "p@5"], group_by="ds",
+                                     system="system", baseline="baseline", con=con).summary.to_dicts()
+    assert len(paired) == 8 and {r["system"] for r in paired} == {"ltr_v2"}
+    assert_same_rows(duckdb_rows(database, "ppi_ranker_comparison"), paired, ["ds", "system", "metric"],
+                     "ppi_ranker_comparison")
 
 
 def test_incremental_model_evaluates_only_new_days(example_build, tmp_path):

@@ -43,7 +43,11 @@
 {%- endif -%}
 {%- set settings = kwargs -%}
 {%- if baseline is not none -%}
-  {%- set settings = sqlndcg._compare_settings(kwargs, system or 'system') -%}
+  {#- ppi_compare's: the system column last among the groups (the PPI statement pairs within the others) -#}
+  {%- set system = system or 'system' -%}
+  {%- set settings = sqlndcg._compare_settings(kwargs, system) -%}
+  {%- set others = [] -%}{%- for g in settings.group_by if g != system -%}{%- do others.append(g) -%}{%- endfor -%}
+  {%- do settings.update({'group_by': others + [system]}) -%}
 {%- elif system is not none -%}
   {{ sqlndcg._fail('setting', 'ppi_evaluate: system= pairs the systems with a baseline: give baseline= too (or name the system column in group_by=)') }}
 {%- endif -%}
