@@ -829,11 +829,11 @@ def test_example_ppi_model_equals_ppi_evaluate(example_build):
     _, database, _ = example_build
     with duckdb.connect(str(database), read_only=True) as con:
         # the audit is the judgments model's grades of every third query, the model labels are as many rows
-        differ = con.sql("SELECT count(*) FROM ((SELECT ds, query_id, doc_id, rel FROM judgments WHERE "
+        differ = con.execute("SELECT count(*) FROM ((SELECT ds, query_id, doc_id, rel FROM judgments WHERE "
                          "CAST(substr(query_id, 2) AS INTEGER) % 3 = 1 EXCEPT SELECT ds, query_id, doc_id, rel FROM "
                          "audit_labels) UNION ALL (SELECT ds, query_id, doc_id, rel FROM audit_labels EXCEPT "
                          "SELECT ds, query_id, doc_id, rel FROM judgments))").fetchone()
-        counts = con.sql("SELECT (SELECT count(*) FROM judgments), (SELECT count(*) FROM model_labels)").fetchone()
+        counts = con.execute("SELECT (SELECT count(*) FROM judgments), (SELECT count(*) FROM model_labels)").fetchone()
         assert differ == (0,) and counts == (605, 605)
         res = sqlndcg.ppi_evaluate("rankings", "model_labels", "audit_labels", ["ndcg@5", "p@5"],
                                    group_by=["system", "ds"], con=con)
