@@ -427,6 +427,32 @@ def test_overlap_mistakes_fail_to_compile_naming_them(small_project, call, named
     assert "Compilation Error" in done.stdout and named in done.stdout, done.stdout[-3000:]
 
 
+@pytest.mark.parametrize("audit, call, named", [
+    ("select * from {{ ref('qrels') }} where 1 = 0", "metrics=['p@1']", "the audit is empty"),
+    ("select query_id, doc_id, rel * 2 as rel from {{ ref('qrels') }}", "metrics=['p@1']",
+     "the model labels grade from 1 to 2 and the audit from 2 to 4: the two sources must use the same grade scale"),
+    ("select * from {{ ref('qrels') }}", "metrics=['p@1'], ppi='ppi+'", "ppi='ppi+' is not allowed"),
+    ("select * from {{ ref('qrels') }}", "metrics=['p@1'], interval='z'", "interval='z' is not allowed"),
+    ("select * from {{ ref('qrels') }}", "metrics=['p@1'], system='system'", "give baseline= too"),
+    ("select * from {{ ref('qrels') }}", "gain='linear'", "ppi_evaluate needs metrics="),
+])
+def test_ppi_mistakes_fail_the_model_naming_them(small_project, audit, call, named):
+    """sqlndcg.ppi_evaluate in dbt refuses what the Python verb refuses: an empty audit, sources on different grade
+    scales, a ppi or interval it does not know, system= without baseline=, no metrics."""
+    audit_model = small_project / "models" / "audit_q.sql"
+    model = small_project / "models" / "bad_ppi.sql"
+    audit_model.write_text(audit + "\n")
+    model.write_text(f"{{{{ sqlndcg.ppi_evaluate(run=ref('run'), model_labels=ref('qrels'), audit=ref('audit_q'), "
+                     f"{call}) }}}}\n")
+    try:
+        done = dbt(small_project, "run", "--select", "audit_q", "bad_ppi", check=False)
+    finally:
+        model.unlink()
+        audit_model.unlink()
+    assert done.returncode != 0
+    assert named in done.stdout, done.stdout[-3000:]
+
+
 def test_overlap_problems_lists_the_rows_overlap_refuses(small_project):
     """overlap_problems (the checks overlap() runs in Python) returns one row per problem: a NULL score and a
     document twice in a list; nothing on the clean seed."""
