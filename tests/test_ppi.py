@@ -299,8 +299,13 @@ def test_compare_with_an_audit_is_ppi_compare():
     for bad in [{"bootstrap": "bca"}, {"query_weights": run[["query_id"]]}, {"correction": "bh"}]:
         with pytest.raises(SettingError, match=f"compare: {next(iter(bad))}= is not available with audit="):
             sqlndcg.compare(run, model, ["p@3"], system="tag", baseline="bm25", audit=audit, **bad)
-    with pytest.raises(SettingError, match="one run with a system column"):
-        sqlndcg.compare({"a": run, "b": run}, model, ["p@3"], audit=audit)
+    # a dict of runs, as compare takes them: the same numbers as one run with a system column
+    split = {tag: run[run.tag == tag].drop(columns="tag") for tag in ("bm25", "dense")}
+    as_dict = sqlndcg.compare(split, model, ["p@3"], audit=audit)
+    assert as_dict.settings["baseline"] == "bm25"
+    for a, b in zip(as_dict.summary.to_dicts(), rows):
+        assert a["system"] == b["tag"] and a["mean"] == pytest.approx(b["mean"], abs=1e-12)
+        assert (a["ci_low"], a["lam"]) == (pytest.approx(b["ci_low"], abs=1e-12), pytest.approx(b["lam"], abs=1e-12))
     with pytest.raises(SettingError, match="name the baseline"):
         sqlndcg.compare(run, model, ["p@3"], system="tag", audit=audit)
 

@@ -377,8 +377,7 @@ def compare(
 
     ``audit`` (human judgments of some queries; ``judgments`` then the model's on every query) hands the call to
     :func:`sqlndcg.ppi_compare` with ``ppi`` ("ppi++", the default, or "ppi") and ``interval`` ("normal" or "t"):
-    the prediction-powered mean differences and intervals, the naive ones beside them (docs/judgments.md); ``runs``
-    is then one run with a ``system`` column.
+    the prediction-powered mean differences and intervals, the naive ones beside them (docs/judgments.md).
 
     >>> import sqlndcg
     >>> c = sqlndcg.compare(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5"],
@@ -461,9 +460,8 @@ def _ppi(runs, judgments, metrics, audit, modes: tuple, given: dict, settings: d
     if changed:
         raise SettingError(f"compare: {changed[0]}= is not available with audit= (prediction-powered differences "
                            "take the metrics' settings, system=, baseline= and the inputs' formats)")
-    if isinstance(runs, Mapping):
-        raise SettingError("compare: with audit=, pass the systems as one run with a system column (not a dict of "
-                           "runs)")
+    if isinstance(runs, Mapping) and given["baseline"] is None and runs:
+        given["baseline"] = next(iter(runs))
     if given["baseline"] is None:
         raise SettingError("compare: with audit=, name the baseline system (baseline=)")
     from .ppi import ppi_compare

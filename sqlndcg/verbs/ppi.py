@@ -13,6 +13,7 @@ from ..core.settings import settings_of
 from ..core.spec import make_spec
 from ..present.results import Result, Table
 from . import scoring
+from .compare import _systems_input
 from .judgments import Runner
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def ppi_compare(
     **settings: Unpack[Settings],
 ) -> PPIResult:
     """:func:`ppi_evaluate` of paired differences, as :func:`sqlndcg.compare` pairs them: ``runs`` holds every
-    system's lists (a ``system`` column), and per (group, system other than ``baseline``, metric) the summary has
+    system's lists (a ``system`` column; or a dict ``{name: run}``, as compare takes it), and per (group, system other than ``baseline``, metric) the summary has
     the prediction-powered mean of the per-query difference system - baseline (model values on every query both
     systems have, human values on the audited ones) and its interval, the naive ones beside them, and a
     ``baseline`` column. ``per_query`` has each system's own values. ``interval`` as :func:`ppi_evaluate`'s.
@@ -126,6 +127,8 @@ def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: st
             raise DataError(f"the model labels grade from {scales[0][0]} to {scales[0][1]} and the audit from "
                             f"{scales[1][0]} to {scales[1][1]}: the two sources must use the same grade scale "
                             "(map one onto the other first)")
+        if baseline is not None:  # a dict of runs: one table with the system column, as compare makes it
+            run, _ = _systems_input(runner.ses, run, settings["group_by"][-1], run_format)
         # evaluate's statement, twice; the per-query tables stay in the engine for the PPI statement.
         (model, model_pq), (human, human_pq) = [_scored(runner, spec, run, labels, run_format, judgments_format, tag)
                                                 for labels, tag in ((model_labels, "model"), (audit, "audit"))]
