@@ -103,9 +103,13 @@ def example(name: str) -> str:
     users examine position p with probability 1 / p^0.8, the ``propensity`` column) or ``example("clicks_run")``
     (a new ranker's run over the click log's queries, with documents the log never shows) or
     ``example("recommendations")`` (two recommenders' lists, a ``system`` column) and ``example("items")`` (their
-    catalog: doc_id, category, popularity, for :func:`beyond_accuracy`)."""
+    catalog: doc_id, category, popularity, for :func:`beyond_accuracy`) or ``example("model_qrels")`` (a model
+    judge's grades of the qrels' documents: the human grade + 1, capped at 3, for 30% of them, chosen by a hash of
+    query and document; docs/judgments.md) and ``example("audit_qrels")`` (the human grades of the odd-numbered
+    queries, q1, q3, ..., q11: the audit of :func:`ppi_evaluate`)."""
     files = {"run": "example.run", "qrels": "example.qrels", "clicks": "clicks.csv", "clicks_run": "clicks_run.csv",
-             "recommendations": "recommendations.csv", "items": "items.csv"}
+             "recommendations": "recommendations.csv", "items": "items.csv", "model_qrels": "model.qrels",
+             "audit_qrels": "audit.qrels"}
     if name not in files:
         raise InputError(f"no example {name!r}; choose one of {sorted(files)}")
     return str(_EXAMPLES / files[name])

@@ -439,6 +439,32 @@ def test_overlap_mistakes_fail_to_compile_naming_them(small_project, call, named
     assert "Compilation Error" in done.stdout and named in done.stdout, done.stdout[-3000:]
 
 
+@pytest.mark.parametrize("audit, call, named", [
+    ("select * from {{ ref('qrels') }} where 1 = 0", "metrics=['p@1']", "the audit is empty"),
+    ("select query_id, doc_id, rel * 2 as rel from {{ ref('qrels') }}", "metrics=['p@1']",
+     "the model labels grade from 1 to 2 and the audit from 2 to 4: the two sources must use the same grade scale"),
+    ("select * from {{ ref('qrels') }}", "metrics=['p@1'], ppi='ppi+'", "ppi='ppi+' is not allowed"),
+    ("select * from {{ ref('qrels') }}", "metrics=['p@1'], interval='z'", "interval='z' is not allowed"),
+    ("select * from {{ ref('qrels') }}", "metrics=['p@1'], system='system'", "give baseline= too"),
+    ("select * from {{ ref('qrels') }}", "gain='linear'", "ppi_evaluate needs metrics="),
+])
+def test_ppi_mistakes_fail_the_model_naming_them(small_project, audit, call, named):
+    """sqlndcg.ppi_evaluate in dbt refuses what the Python verb refuses: an empty audit, sources on different grade
+    scales, a ppi or interval it does not know, system= without baseline=, no metrics."""
+    audit_model = small_project / "models" / "audit_q.sql"
+    model = small_project / "models" / "bad_ppi.sql"
+    audit_model.write_text(audit + "\n")
+    model.write_text(f"{{{{ sqlndcg.ppi_evaluate(run=ref('run'), model_labels=ref('qrels'), audit=ref('audit_q'), "
+                     f"{call}) }}}}\n")
+    try:
+        done = dbt(small_project, "run", "--select", "audit_q", "bad_ppi", check=False)
+    finally:
+        model.unlink()
+        audit_model.unlink()
+    assert done.returncode != 0
+    assert named in done.stdout, done.stdout[-3000:]
+
+
 def test_overlap_problems_lists_the_rows_overlap_refuses(small_project):
     """overlap_problems (the checks overlap() runs in Python) returns one row per problem: a NULL score and a
     document twice in a list; nothing on the clean seed."""
@@ -833,6 +859,33 @@ def test_example_provider_exposure_equals_the_exposure_verb(example_build):
 
 
 # --- last: this test appends a day to the example's seeds and tables, which the tests above read as built ------
+
+def test_example_ppi_model_equals_ppi_evaluate(example_build):
+    """ppi_ranker (sqlndcg.ppi_evaluate's dbt entry: model labels of every shown document, the human audit of
+    every third query) is what sqlndcg.ppi_evaluate returns on the same seeds, per system, day and metric; the
+    model judge overrates (its naive means are above the corrected ones)."""
+    _, database, _ = example_build
+    with duckdb.connect(str(database), read_only=True) as con:
+        # the audit is the judgments model's grades of every third query, the model labels are as many rows
+        differ = con.execute("SELECT count(*) FROM ((SELECT ds, query_id, doc_id, rel FROM judgments WHERE "
+                         "CAST(substr(query_id, 2) AS INTEGER) % 3 = 1 EXCEPT SELECT ds, query_id, doc_id, rel FROM "
+                         "audit_labels) UNION ALL (SELECT ds, query_id, doc_id, rel FROM audit_labels EXCEPT "
+                         "SELECT ds, query_id, doc_id, rel FROM judgments))").fetchone()
+        counts = con.execute("SELECT (SELECT count(*) FROM judgments), (SELECT count(*) FROM model_labels)").fetchone()
+        assert differ == (0,) and counts == (605, 605)
+        res = sqlndcg.ppi_evaluate("rankings", "model_labels", "audit_labels", ["ndcg@5", "p@5"],
+                                   group_by=["system", "ds"], con=con)
+    want = res.summary.to_dicts()
+    assert len(want) == 16 and all(r["audited"] == 5 and r["unaudited"] == 10 for r in want)
+    assert sum(r["naive_mean"] > r["mean"] for r in want) >= 10
+    assert_same_rows(duckdb_rows(database, "ppi_ranker"), want, ["system", "ds", "metric"], "ppi_ranker")
+    with duckdb.connect(str(database), read_only=True) as con:
+        paired = sqlndcg.ppi_compare("rankings", "model_labels", "audit_labels", ["ndcg@5", "p@5"], group_by="ds",
+                                     system="system", baseline="baseline", con=con).summary.to_dicts()
+    assert len(paired) == 8 and {r["system"] for r in paired} == {"ltr_v2"}
+    assert_same_rows(duckdb_rows(database, "ppi_ranker_comparison"), paired, ["ds", "system", "metric"],
+                     "ppi_ranker_comparison")
+
 
 def test_incremental_model_evaluates_only_new_days(example_build, tmp_path):
     project, database, env = example_build

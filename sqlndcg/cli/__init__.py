@@ -35,8 +35,8 @@ from . import online as cli_online
 from . import overlap as cli_overlap
 from . import power as cli_power
 from . import system_order as cli_system_order
-from .common import (DATABASES, add_file_flags, add_memory_flags, add_verb_parser, add_setting_flags, add_verb_flags,
-                     file_options_from, flag_of, run_verb, settings_from)
+from .common import (DATABASES, add_file_flags, add_memory_flags, add_ppi_flags, add_verb_parser, add_setting_flags,
+                     add_verb_flags, file_options_from, flag_of, run_verb, settings_from)
 from .output import write_table
 
 __all__ = ["main", "flag_of", "parser_for"]
@@ -85,6 +85,7 @@ def _build_evaluate(p, name: str) -> None:
         p.add_argument("--weight-column", help="the weight column of --query-weights (default: weight)")
         p.add_argument("--partitions", type=int, help="evaluate the queries in N disjoint buckets, one pass "
                        "each (same numbers; for inputs larger than memory)")
+        add_ppi_flags(p)
     else:
         p.add_argument("--dialect", default="duckdb", help="target SQL dialect (any sqlglot dialect)")
         p.add_argument("--id-type", choices=("text", "integer"),
@@ -185,7 +186,8 @@ def _parser() -> argparse.ArgumentParser:
 def _settings(args) -> dict:
     out = {"metrics": [m for part in (args.metrics or ["ndcg@10"]) for m in part.split(",") if m.strip()],
            **file_options_from(args), **settings_from(args)}
-    for name in ("bootstrap", "seed", "sample", "query_weights", "weight_column", "partitions"):
+    for name in ("bootstrap", "seed", "sample", "query_weights", "weight_column", "partitions", "audit", "ppi",
+                 "interval"):
         if getattr(args, name, None) is not None:
             out[name] = getattr(args, name)
     return out

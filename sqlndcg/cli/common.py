@@ -370,3 +370,15 @@ def run_verb(body: Callable, args, explain: Callable[[SqlndcgError, object], str
         print(f"sqlndcg: error: unexpected {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
               "(run with --debug for the traceback)", file=sys.stderr)
         return 2
+
+
+def add_ppi_flags(p) -> None:
+    """--audit, --ppi, --interval: model labels (--judgments) corrected by a human audit (prediction-powered)."""
+    p.add_argument("--audit", metavar="FILE",
+                   help="human judgments of some queries (--judgments then the model's labels on every query): "
+                        "prediction-powered means and intervals, the naive ones beside them (docs/judgments.md)")
+    p.add_argument("--ppi", choices=("ppi++", "ppi"),
+                   help="with --audit: ppi++ (the power-tuned lam, default) or ppi (lam = 1)")
+    p.add_argument("--interval", choices=("normal", "t"),
+                   help="with --audit: normal (z = 1.96, as ppi_py; default) or t (Student's t with the audited "
+                        "queries less one as degrees of freedom: wider, for small audits)")

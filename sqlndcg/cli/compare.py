@@ -17,7 +17,8 @@ import os
 import sys
 
 from ..errors import SettingError, SqlndcgError
-from .common import DATABASES, add_file_flags, add_setting_flags, database, file_options_from, run_verb, settings_from
+from .common import (DATABASES, add_file_flags, add_ppi_flags, add_setting_flags, database, file_options_from, run_verb,
+                     settings_from)
 from .output import write_table
 
 #: The verbs of this module, with their one-line help.
@@ -74,6 +75,7 @@ def build(name: str, p) -> None:
                             "every gated row; docs/compare.md)")
         p.add_argument("--gate-alpha", type=float, default=0.025,
                        help="the gate's one-sided level (default: 0.025, the upper end of the 95%% interval)")
+        add_ppi_flags(p)
     else:
         p.add_argument("--output", "-o", required=True, metavar="FILE", help="the HTML file to write")
         p.add_argument("--title", help="the report's title")
@@ -164,6 +166,9 @@ def _run_in(args, con) -> int | None:
                con=con, **settings, **_compare_settings(args))
         print(f"wrote {args.output}")
         return None
+    if any(getattr(args, k, None) is not None for k in ("audit", "ppi", "interval")):
+        _run_ppi(args, con, runs, metrics, settings)
+        return None
     gates = _gates(args, metrics)
     comparison = compare(runs, args.judgments, metrics, con=con, **settings, **_compare_settings(args))
     table = comparison.differences if args.differences else comparison.table
@@ -186,6 +191,26 @@ def _run_in(args, con) -> int | None:
     if gates:
         return _report_gates(comparison, gates, args.gate_alpha)
     return None
+
+
+def _run_ppi(args, con, runs, metrics: list[str], settings: dict) -> None:
+    """compare --audit: the prediction-powered differences (compare refuses what ppi_compare cannot honour)."""
+    from ..verbs.compare import compare
+
+    for flag in ("plot", "plot_cutoffs", "plot_time", "fail_if_worse", "differences"):
+        if getattr(args, flag):
+            raise SettingError(f"--{flag.replace('_', '-')} is not available with --audit (the prediction-powered "
+                               "comparison prints its summary and per-query pairs)")
+    ppi = {k: getattr(args, k) for k in ("audit", "ppi", "interval") if getattr(args, k) is not None}
+    result = compare(runs, args.judgments, metrics, con=con, **settings, **_compare_settings(args), **ppi)
+    if args.format == "text":
+        print(result)
+    elif args.format == "json":
+        import json
+
+        print(json.dumps(result.to_dict(), indent=2, default=str))  # type: ignore[attr-defined]
+    else:
+        write_table(result.summary, args.format, sys.stdout)
 
 
 def _report_gates(comparison, gates: list[str], alpha: float) -> int:

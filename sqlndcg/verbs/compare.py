@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence, cast
 
 from . import scoring
 from ..stats import paired
@@ -345,6 +345,9 @@ def compare(
     decimal: str | None = None,
     query_weights=None,
     weight_column: str = "weight",
+    audit=None,
+    ppi: str | None = None,
+    interval: str | None = None,
     **settings: Unpack[Settings],
 ) -> Comparison:
     """Compare systems with a baseline, query by query, on every metric.
@@ -372,12 +375,18 @@ def compare(
     win/tie/loss counts stay counts. Every compared query needs a weight (0 leaves it out), and the weights may not
     depend on the system. Equal weights give the unweighted comparison.
 
+    ``audit`` (human judgments of some queries; ``judgments`` then the model's on every query) hands the call to
+    :func:`sqlndcg.ppi_compare` with ``ppi`` ("ppi++", the default, or "ppi") and ``interval`` ("normal" or "t"):
+    the prediction-powered mean differences and intervals, the naive ones beside them (docs/judgments.md).
+
     >>> import sqlndcg
     >>> c = sqlndcg.compare(sqlndcg.example("run"), sqlndcg.example("qrels"), ["ndcg@5", "p@5"],
     ...                     system="tag", baseline="bm25")
     >>> [(r["metric"], round(r["difference"], 4), r["wins"], r["ties"], r["losses"]) for r in c]
     [('ndcg@5', 0.2996, 10, 2, 0), ('p@5', 0.1, 5, 6, 1)]
     """
+    if audit is not None or ppi is not None or interval is not None:
+        return _ppi(runs, judgments, metrics, audit, (ppi, interval), locals(), dict(settings))
     _check_compare_settings(correction, permutations, seed, bootstrap, resamples)
     if not isinstance(system, str) or not system:
         raise SettingError(f"system= must name the column that tells the systems apart, got {system!r}")
@@ -432,6 +441,35 @@ def compare(
                         compare_settings, spec_settings, weighted=weights is not None, bounds=bounds)
     return Comparison(table, differences, result.per_query, result.summary, result.account,
                       {**spec_settings, **compare_settings}, shown)
+
+
+#: compare's keywords that ppi_compare does not take, and their defaults (any other given is refused with an audit).
+_PPI_FREE = {"correction": "holm", "permutations": 10000, "seed": 0, "bootstrap": "percentile", "resamples": 10000,
+             "dialect": None, "delimiter": None, "decimal": None, "query_weights": None, "weight_column": "weight"}
+
+
+def _ppi(runs, judgments, metrics, audit, modes: tuple, given: dict, settings: dict) -> Comparison:
+    """compare's hand-over to ppi_compare: ``judgments`` are the model's labels, ``audit`` the humans'."""
+    ppi, interval = modes
+    if audit is None:
+        chosen = f"ppi={ppi!r}" if ppi is not None else f"interval={interval!r}"
+        raise SettingError(f"compare: {chosen} corrects model labels by a human audit: pass the human labels of "
+                           "the audited queries as audit=")
+    changed = sorted(k for k, default in _PPI_FREE.items()
+                     if ((given[k] is not None) if default is None else given[k] != default))
+    if changed:
+        raise SettingError(f"compare: {changed[0]}= is not available with audit= (prediction-powered differences "
+                           "take the metrics' settings, system=, baseline= and the inputs' formats)")
+    if isinstance(runs, Mapping) and given["baseline"] is None and runs:
+        given["baseline"] = next(iter(runs))
+    if given["baseline"] is None:
+        raise SettingError("compare: with audit=, name the baseline system (baseline=)")
+    from .ppi import ppi_compare
+
+    return cast(Comparison, ppi_compare(runs, judgments, audit, metrics, baseline=given["baseline"],
+                                        system=given["system"], ppi=ppi or "ppi++", interval=interval or "normal",
+                                        con=given["con"], run_format=given["run_format"],
+                                        judgments_format=given["judgments_format"], **settings))
 
 
 def _standalone_sql(ses: Session, prepared, union_sql: str | None, system: str, baseline):

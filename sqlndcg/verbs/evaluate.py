@@ -49,6 +49,7 @@ def evaluate(
     items_format: str | None = None,
     audit=None,
     ppi: str | None = None,
+    interval: str | None = None,
     **settings: Unpack[Settings],
 ) -> Result | DiversityResult:
     """Evaluate a run against judgments; every metric and cutoff comes from one SQL statement run in DuckDB.
@@ -70,8 +71,8 @@ def evaluate(
     ``doc_id``, a category, a popularity) with metrics that are all beyond-accuracy measures (coverage@k, gini@k,
     novelty@k, ild@k, long_tail@k) hands the call to :func:`sqlndcg.beyond_accuracy`: ``judgments`` may be None and
     are not read (docs/beyond.md). ``audit`` (human judgments of some queries; ``judgments`` then the model's on
-    every query) hands the call to :func:`sqlndcg.ppi_evaluate` with ``ppi`` ("ppi++", the default, or "ppi"): the
-    prediction-powered means and intervals, the naive ones beside them (docs/judgments.md). ``settings`` are
+    every query) hands the call to :func:`sqlndcg.ppi_evaluate` with ``ppi`` ("ppi++", the default, or "ppi") and
+    ``interval`` ("normal", the default, or "t" for small audits): the prediction-powered means and intervals, the naive ones beside them (docs/judgments.md). ``settings`` are
     those of docs/SEMANTICS.md (:class:`~sqlndcg.core.settings.Settings`, declared in sql/macros/spec/settings.sql);
     ``preset`` ("trec_eval", "sklearn") fills the ones not given.
 
@@ -82,7 +83,7 @@ def evaluate(
     [('bm25', 0.1916), ('rerank', 0.4913)]
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics) if isinstance(metrics, (list, tuple)) else []
-    if audit is not None or ppi is not None:
+    if audit is not None or ppi is not None or interval is not None:
         return _ppi(run, judgments, names, audit, ppi, con, run_format, judgments_format, locals(), dict(settings))
     if items is not None or (names and any(is_beyond_metric(n) for n in names)):
         return _beyond(run, names, items, con, run_format, items_format, dict(settings))
@@ -135,15 +136,18 @@ def _ppi(run, judgments, names: list, audit, ppi, con, run_format, judgments_for
          settings: dict) -> Result:
     """evaluate's hand-over to ppi_evaluate: ``judgments`` are the model's labels, ``audit`` the humans'."""
     if audit is None:
-        raise SettingError(f"evaluate: ppi={ppi!r} corrects model labels by a human audit: pass the human labels "
+        chosen = f"ppi={ppi!r}" if ppi is not None else f"interval={given['interval']!r}"
+        raise SettingError(f"evaluate: {chosen} corrects model labels by a human audit: pass the human labels "
                            "of the audited queries as audit=")
-    changed = sorted(k for k, default in _PPI_FREE.items() if given[k] != default)
+    changed = sorted(k for k, default in _PPI_FREE.items()
+                     if ((given[k] is not None) if default is None else given[k] != default))
     if changed:
         raise SettingError(f"evaluate: {changed[0]}= is not available with audit= (prediction-powered metrics take "
                            "the metrics' settings and the inputs' formats)")
     from .ppi import ppi_evaluate
 
-    return cast(Result, ppi_evaluate(run, judgments, audit, names, ppi=ppi or "ppi++", con=con,
+    return cast(Result, ppi_evaluate(run, judgments, audit, names, ppi=ppi or "ppi++",
+                                     interval=given["interval"] or "normal", con=con,
                                      run_format=run_format, judgments_format=judgments_format, **settings))
 
 

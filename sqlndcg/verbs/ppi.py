@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING, Sequence
 from ..core import templates
 from ..errors import DataError, SettingError
 from ..present.ppi import PPIResult
-from ..present.results import Table
-from .evaluate import evaluate
+from ..core.settings import settings_of
+from ..core.spec import make_spec
+from ..present.results import Result, Table
+from . import scoring
+from .compare import _systems_input
 from .judgments import Runner
 
 if TYPE_CHECKING:
@@ -29,6 +32,7 @@ def ppi_evaluate(
     metrics: Sequence[str] | str = ("ndcg@10",),
     *,
     ppi: str = "ppi++",
+    interval: str = "normal",
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
@@ -41,7 +45,9 @@ def ppi_evaluate(
     Per (group, metric), n audited queries (Y human value, Yh model value) and N others (Yu model value), as
     ppi_py's ``ppi_mean_ci``: lam = 1 (``ppi="ppi"``) or clip(cov(Y, Yh) / ((1 + n/N) var(Yh u Yu)), 0, 1)
     (``"ppi++"``); mean = lam mean(Yu) + mean(Y - lam Yh); se^2 = lam^2 var(Yu)/N + var(Y - lam Yh)/n;
-    interval mean -+ 1.96 se. ``effective_human_labels`` = var(Y) / se^2, the audited queries a human-only mean
+    interval mean -+ 1.96 se (``interval="normal"``, ppi_py's) or, for small audits, mean -+ t se with t Student's
+    97.5% quantile at n - 1 degrees of freedom (``interval="t"``: a conservative convention of sqlndcg's, not
+    ppi_py's). ``effective_human_labels`` = var(Y) / se^2, the audited queries a human-only mean
     would need for the same width. ``settings`` are evaluate's (``group_by``, ``gain``, ...).
 
     >>> import pandas as pd, sqlndcg
@@ -55,7 +61,8 @@ def ppi_evaluate(
     >>> (row["naive_mean"], row["mean"], row["audited"])
     (1.0, 0.5, 2)
     """
-    return _ppi(run, model_labels, audit, metrics, ppi, None, con, run_format, judgments_format, dict(settings))
+    return _ppi(run, model_labels, audit, metrics, (ppi, interval), None, con, run_format, judgments_format,
+                dict(settings))
 
 
 def ppi_compare(
@@ -67,16 +74,17 @@ def ppi_compare(
     baseline,
     system: str = "system",
     ppi: str = "ppi++",
+    interval: str = "normal",
     con=None,
     run_format: str | None = None,
     judgments_format: str | None = None,
     **settings: Unpack[Settings],
 ) -> PPIResult:
     """:func:`ppi_evaluate` of paired differences, as :func:`sqlndcg.compare` pairs them: ``runs`` holds every
-    system's lists (a ``system`` column), and per (group, system other than ``baseline``, metric) the summary has
+    system's lists (a ``system`` column; or a dict ``{name: run}``, as compare takes it), and per (group, system other than ``baseline``, metric) the summary has
     the prediction-powered mean of the per-query difference system - baseline (model values on every query both
     systems have, human values on the audited ones) and its interval, the naive ones beside them, and a
-    ``baseline`` column. ``per_query`` has each system's own values.
+    ``baseline`` column. ``per_query`` has each system's own values. ``interval`` as :func:`ppi_evaluate`'s.
 
     >>> import pandas as pd, sqlndcg
     >>> runs = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "query_id": ["q1", "q1", "q2", "q2"] * 2,
@@ -90,16 +98,21 @@ def ppi_compare(
     given: dict = dict(settings)
     groups = given.pop("group_by", None) or []
     given["group_by"] = ([groups] if isinstance(groups, str) else list(groups)) + [system]
-    return _ppi(runs, model_labels, audit, metrics, ppi, str(baseline), con, run_format, judgments_format, given)
+    return _ppi(runs, model_labels, audit, metrics, (ppi, interval), str(baseline), con, run_format,
+                judgments_format, given)
 
 
-def _ppi(run, model_labels, audit, metrics, ppi: str, baseline: str | None, con, run_format, judgments_format,
-         settings: dict) -> PPIResult:
+def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: str | None, con, run_format,
+         judgments_format, settings: dict) -> PPIResult:
     """ppi_evaluate (baseline None) or ppi_compare: the checks, evaluate twice, the PPI statement."""
+    ppi, interval = modes
     if ppi not in ("ppi", "ppi++"):
         raise SettingError(f"ppi must be 'ppi' (lam = 1) or 'ppi++' (the power-tuned lam), got {ppi!r}")
+    if interval not in ("normal", "t"):
+        raise SettingError(f"interval must be 'normal' (z = 1.96, as ppi_py) or 't' (Student's t with the audited "
+                           f"queries less one as degrees of freedom, for small audits), got {interval!r}")
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    common = dict(settings, con=con, run_format=run_format)
+    spec = make_spec(names, **settings_of("evaluate", settings))
     with Runner.session(con) as runner:
         model_in, audit_in = runner.inputs((model_labels, "model_labels", judgments_format),
                                            (audit, "audit", judgments_format))
@@ -114,9 +127,11 @@ def _ppi(run, model_labels, audit, metrics, ppi: str, baseline: str | None, con,
             raise DataError(f"the model labels grade from {scales[0][0]} to {scales[0][1]} and the audit from "
                             f"{scales[1][0]} to {scales[1][1]}: the two sources must use the same grade scale "
                             "(map one onto the other first)")
-        model = evaluate(run, model_labels, names,
-                         judgments_format=judgments_format, **common)
-        human = evaluate(run, audit, names, judgments_format=judgments_format, **common)
+        if baseline is not None:  # a dict of runs: one table with the system column, as compare makes it
+            run, _ = _systems_input(runner.ses, run, settings["group_by"][-1], run_format)
+        # evaluate's statement, twice; the per-query tables stay in the engine for the PPI statement.
+        (model, model_pq), (human, human_pq) = [_scored(runner, spec, run, labels, run_format, judgments_format, tag)
+                                                for labels, tag in ((model_labels, "model"), (audit, "audit"))]
         groups = list(model.settings.get("group_by") or [])
         query = model.per_query.columns[len(groups)]
         if baseline is not None:
@@ -124,23 +139,28 @@ def _ppi(run, model_labels, audit, metrics, ppi: str, baseline: str | None, con,
             if baseline not in systems or len(systems) < 2:
                 raise SettingError(f"baseline {baseline!r} must be one of the systems in the {groups[-1]!r} column, "
                                    f"with at least one other; they are {systems}")
-        model_pq, human_pq = runner.inputs((model.per_query.to_arrow(), "model_per_query", None),
-                                           (human.per_query.to_arrow(), "audit_per_query", None))
-        assert model_pq is not None and human_pq is not None
-        p = {"model": model_pq.described["sql"], "human": human_pq.described["sql"],
+        p = {"model": model_pq, "human": human_pq,
              "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi,
-             "baseline": baseline}
+             "baseline": baseline, "interval": interval}
         missing = runner.rows(templates.ppi_missing_sql(p, dialect=runner.dialect))
         if missing:
             shown = ", ".join("/".join(str(v) for v in r) for r in missing[:5])
             raise DataError(f"{audit_in.label}: {len(missing)} audited queries have no model-labelled value "
                             f"(the model labels lack them): {shown}")
         sql = templates.ppi_summary_sql(p, dialect=runner.dialect)
-        out_settings = dict(model.settings, ppi=ppi, audit=audit_in.label,
+        out_settings = dict(model.settings, ppi=ppi, interval=interval, audit=audit_in.label,
                             **({"baseline": baseline} if baseline is not None else {}))
         summary = runner.fetch(sql, out_settings)
         pairs = runner.fetch(templates.ppi_pairs_sql(p, dialect=runner.dialect), out_settings)
     return PPIResult(pairs, summary, out_settings, sql, _warnings(summary, groups))
+
+
+def _scored(runner: Runner, spec, run, labels, run_format, judgments_format, tag: str) -> tuple[Result, str]:
+    """evaluate(run, labels) in the runner's session (scoring's prepare and execute, as evaluate runs them), its
+    per-query table kept under a name of the session (dropped as it closes): the result and that (quoted) name."""
+    prepared = scoring.prepare(runner.ses, spec, run, labels, run_format=run_format, judgments_format=judgments_format)
+    name = runner.ses.table_name(f"sqlndcg_{tag}_per_query")
+    return scoring.execute(runner.ses, prepared, per_query_table=name), name
 
 
 def _warnings(summary: Table, groups: list[str]) -> list[str]:

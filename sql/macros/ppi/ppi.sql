@@ -8,7 +8,9 @@
     lam    'ppi': 1; 'ppi++': clip(cov_n(Y, Yh) / ((1 + n/N) var_{n+N-1}(Yh u Yu)), 0, 1)   (ppi_py _calc_lam_glm)
     mean   lam mean(Yu) + mean(Y - lam Yh)
     se^2   lam^2 var_N(Yu) / N + var_n(Y - lam Yh) / n     (var_n: divided by n, as numpy's std)
-    ci     mean -+ z_0.975 se
+    ci     mean -+ z_0.975 se   (interval 'normal', ppi_py's); interval 't': mean -+ t_0.975(n - 1) se, Student's t
+           with the audited queries less one as degrees of freedom: a conservative small-audit convention of
+           sqlndcg's, not ppi_py's (NULL when n = 1)
   effective_human_labels = var_n(Y) / se^2: the audited queries a human-only mean would need for the same
   interval width (n when lam = 0). naive_*: the model labels' mean over every query and its t interval, as
   evaluate's summary has it. A group without unaudited queries (N = 0) has NULL lam and interval.
@@ -32,12 +34,23 @@
 {%- endfor %}
 ),
 {%- endfor %}
-pairs AS (
+{#- A union and a GROUP BY rather than a LEFT JOIN: ClickHouse fills the unmatched side of a LEFT JOIN with
+    its types' defaults, not NULL, so `audited` is the flag a human row brings. #}
+ppi_sides AS (
   SELECT {% for k in keys %}m.{{ sqlndcg._quote(k) }}, {% endfor %}m.metric, m.value AS model_value,
-         h.value AS human_value, CASE WHEN h.metric IS NULL THEN 0 ELSE 1 END AS audited
+         {{ sqlndcg.null_double() }} AS human_value, 1 AS in_model, 0 AS audited
   FROM model_long m
-  LEFT JOIN human_long h ON h.metric = m.metric
-  {%- for k in keys %} AND h.{{ sqlndcg._quote(k) }} = m.{{ sqlndcg._quote(k) }}{% endfor %}
+  UNION ALL
+  SELECT {% for k in keys %}h.{{ sqlndcg._quote(k) }}, {% endfor %}h.metric, {{ sqlndcg.null_double() }} AS model_value,
+         h.value AS human_value, 0 AS in_model, 1 AS audited
+  FROM human_long h
+),
+pairs AS (
+  SELECT {% for k in keys %}b.{{ sqlndcg._quote(k) }}, {% endfor %}b.metric, MAX(b.model_value) AS model_value,
+         MAX(b.human_value) AS human_value, MAX(b.audited) AS audited
+  FROM ppi_sides b
+  GROUP BY {% for k in keys %}b.{{ sqlndcg._quote(k) }}, {% endfor %}b.metric
+  HAVING MAX(b.in_model) = 1
 )
 {%- endmacro -%}
 
@@ -75,14 +88,14 @@ ORDER BY {% for k in keys %}h.{{ sqlndcg._quote(k) }}{{ ', ' if not loop.last }}
 {%- endmacro -%}
 
 {#- The summary: per (group, metric) the corrected mean and interval, the naive ones beside them (see above).
-    p as for _ppi_pairs_sql, plus ppi ('ppi' or 'ppi++'). -#}
+    p as for _ppi_pairs_sql, plus ppi ('ppi' or 'ppi++') and interval ('normal' or 't'). -#}
 {%- macro _ppi_summary_sql(p) -%}
 {%- set d = sqlndcg.double() -%}
 {%- set mode = sqlndcg._choice('ppi', p.ppi, ['ppi', 'ppi++']) -%}
 {%- set g = [] -%}{%- for k in p.groups %}{% do g.append('j.' ~ sqlndcg._quote(k)) %}{% endfor -%}
 {%- set by = (g + ['j.metric']) | join(', ') -%}
 {%- set on = ['a.metric = j.metric'] -%}{%- for k in p.groups %}{% do on.append('a.' ~ sqlndcg._quote(k) ~ ' = j.' ~ sqlndcg._quote(k)) %}{% endfor -%}
-{%- set z = 'CAST(1.959963984540054 AS ' ~ d ~ ')' -%}
+{%- set z = 'CAST(1.959963984540054 AS ' ~ d ~ ')' if sqlndcg._choice('interval', p.interval or 'normal', ['normal', 't']) == 'normal' else sqlndcg._t975('e.n - 1') -%}
 WITH {{ sqlndcg._ppi_pairs_ctes(p) }},{% if p.baseline is not none %} {{ sqlndcg._ppi_diffs_cte(p) }},{% endif %} j AS (
   SELECT * FROM {{ 'diffs' if p.baseline is not none else 'pairs' }} WHERE model_value IS NOT NULL AND (audited = 0 OR human_value IS NOT NULL)
 ), a AS (
