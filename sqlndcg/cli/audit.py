@@ -13,7 +13,7 @@ import json
 import sys
 
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
-from .output import write_table
+from .output import emit_text, write_table
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"audit-sample": "a stratified, seeded sample of queries to send to human judges",
@@ -87,12 +87,7 @@ def _sample(args) -> None:
         out.write(str(res) + "\n")
     else:
         write_table(res.strata if args.strata_table else res.sample, args.format, out)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as f:
-            f.write(out.getvalue())
-        print(f"sqlndcg: wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(out.getvalue())
+    emit_text(out.getvalue(), args.output)
     for w in res.warnings if args.format != "text" else []:
         print(f"sqlndcg: warning: {w}", file=sys.stderr)
 

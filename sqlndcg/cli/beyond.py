@@ -4,10 +4,9 @@ Every number is computed in SQL (sql/macros/beyond/catalog.sql); this module onl
 
 from __future__ import annotations
 
-import sys
 
 from .common import DATABASES, database, run_verb
-from .output import save_table, write_table
+from .output import emit_table
 
 VERBS = {
     "beyond": "beyond-accuracy measures of lists (coverage, gini, novelty, ild, long_tail) from a run and an items table",
@@ -40,11 +39,7 @@ def _run(args) -> None:
                               head_share=args.head_share, category=args.category, popularity=args.popularity,
                               con=con)
     table = res.per_query if args.per_list else res.summary
-    if args.output:
-        save_table(table, args.output)
-        print(f"sqlndcg: wrote {len(table.rows):,} rows to {args.output}", file=sys.stderr)
-        return
-    write_table(table, args.format)
+    emit_table(table, args.output, args.format)
 
 
 def run(args) -> int:

@@ -11,7 +11,7 @@ import sys
 
 from ..errors import InputError
 from .common import DATABASES, database, run_verb
-from .output import save_table, write_table
+from .output import emit_table
 
 VERBS = {
     "diversity": "intent-aware measures (alpha-nDCG, ERR-IA, P-IA, strec, NRBP, MAP-IA) from qrels with intents",
@@ -98,11 +98,7 @@ def _run(args) -> None:
     with database(args) as con:
         res = diversity(args.run, args.judgments, metrics=args.metrics, alpha=args.alpha, beta=args.beta,
                         intent=args.intent, con=con)
-    if args.output:
-        save_table(res.table, args.output)
-        print(f"sqlndcg: wrote {len(res.table.rows):,} rows to {args.output}", file=sys.stderr)
-        return
-    write_table(res.table, args.format)
+    emit_table(res.table, args.output, args.format)
 
 
 def run(args) -> int:

@@ -4,10 +4,9 @@ and with ``--account`` what was read. Every number is computed in SQL (sql/macro
 
 from __future__ import annotations
 
-import sys
 
 from .common import DATABASES, database, run_verb
-from .output import save_table, write_table
+from .output import emit_table, write_table
 
 VERBS = {
     "exposure": "exposure fairness over the items' groups: exposure, disparity, AWRF, expected exposure (EE-L/D/R)",
@@ -57,12 +56,8 @@ def _run(args) -> None:
                        missing=args.missing, ties=args.ties,
                        lower_is_better=args.lower_is_better, con=con, **columns)
     table = {"per_query": res.per_query, "groups": res.groups, "summary": res.summary}[args.table]
-    if args.output:
-        save_table(table, args.output)
-        print(f"sqlndcg: wrote {len(table.rows):,} rows to {args.output}", file=sys.stderr)
-        return
-    write_table(table, args.format)
-    if args.account:
+    emit_table(table, args.output, args.format)
+    if args.account and not args.output:
         write_table(res.account, args.format)
 
 

@@ -4,11 +4,10 @@
 
 from __future__ import annotations
 
-import sys
 
 from ..errors import SettingError
 from .common import DATABASES, database, run_verb
-from .output import save_table, write_table
+from .output import emit_table, write_table
 
 #: The verbs of this module, with their one-line help.
 VERBS = {
@@ -67,12 +66,8 @@ def _run(args) -> None:
             teams = None if args.teams is None else [t.strip() for t in args.teams.split(",")]
             res = interleaving_credit(args.log, no_clicks=args.no_clicks, teams=teams, bootstrap=args.bootstrap,
                                       seed=args.seed, group_by=args.group_by, con=con, **columns)
-    if args.output:
-        save_table(res.table, args.output)
-        print(f"sqlndcg: wrote {len(res.table.rows):,} rows to {args.output}", file=sys.stderr)
-        return
-    write_table(res.table, args.format)
-    if getattr(args, "account", False):
+    emit_table(res.table, args.output, args.format)
+    if getattr(args, "account", False) and not args.output:
         write_table(res.account, args.format)
 
 

@@ -38,6 +38,16 @@ def save_table(table, path: str | None) -> None:
             write_table(table, "csv", f)
 
 
+def emit_text(text: str, output: str | None) -> None:
+    """A verb's whole printout written to ``output`` (saying so on standard error) or to standard output."""
+    if output:
+        with open(output, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        print(f"sqlndcg: wrote {output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+
+
 def emit_table(table, output: str | None, fmt: str) -> None:
     """A verb's table written to ``output`` (saying so on standard error) or printed in ``fmt``."""
     if output:

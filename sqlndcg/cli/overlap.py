@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
-from .output import write_table
+from .output import emit_text, write_table
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"overlap": "how different each system's rankings are from a baseline's (RBO, Jaccard), no labels needed"}
@@ -61,12 +60,7 @@ def _run(args) -> None:
         write_table(res.summary, args.format, out)
         if args.account:
             write_table(res.account, args.format, out)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as f:
-            f.write(out.getvalue())
-        print(f"sqlndcg: wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(out.getvalue())
+    emit_text(out.getvalue(), args.output)
 
 
 def run(args) -> int:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
-from .output import write_table
+from .output import emit_text, write_table
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"system-order": "whether model labels rank systems as human labels do: Kendall's tau, tau-AP, flipped pairs"}
@@ -59,12 +58,7 @@ def _run(args) -> None:
         out.write(str(res) + "\n")
     else:
         write_table(getattr(res, args.table), args.format, out)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as f:
-            f.write(out.getvalue())
-        print(f"sqlndcg: wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(out.getvalue())
+    emit_text(out.getvalue(), args.output)
 
 
 def run(args) -> int:
