@@ -55,7 +55,7 @@ class JudgeCheck:
                  "Findings:"]
         lines += [f"- {f}" for f in self.findings] or ["- none crosses the thresholds"]
         lines += ["", f"Agreement on the {units} (query, document) pairs both labelled (differences {cand} - {ref}):",
-                  overall.to_text(max_rows=10**6), "", f"Per {ref} grade ({cand}'s mean grade there):",
+                  overall.to_text(max_rows=10**6), "", f"Per grade of {ref} ({cand}'s mean grade there):",
                   grades.to_text(max_rows=10**6), "",
                   f"System order under {cand} against {ref}, on the queries both judged "
                   f"(p-values: compare's {self.order.settings['test']!r} test):",
@@ -72,5 +72,6 @@ class JudgeCheck:
                       f"human_only: {ref} labels alone):",
                       _pick(self.audit, (system, "metric", "queries", "audited", "expected_width", "human_only",
                                          "saving")).to_text(max_rows=10**6)]
+            lines += [f"{r[system]}, {r['metric']}: {r['note']}" for r in self.audit.to_dicts() if r["note"]]
         lines += ["", "(thresholds: " + ", ".join(f"{k} {v:g}" for k, v in s["thresholds"].items()) + ")"]
         return "\n".join(lines)

@@ -29,6 +29,10 @@ def _g(v) -> str:
     return f"{v:.2f}" if abs(v) >= 0.01 or v == 0 else f"{v:.2g}"
 
 
+def _2(v) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
 def _p(v) -> str:
     return "-" if v is None else f"{v:.2g}" if v < 0.01 else f"{v:.2f}"
 
@@ -66,7 +70,7 @@ def _order(order, s: dict) -> list[str]:
     for r in order.correlation.to_dicts():
         if r["tau_b"] is not None and r["tau_b"] < TAU_EQUIVALENT:
             out.append(f"{r['metric']}: {cand} orders the {r['systems']} systems differently (tau_b {r['tau_b']:.2f}, "
-                       f"below {TAU_EQUIVALENT}; tau_ap {_p(r['tau_ap'])})")
+                       f"below {TAU_EQUIVALENT}; tau_ap {_2(r['tau_ap'])})")
     for f in order.flips.to_dicts():
         a, b = f["system_a"], f["system_b"]
         told = (f"under {ref}, {a} wins at p < {SIGNIFICANT}: {cand} would pick the wrong one"
