@@ -20,7 +20,7 @@ def _pick(table: Table, columns) -> Table:
 class JudgeCheck:
     """``agreement`` (:class:`~sqlndcg.Agreement` between reference and candidate), ``order``
     (:class:`~sqlndcg.SystemOrder`), ``corrected`` (:class:`~sqlndcg.PPIResult` of ppi_evaluate per system, or of
-    ppi_compare against the baseline), ``audit`` (per row of the corrected summary, audit_size's answer for
+    ppi_compare against the baseline; None when the sources' grade scales differ), ``audit`` (per row of the corrected summary, audit_size's answer for
     ``settings["width"]``: ``queries``, ``audited``, ``expected_width``, ``lam``, ``human_only``, ``saving``,
     ``note`` when no audit reaches it; None without a width), ``findings`` (sentences) and ``settings``."""
 
@@ -37,7 +37,8 @@ class JudgeCheck:
                 "agreement": {"pairs": self.agreement.pairs.to_dicts(), "overall": self.agreement.overall.to_dicts(),
                               "per_grade": self.agreement.per_grade.to_dicts(),
                               "coverage": self.agreement.coverage.to_dicts()},
-                "order": self.order.to_dict(), "corrected": self.corrected.to_dict(),
+                "order": self.order.to_dict(),
+                "corrected": None if self.corrected is None else self.corrected.to_dict(),
                 "audit": None if self.audit is None else self.audit.to_dicts()}
 
     def __str__(self) -> str:
@@ -48,7 +49,7 @@ class JudgeCheck:
                                                  "cohen_kappa_quadratic", "alpha_ordinal"))
         grades = _pick(self.agreement.per_grade, ("grade", "units", "agreement", "mean_b", "mean_difference"))
         what = (f"{system} - {s['baseline']}" if s["baseline"] is not None else f"each {system}")
-        corrected = _pick(self.corrected.summary, (system, "metric", "naive_mean", "naive_ci_low", "naive_ci_high",
+        corrected = Table(()) if self.corrected is None else _pick(self.corrected.summary, (system, "metric", "naive_mean", "naive_ci_low", "naive_ci_high",
                                                    "mean", "ci_low", "ci_high", "lam", "audited", "unaudited",
                                                    "effective_human_labels"))
         lines = [f"Judge check: {cand!r} against {ref!r} (column {s['source']!r} of {s['judgments']})", "",
@@ -66,7 +67,9 @@ class JudgeCheck:
                                               "source_difference", "reference_p", "source_p")).to_text(
                       max_rows=10**6)] if len(self.order.flips) else []), "",
                   f"Corrected means of {what} ({s['ppi']}: {cand} labels on every query, {ref} labels as the audit; "
-                  "naive: the model labels alone):", corrected.to_text(max_rows=10**6)]
+                  "naive: the model labels alone):",
+                  corrected.to_text(max_rows=10**6) if self.corrected is not None else
+                  "(left out: the two sources grade on different scales)"]
         if self.audit is not None:
             lines += ["", f"Audited queries for a 95% interval {s['width']:g} wide ({s['ppi']}, the above as pilot; "
                       f"human_only: {ref} labels alone):",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from ..core import templates
 from ..errors import DataError, InputError, SettingError
 from ..present.judge_check import JudgeCheck
+from ..present.ppi import PPIResult
 from ..present.results import Table
 from .agreement import agreement
 from .audit_size import audit_size
@@ -56,7 +57,8 @@ def judge_check(
       compare's p-values), on the queries both judged;
     - ``corrected``: :func:`sqlndcg.ppi_evaluate` per system (``group_by`` the system), or with ``baseline``
       :func:`sqlndcg.ppi_compare` of each system's difference from it: the candidate's labels on every query, the
-      reference's as the audit (``ppi="ppi++"`` or ``"ppi"``);
+      reference's as the audit (``ppi="ppi++"`` or ``"ppi"``); None when the two grade on different scales
+      (PPI needs one; the findings say so);
     - ``audit``: with ``width``, :func:`sqlndcg.audit_size` per row of the corrected summary, its per-query pairs
       as the pilot (None without ``width``);
     - ``findings``: plain sentences read off those numbers with the thresholds of
@@ -106,15 +108,20 @@ def judge_check(
                        rel=str(settings.get("rel") or "rel"), con=con)
     order = system_order(runs, both, names, source=source, reference=str(reference), system=system,
                          run_format=run_format, **common)
-    if baseline is None:
+    corrected: PPIResult | None = None
+    sizes: Table | None = None
+    if agreed.settings.get("grade_scales"):  # PPI would refuse: the agreement and the order still say why
+        pass
+    elif baseline is None:
         corrected = ppi_evaluate(runs, model, human, names, ppi=ppi, run_format=run_format,
                                  **dict(common, group_by=[system]))
     else:
         corrected = ppi_compare(runs, model, human, names, baseline=baseline, system=system, ppi=ppi,
                                 run_format=run_format, **common)
-    sizes = None if width is None else audit_sizes(corrected, width, system, con)
+    if corrected is not None and width is not None:
+        sizes = audit_sizes(corrected, width, system, con)
     out = {"source": source, "reference": str(reference), "candidate": str(candidate), "system": system,
-           "baseline": None if baseline is None else str(baseline), "metrics": list(corrected.settings["metrics"]),
+           "baseline": None if baseline is None else str(baseline), "metrics": list(order.settings["metrics"]),
            "ppi": ppi, "width": width, "judgments": labels.label, "thresholds": dict(THRESHOLDS)}
     return JudgeCheck(agreed, order, corrected, sizes, findings(agreed, order, corrected, sizes, out), out)
 
@@ -170,7 +177,7 @@ def audit_sizes(corrected, width: float, system: str, con) -> Table:
     pairs = corrected.per_query.to_dicts()
     baseline = corrected.settings.get("baseline")
     query = corrected.per_query.columns[1]
-    rows = []
+    rows: list[tuple] = []
     for r in corrected.summary.to_dicts():
         mine = [p for p in pairs if str(p[system]) == str(r[system]) and p["metric"] == r["metric"]]
         if baseline is not None:

@@ -39,7 +39,7 @@ def _p(v) -> str:
 
 def findings(agreed, order, corrected, sizes, s: dict) -> list[str]:
     """The sentences, in the order of the parts: agreement, order, corrected means, audit."""
-    return (_agreement(agreed, s) + _order(order, s) + _corrected(corrected, s)
+    return (_agreement(agreed, s) + _order(order, s) + ([] if corrected is None else _corrected(corrected, s))
             + ([] if sizes is None else _audit(sizes, s)))
 
 
@@ -48,7 +48,7 @@ def _agreement(agreed, s: dict) -> list[str]:
     out = []
     if agreed.settings.get("grade_scales"):
         out.append(f"{agreed.settings['grade_scales']}: map the model's scale onto the people's before trusting the "
-                   "rest")
+                   "rest; the corrected means (PPI needs one scale) are left out")
     pair = agreed.pairs.to_dicts()[0]
     kappa, diff = pair["cohen_kappa_quadratic"], pair["mean_difference"]
     if kappa is not None and kappa < KAPPA_WEAK:
