@@ -338,3 +338,24 @@ def test_sqlite_equals_duckdb():
 def test_postgres_equals_duckdb(postgres):
     with postgres.connect() as con:
         check_engine(con, "PostgreSQL")
+
+
+def test_an_audit_no_size_reaches():
+    runs, labels, _, _ = data()
+    res = sqlndcg.judge_check(runs, labels, ["ndcg@5"], width=0.3)
+    assert not any("no audit" in f for f in res.findings) and all(r["note"] is None for r in res.audit.to_dicts())
+    res = sqlndcg.judge_check(runs, labels, ["ndcg@5"], width=0.001)
+    with pytest.raises(SettingError) as e:
+        pairs = res.corrected.per_query.to_pandas()
+        sqlndcg.audit_size(pairs[pairs.system == "A"].drop(columns="system"), width=0.001, ppi="ppi++")
+    (row,) = [r for r in res.audit.to_dicts() if r["system"] == "A"]
+    assert row["note"] == str(e.value) and row["audited"] is None
+    assert [f for f in res.findings if "no audit" in f] == [
+        f"ndcg@5, {s}: no audit of these 30 queries gives an interval 0.001 wide (audit.note says how narrow one "
+        "can get)" for s in "ABC"]
+    assert f"A, ndcg@5: {row['note']}" in str(res)
+    # every query audited: the pilot has no unaudited query; the note says so, no finding about the width
+    runs, labels = flip_case()
+    res = sqlndcg.judge_check(runs, labels, ["p@1"], width=0.1)
+    assert all("0 unaudited queries" in r["note"] for r in res.audit.to_dicts())
+    assert not any("no audit" in f for f in res.findings)

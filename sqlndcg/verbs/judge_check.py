@@ -73,10 +73,10 @@ def judge_check(
     ...                      "doc_id": ["x", "y"] * 6, "score": [2.0, 1.0] * 3 + [1.0, 2.0] * 3})
     >>> labels = pd.DataFrame({"source": ["llm"] * 6 + ["human"] * 4,
     ...                        "query_id": ["q1", "q1", "q2", "q2", "q3", "q3", "q1", "q1", "q2", "q2"],
-    ...                        "doc_id": ["x", "y"] * 5, "rel": [1, 0, 1, 1, 0, 1, 1, 0, 0, 1]})
+    ...                        "doc_id": ["x", "y"] * 5, "rel": [1, 0, 1, 1, 0, 1, 1, 0, 1, 0]})
     >>> res = sqlndcg.judge_check(runs, labels, ["p@1"], candidate="llm")
-    >>> res.order.correlation.to_dicts()[0]["tau_b"]
-    1.0
+    >>> res.order.correlation.to_dicts()[0]["tau_b"], res.findings[0]
+    (1.0, 'llm grades 0.50 higher on human grade 0 (2 pairs)')
     """
     if settings.get("group_by"):
         raise SettingError("judge_check does not take group_by=: run one check per group (filter the runs and the "
