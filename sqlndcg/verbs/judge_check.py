@@ -65,7 +65,7 @@ def judge_check(
       :mod:`sqlndcg.verbs.judge_findings`.
 
     Every query the reference judged must be judged by the candidate too (the audit is a sample of the model's
-    queries). ``settings`` are evaluate's and compare's (``gain``, ``query_id``, ``doc_id``, ``rel``, ...);
+    queries). ``settings`` are evaluate's (``gain``, ``query_id``, ``doc_id``, ``rel``, ...), given to every part;
     ``group_by`` is refused (run one check per group).
 
     >>> import pandas as pd, sqlndcg
