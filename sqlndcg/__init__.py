@@ -9,7 +9,7 @@ The layers, each importing only those below it::
 
     cli/      the command line: one parser per verb, one table writer
     verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions, propensities, click_labels,
-              counterfactual, interleaving, diversity, exposure, ppi, audit_sample, audit_size
+              counterfactual, interleaving, diversity, exposure, ppi, audit_sample, audit_size, judge_check
     stats/    paired tests, bootstrap intervals, the t distribution (pure Python; NumPy only speeds them up)
     present/  results (tables, the SQL that ran) and plots
     run/      the session with an engine: connections, inputs (sources), input checks, engines/
