@@ -9,7 +9,7 @@ The layers, each importing only those below it::
 
     cli/      the command line: one parser per verb, one table writer
     verbs/    evaluate, to_sql, compare, report, trec_eval, labels, agreement, positions, propensities, click_labels,
-              counterfactual, interleaving, diversity, exposure, ppi, audit_sample, audit_size
+              counterfactual, interleaving, diversity, exposure, ppi, audit_sample, audit_size, judge_check
     stats/    paired tests, bootstrap intervals, the t distribution (pure Python; NumPy only speeds them up)
     present/  results (tables, the SQL that ran) and plots
     run/      the session with an engine: connections, inputs (sources), input checks, engines/
@@ -69,6 +69,8 @@ _LAZY = {
     "AuditSample": ("sqlndcg.present.audit", "AuditSample"),
     "audit_size": ("sqlndcg.verbs.audit_size", "audit_size"),
     "ppi_stratified": ("sqlndcg.verbs.ppi_stratified", "ppi_stratified"),
+    "judge_check": ("sqlndcg.verbs.judge_check", "judge_check"),
+    "JudgeCheck": ("sqlndcg.present.judge_check", "JudgeCheck"),
     "StratifiedPPI": ("sqlndcg.present.audit", "StratifiedPPI"),
     "Positions": ("sqlndcg.verbs.positions", "Positions"),
     "KINDS": ("sqlndcg.core.metrics", "KINDS"),
@@ -123,6 +125,7 @@ __all__ = [
     "exposure", "Exposure", "ppi_evaluate", "ppi_compare", "PPIResult",
     "system_order", "SystemOrder",
     "audit_sample", "AuditSample", "audit_size", "ppi_stratified", "StratifiedPPI",
+    "judge_check", "JudgeCheck",
     "evaluate", "to_sql", "example", "Result", "Table", "Metric", "parse_metric", "parse_metrics", "KINDS",
     "PRESETS", "SqlndcgError", "MetricError", "SettingError", "InputError", "DataError", "EmptyQueryError",
     "ResourceError",

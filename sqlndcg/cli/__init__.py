@@ -30,6 +30,7 @@ from . import fairness as cli_fairness
 from . import interleaving as cli_interleaving
 from . import beyond as cli_beyond
 from . import diversity as cli_diversity
+from . import judge_check as cli_judge_check
 from . import judgments as cli_judgments
 from . import online as cli_online
 from . import overlap as cli_overlap
@@ -142,7 +143,7 @@ class VerbModule(Protocol):
 
 _MODULES: tuple[VerbModule, ...] = (sys.modules[__name__], cli_judgments, cli_online, cli_interleaving, cli_overlap,
                                      cli_compare, cli_explain, cli_power, cli_diversity, cli_beyond, cli_fairness,
-                                     cli_system_order, cli_audit)
+                                     cli_system_order, cli_audit, cli_judge_check)
 
 
 def _verbs() -> dict[str, tuple[VerbModule, str]]:

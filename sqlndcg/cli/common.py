@@ -78,6 +78,9 @@ EXAMPLES = {
     "system-order": ["sqlndcg system-order runs.parquet judgments.parquet --source source --reference human "
                      "-m ndcg@10,p@5",
                      "sqlndcg system-order runs.csv labels.csv -m ndcg@10 --query-set own --format csv --table flips"],
+    "judge-check": ["sqlndcg judge-check runs.parquet judgments.parquet --source source --reference human "
+                    "--candidate llm -m ndcg@10",
+                    "sqlndcg judge-check runs.csv labels.csv --candidate llm-v2 -m ndcg@10 --baseline bm25 --width 0.05"],
     "audit-sample": ["sqlndcg audit-sample --queries queries.csv --strata market --audited last_month.csv "
                      "--budget 30 --seed 7 --format csv",
                      "sqlndcg audit-sample --queries runs.csv --model-labels llm.qrels -m ndcg@10 --by disagreement "
