@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
+from .output import emit_text
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"judge-check": "before switching to model labels: agreement, system order, corrected means, audit size"}
@@ -50,18 +49,8 @@ def _run(args) -> None:
                           candidate=args.candidate, system=args.system, baseline=args.baseline, width=args.width,
                           ppi=args.ppi, con=con, run_format=args.run_format, judgments_format=args.judgments_format,
                           **settings_from(args))
-    out = io.StringIO()
-    if args.format == "json":
-        json.dump(res.to_dict(), out, indent=2, default=str)
-        out.write("\n")
-    else:
-        out.write(str(res) + "\n")
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as f:
-            f.write(out.getvalue())
-        print(f"sqlndcg: wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(out.getvalue())
+    text = json.dumps(res.to_dict(), indent=2, default=str) if args.format == "json" else str(res)
+    emit_text(text + "\n", args.output)
 
 
 def run(args) -> int:

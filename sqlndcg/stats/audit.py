@@ -55,14 +55,18 @@ def half_width(m: Moments, n: float, total: float, z: float, mode: str) -> tuple
     return z * math.sqrt(var_r / n + lam * lam * m.var_f / (total - n)), lam
 
 
+#: The fewest audited queries a plan offers: the audit's variance (of Y - lam Yh) needs two.
+MIN_AUDITED = 2
+
+
 def audited_needed(m: Moments, width: float, total: int, alpha: float, mode: str) -> tuple[int | None, float, int]:
     """(the fewest audited queries n whose interval is at most ``width`` wide, or None when no n < total reaches
     it; the narrowest width reachable; the n that reaches it). The half-width falls with n until the unaudited
-    queries get few; the search runs over whole n in [1, total - 1] (ternary search for the narrowest, then
+    queries get few; the search runs over whole n in [MIN_AUDITED, total - 1] (ternary search for the narrowest, then
     bisection below it)."""
     z, target = z_value(alpha), width / 2.0
     hw = lambda n: half_width(m, n, total, z, mode)[0]  # noqa: E731
-    lo, hi = 1, total - 1
+    lo, hi = MIN_AUDITED, total - 1
     while hi - lo > 2:
         a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
         if hw(a) <= hw(b):
@@ -72,7 +76,7 @@ def audited_needed(m: Moments, width: float, total: int, alpha: float, mode: str
     best = min(range(lo, hi + 1), key=hw)
     if hw(best) > target:
         return None, 2.0 * hw(best), best
-    lo, hi = 1, best
+    lo, hi = MIN_AUDITED, best
     if hw(lo) <= target:
         return lo, 2.0 * hw(best), best
     while hi - lo > 1:  # hw(lo) > target >= hw(hi)
