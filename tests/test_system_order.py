@@ -279,10 +279,7 @@ def check_engine(con, load, label: str) -> None:
                         sort_by=lambda r: tuple(str(v) for v in r[:4]))
 
 
-# ClickHouse (chdb), Spark and Snowflake (fakesnow) are left out: system_order hands each source's labels and the
-# per-query tables back to the engine as Arrow tables, which sqlndcg loads into the others but not into those.
-globals().update({name: test for name, test in engine_tests(check_engine).items()
-                  if not any(e in name for e in ("clickhouse", "spark", "snowflake"))})
+globals().update(engine_tests(check_engine))
 
 
 def test_the_docs_worked_example_prints_what_they_say(capsys):

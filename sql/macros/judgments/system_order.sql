@@ -51,6 +51,24 @@ JOIN {{ sqlndcg._system_order_shared(p) }} sh ON sh.{{ sqlndcg._quote(p.query) }
 WHERE CAST(j.{{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.text_literal(p.value) }}
 {%- endmacro -%}
 
+{#- A few rows computed in Python (the pairs' p-values) as a relation: one SELECT per row, UNION ALL (every engine
+    reads it; a VALUES list names its columns differently in each). columns: names; rows: tuples of texts,
+    numbers (as doubles) and None (NULL, a double when the column is named p). -#}
+{%- macro _system_order_rows_sql(columns, rows) -%}
+{%- for row in rows %}
+SELECT {% for c in columns %}{% set v = row[loop.index0] -%}
+{%- if v is none %}{{ sqlndcg.null_double() if c == 'p' else 'NULL' }}
+{%- elif v is string %}{{ sqlndcg.text_literal(v) }}
+{%- elif v is sameas true or v is sameas false %}{{ sqlndcg.text_literal(v) }}
+{%- elif v is integer %}{{ v }}
+{%- else %}{{ sqlndcg._number(v) }}{% endif %} AS {{ sqlndcg._quote(c) }}{{ ', ' if not loop.last }}
+{%- endfor %}
+{%- if not loop.last %}
+UNION ALL
+{%- endif %}
+{%- endfor %}
+{%- endmacro -%}
+
 {#- The means table: per (group, metric, source, system) the queries with a value, their mean and the system's rank
     under that source (1 = the highest mean; equal means share the best rank). p: {per_query: [{source, sql}]
     (compare's per-query tables), groups, system, metrics, source (the output's source column)}. -#}
@@ -132,12 +150,12 @@ n AS (
                   ELSE CAST(0 AS {{ d }}) END) / COUNT(*) AS share
   FROM pairs WHERE src_b > src_a GROUP BY {{ keys }}, system_a
 ), ap AS (
-  SELECT {{ keys }}, 2 * AVG(share) - 1 AS tau_ap FROM above GROUP BY {{ keys }}
+  SELECT {{ keys }}, 2 * AVG(share) - 1 AS tau_ap, 1 AS ap_found FROM above GROUP BY {{ keys }}
 )
 SELECT {% for k in by + ['metric', src] %}n.{{ k }}, {% endfor %}n.systems,
        CASE WHEN (c.n0 - c.n1) * (c.n0 - c.n2) > 0
             THEN (CAST(c.concordant AS {{ d }}) - c.discordant) / SQRT((c.n0 - c.n1) * (c.n0 - c.n2)) END AS tau_b,
-       ap.tau_ap, COALESCE(c.concordant, 0) AS concordant, COALESCE(c.discordant, 0) AS flipped
+       CASE WHEN ap.ap_found = 1 THEN ap.tau_ap END AS tau_ap, COALESCE(c.concordant, 0) AS concordant, COALESCE(c.discordant, 0) AS flipped
 FROM n
 LEFT JOIN c ON {{ on_c | join(' AND ') }}
 LEFT JOIN ap ON {{ on_ap | join(' AND ') }}
