@@ -108,8 +108,8 @@ ORDER BY {% for k in by %}{{ k }}, {% endfor %}metric, {{ src }}, {{ sqlndcg._qu
 r AS (SELECT * FROM {{ p.means }} x WHERE {{ ref }} AND {{ mean }} IS NOT NULL),
 s AS (SELECT * FROM {{ p.means }} x WHERE NOT ({{ ref }}) AND {{ mean }} IS NOT NULL),
 pairs AS (
-  SELECT {% for k in p.groups %}s1.{{ sqlndcg._quote(k) }}, {% endfor %}s1.metric, s1.{{ src }},
-         s1.{{ sys }} AS system_a, s2.{{ sys }} AS system_b, r1.{{ mean }} AS ref_a, r2.{{ mean }} AS ref_b,
+  SELECT {% for k in p.groups %}s1.{{ sqlndcg._quote(k) }} AS {{ sqlndcg._quote(k) }}, {% endfor %}s1.metric AS metric,
+         s1.{{ src }} AS {{ src }}, s1.{{ sys }} AS system_a, s2.{{ sys }} AS system_b, r1.{{ mean }} AS ref_a, r2.{{ mean }} AS ref_b,
          s1.{{ mean }} AS src_a, s2.{{ mean }} AS src_b
   FROM s s1
   JOIN s s2 ON s2.metric = s1.metric AND s2.{{ src }} = s1.{{ src }} AND s2.{{ sys }} <> s1.{{ sys }}
@@ -132,7 +132,7 @@ pairs AS (
 {%- for k in by + ['metric', src] %}{% do on_c.append('c.' ~ k ~ ' = n.' ~ k) %}{% do on_ap.append('ap.' ~ k ~ ' = n.' ~ k) %}{% endfor -%}
 WITH {{ sqlndcg._system_order_pairs_ctes(p) }},
 n AS (
-  SELECT {% for k in by %}s.{{ k }}, {% endfor %}s.metric, s.{{ src }}, COUNT(*) AS systems
+  SELECT {% for k in by %}s.{{ k }} AS {{ k }}, {% endfor %}s.metric AS metric, s.{{ src }} AS {{ src }}, COUNT(*) AS systems
   FROM s JOIN r ON r.metric = s.metric AND r.{{ sys }} = s.{{ sys }}
   {%- for k in by %} AND r.{{ k }} = s.{{ k }}{% endfor %}
   GROUP BY {% for k in by %}s.{{ k }}, {% endfor %}s.metric, s.{{ src }}
@@ -152,7 +152,7 @@ n AS (
 ), ap AS (
   SELECT {{ keys }}, 2 * AVG(share) - 1 AS tau_ap, 1 AS ap_found FROM above GROUP BY {{ keys }}
 )
-SELECT {% for k in by + ['metric', src] %}n.{{ k }}, {% endfor %}n.systems,
+SELECT {% for k in by + ['metric', src] %}n.{{ k }} AS {{ k }}, {% endfor %}n.systems AS systems,
        CASE WHEN (c.n0 - c.n1) * (c.n0 - c.n2) > 0
             THEN (CAST(c.concordant AS {{ d }}) - c.discordant) / SQRT((c.n0 - c.n1) * (c.n0 - c.n2)) END AS tau_b,
        CASE WHEN ap.ap_found = 1 THEN ap.tau_ap END AS tau_ap, COALESCE(c.concordant, 0) AS concordant, COALESCE(c.discordant, 0) AS flipped
@@ -170,7 +170,8 @@ ORDER BY {% for k in by + ['metric', src] %}n.{{ k }}{{ ', ' if not loop.last }}
 {%- set src = sqlndcg._quote(p.source) -%}
 {%- set by = [] -%}{%- for k in p.groups %}{% do by.append(sqlndcg._quote(k)) %}{% endfor -%}
 WITH {{ sqlndcg._system_order_pairs_ctes(p) }}
-SELECT {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b,
+SELECT {% for k in by %}x.{{ k }} AS {{ k }}, {% endfor %}x.metric AS metric, x.{{ src }} AS {{ src }}, x.system_a AS system_a,
+       x.system_b AS system_b,
        x.ref_a - x.ref_b AS reference_difference, x.src_a - x.src_b AS source_difference,
        {% if p.pvalues is none %}{{ sqlndcg.null_double() }} AS reference_p, {{ sqlndcg.null_double() }} AS source_p
        {%- else %}pr.p AS reference_p, ps.p AS source_p{% endif %}
