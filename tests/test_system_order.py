@@ -7,6 +7,7 @@ missing some queries, group_by; the errors; the command line; SQLite and Postgre
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 import sys
@@ -191,6 +192,23 @@ def test_group_by_orders_the_systems_per_group():
     assert all(f["reference_p"] is not None and f["source_p"] is not None for f in res.flips.to_dicts())
 
 
+def test_groups_of_any_type_find_their_p_values():
+    """The flips' p-values (compare's, from Python) join on the engine's text of the groups: a timestamp and an
+    integer group give the text group's flips and p-values."""
+    frames = []
+    for day, seed in (("1", 7), ("2", 8)):
+        runs, labels = random_data(seed, systems=("a", "b", "c", "d"), queries=6)
+        frames.append(runs.assign(ds=day))
+    runs = pd.concat(frames, ignore_index=True)
+    call = functools.partial(sqlndcg.system_order, judgments=labels, metrics=["ndcg@5"], group_by="ds",
+                             permutations=100, resamples=100)
+    want = call(runs).flips
+    assert len(want) and all(f["reference_p"] is not None for f in want.to_dicts())
+    for typed in (runs.assign(ds=pd.to_datetime("2026-01-0" + runs.ds)), runs.assign(ds=runs.ds.astype("int64"))):
+        got = call(typed).flips
+        assert [r[1:] for r in got.rows] == [r[1:] for r in want.rows]
+
+
 def test_three_sources_each_against_the_reference():
     runs, labels = random_data(9, systems=("a", "b", "c"), queries=5)
     other = labels[labels.source == "model"].assign(source="model-v2")
@@ -271,9 +289,14 @@ def check_engine(con, load, label: str) -> None:
     tied = random_data(2, systems=("a", "b", "c", "d"), queries=5)  # d copies c: ties in both orders
     for ids in ("text", "int", "tied"):
         runs, labels = tied if ids == "tied" else flip_case(ids)[:2]
-        want = sqlndcg.system_order(runs, labels, ["ndcg@2", "p@1"], permutations=100, resamples=100)
+        groups = {}
+        if ids == "int":  # an integer group: the p-values join on the engine's text of it
+            runs = runs.assign(half=(runs.query_id.str[1:].astype("int64") > 3).astype("int64") + 1)
+            groups = {"group_by": "half"}
+        want = sqlndcg.system_order(runs, labels, ["ndcg@2", "p@1"], permutations=100, resamples=100, **groups)
         got = sqlndcg.system_order(load(con, f"so_runs_{ids}", runs), load(con, f"so_labels_{ids}", labels),
-                                   ["ndcg@2", "p@1"], permutations=100, resamples=100, con=con)
+                                   ["ndcg@2", "p@1"], permutations=100, resamples=100, con=con, **groups)
+        assert len(want.flips) and all(f["source_p"] is not None for f in want.flips.to_dicts())
         for part in ("means", "correlation", "flips"):
             assert_same(getattr(got, part), getattr(want, part), f"{label} {ids} ids, {part}",
                         sort_by=lambda r: tuple(str(v) for v in r[:4]))

@@ -1,7 +1,8 @@
 """Do two label sources rank systems the same way? :func:`system_order` evaluates every system with each source's
 labels (a model's, the humans'), as :func:`sqlndcg.compare` does, and compares each source's order of the systems
 with the reference's: Kendall's tau-b, tau-AP and the pairs whose winner flips with compare's p-values under each.
-The per-query values are compare's (SQL); the means, ranks, tau, tau-AP and flips are
+The per-query values are evaluate's as compare computes them, kept in the engine with each source's labels
+and the p-values (compare's, from Python: a few rows written into the SQL); the means, ranks, tau, tau-AP and flips are
 ``sql/macros/judgments/system_order.sql``."""
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ def system_order(
         with runner.ses.explained("could not compute the result"):
             runner.ses.materialize(means_name, means_sql)
         pv_columns = list(strata) + ["source", "metric", "system_a", "system_b", "p"]
+        if strata and pvalues:  # the groups as the engine writes them as text, to join on whatever their type
+            texts = {tuple(r[:len(strata)]): tuple(r[len(strata):]) for r in
+                     runner.rows(templates.system_order_groups_sql(means_name, strata, dialect=runner.dialect))}
+            pvalues = [texts.get(tuple(r[:len(strata)]), (None,) * len(strata)) + tuple(r[len(strata):])
+                       for r in pvalues]
         pv_sql = (templates.system_order_rows_sql(pv_columns, pvalues, dialect=runner.dialect) if pvalues else None)
         r = dict(q, means=means_name, pvalues=None if pv_sql is None else f"({pv_sql})")
         corr_sql = templates.system_order_correlation_sql(r, dialect=runner.dialect)

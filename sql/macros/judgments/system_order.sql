@@ -69,6 +69,13 @@ UNION ALL
 {%- endfor %}
 {%- endmacro -%}
 
+{#- The groups of a means table and the engine's text of each (keys of the p-values, which come from Python). -#}
+{%- macro _system_order_groups_sql(means, groups) -%}
+SELECT DISTINCT {% for k in groups %}m.{{ sqlndcg._quote(k) }} AS {{ sqlndcg._quote(k) }}, {% endfor %}
+{%- for k in groups %}CAST(m.{{ sqlndcg._quote(k) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg._quote('text_' ~ loop.index0) }}{{ ', ' if not loop.last }}{% endfor %}
+FROM {{ means }} m
+{%- endmacro -%}
+
 {#- The means table: per (group, metric, source, system) the queries with a value, their mean and the system's rank
     under that source (1 = the highest mean; equal means share the best rank). p: {per_query: [{source, sql}]
     (compare's per-query tables), groups, system, metrics, source (the output's source column)}. -#}
@@ -164,7 +171,8 @@ ORDER BY {% for k in by + ['metric', src] %}n.{{ k }}{{ ', ' if not loop.last }}
 
 {#- Per (group, metric, source): every pair of systems whose winner flips, system_a the reference's winner, the
     mean differences a - b under each and the p-values of the paired test under each (p.pvalues: a relation of
-    (groups, source, metric, system_a, system_b, p), the systems as text, both orders of a pair; none: NULL). -#}
+    (groups, source, metric, system_a, system_b, p), the groups and systems as text (the engine's text of them:
+    _system_order_groups_sql), both orders of a pair; none: NULL). -#}
 {%- macro _system_order_flips_sql(p) -%}
 {%- set t = sqlndcg.text_type() -%}
 {%- set src = sqlndcg._quote(p.source) -%}
@@ -179,7 +187,7 @@ FROM pairs x
 {%- if p.pvalues is not none %}{%- for alias, value in [('pr', sqlndcg.text_literal(p.reference)), ('ps', 'CAST(x.' ~ src ~ ' AS ' ~ t ~ ')')] %}
 LEFT JOIN {{ p.pvalues }} {{ alias }} ON {{ alias }}.metric = x.metric AND {{ alias }}.source = {{ value }}
   AND {{ alias }}.system_a = CAST(x.system_a AS {{ t }}) AND {{ alias }}.system_b = CAST(x.system_b AS {{ t }})
-  {%- for k in by %} AND {{ alias }}.{{ k }} = x.{{ k }}{% endfor %}
+  {%- for k in by %} AND {{ alias }}.{{ k }} = CAST(x.{{ k }} AS {{ t }}){% endfor %}
 {%- endfor %}{% endif %}
 WHERE x.ref_a > x.ref_b AND x.src_a < x.src_b
 ORDER BY {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b
