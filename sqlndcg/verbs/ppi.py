@@ -105,16 +105,20 @@ def ppi_compare(
 def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: str | None, con, run_format,
          judgments_format, settings: dict) -> PPIResult:
     """ppi_evaluate (baseline None) or ppi_compare: the checks, evaluate twice, the PPI statement."""
-    ppi, interval = modes
+    _check_modes(*modes)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    with Runner.session(con) as runner:
+        return _ppi_in(runner, run, model_labels, audit, names, modes, baseline, run_format, judgments_format,
+                       settings)
+
+
+def _check_modes(ppi: str, interval: str) -> None:
+    """Refuse an unknown ppi= or interval=."""
     if ppi not in ("ppi", "ppi++"):
         raise SettingError(f"ppi must be 'ppi' (lam = 1) or 'ppi++' (the power-tuned lam), got {ppi!r}")
     if interval not in ("normal", "t"):
         raise SettingError(f"interval must be 'normal' (z = 1.96, as ppi_py) or 't' (Student's t with the audited "
                            f"queries less one as degrees of freedom, for small audits), got {interval!r}")
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    with Runner.session(con) as runner:
-        return _ppi_in(runner, run, model_labels, audit, names, modes, baseline, run_format, judgments_format,
-                       settings)
 
 
 def _ppi_in(runner: Runner, run, model_labels, audit, names: list, modes: tuple[str, str], baseline: str | None,

@@ -11,7 +11,7 @@ from ..core import templates
 from ..errors import DataError, SettingError
 from ..present.audit import StratifiedPPI
 from .judgments import Runner
-from .ppi import _ppi_in
+from .ppi import _check_modes, _ppi_in
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -58,8 +58,7 @@ def ppi_stratified(
         raise SettingError("ppi_stratified scores the queries both the run and the labels have (queries='both'), so "
                            "that each stratum holds its own queries")
     given: dict = dict(settings, group_by=names, queries="both")
-    if ppi not in ("ppi", "ppi++"):
-        raise SettingError(f"ppi must be 'ppi' (lam = 1) or 'ppi++' (the power-tuned lam), got {ppi!r}")
+    _check_modes(ppi, "normal")
     metric_names = [metrics] if isinstance(metrics, str) else list(metrics)
     with Runner.session(con) as runner:
         per = _ppi_in(runner, run, model_labels, audit, metric_names, (ppi, "normal"), None, run_format,
