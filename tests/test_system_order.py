@@ -3,7 +3,8 @@ means equal evaluate's on the queries every source judged; Kendall's tau-b equal
 both orders); tau-AP equals a numpy implementation written from Yilmaz, Aslam & Robertson (SIGIR 2008,
 tests/system_order_reference.py, with the tie rule of docs/judgments.md); the flips are the discordant pairs and
 their p-values are sqlndcg.compare's per source and scipy.stats.ttest_rel's; text and integer system ids, a source
-missing some queries, group_by; the errors; the command line; SQLite and PostgreSQL give DuckDB's numbers."""
+missing some queries, group_by (of any type); the errors; the command line; every engine of engine_parity gives
+DuckDB's numbers."""
 
 from __future__ import annotations
 
