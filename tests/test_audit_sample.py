@@ -402,14 +402,17 @@ def check_engine(con, load, label: str) -> None:
         for g, w in zip(got, want):
             assert_same(g.sample, w.sample, f"{label} {ids} ids, sample")
             assert_same(g.strata, w.strata, f"{label} {ids} ids, strata", sort_by=lambda r: str(r[0]))
-    if label in ("ClickHouse", "Snowflake (fakesnow)"):
-        return  # ppi_evaluate (under ppi_stratified) reads evaluate's per-query tables back as frames: not there
     run, human, model = strat_data(5, queries=(30, 12))
     audit = unequal_audit(human, run, 5, per=(4, 6)).reset_index(drop=True)
-    want = sqlndcg.ppi_stratified(run, model, audit, ["ndcg@5"], strata="market")
-    got = sqlndcg.ppi_stratified(load(con, "strat_run", run), load(con, "strat_model", model),
-                                 load(con, "strat_audit", audit), ["ndcg@5"], strata="market", con=con)
-    assert_same(got.summary, want.summary, f"{label} ppi_stratified")
+    for mode in ("ppi++", "ppi"):
+        want = sqlndcg.ppi_stratified(run, model, audit, ["ndcg@5", "p@3"], strata="market", ppi=mode)
+        got = sqlndcg.ppi_stratified(load(con, "strat_run", run), load(con, "strat_model", model),
+                                     load(con, "strat_audit", audit), ["ndcg@5", "p@3"], strata="market", ppi=mode,
+                                     con=con)
+        for part in ("summary", "strata", "per_query"):
+            assert_same(getattr(got, part), getattr(want, part), f"{label} ppi_stratified {mode} {part}",
+                        sort_by=lambda r: tuple(str(v) for v in r[:3]))
+        assert len(want.summary) == 2 and len(want.strata) == 4
 
 
 globals().update(engine_tests(check_engine))

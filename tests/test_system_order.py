@@ -3,10 +3,12 @@ means equal evaluate's on the queries every source judged; Kendall's tau-b equal
 both orders); tau-AP equals a numpy implementation written from Yilmaz, Aslam & Robertson (SIGIR 2008,
 tests/system_order_reference.py, with the tie rule of docs/judgments.md); the flips are the discordant pairs and
 their p-values are sqlndcg.compare's per source and scipy.stats.ttest_rel's; text and integer system ids, a source
-missing some queries, group_by; the errors; the command line; SQLite and PostgreSQL give DuckDB's numbers."""
+missing some queries, group_by (of any type); the errors; the command line; every engine of engine_parity gives
+DuckDB's numbers."""
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 import sys
@@ -191,6 +193,23 @@ def test_group_by_orders_the_systems_per_group():
     assert all(f["reference_p"] is not None and f["source_p"] is not None for f in res.flips.to_dicts())
 
 
+def test_groups_of_any_type_find_their_p_values():
+    """The flips' p-values (compare's, from Python) join on the engine's text of the groups: a timestamp and an
+    integer group give the text group's flips and p-values."""
+    frames = []
+    for day, seed in (("1", 7), ("2", 8)):
+        runs, labels = random_data(seed, systems=("a", "b", "c", "d"), queries=6)
+        frames.append(runs.assign(ds=day))
+    runs = pd.concat(frames, ignore_index=True)
+    call = functools.partial(sqlndcg.system_order, judgments=labels, metrics=["ndcg@5"], group_by="ds",
+                             permutations=100, resamples=100)
+    want = call(runs).flips
+    assert len(want) and all(f["reference_p"] is not None for f in want.to_dicts())
+    for typed in (runs.assign(ds=pd.to_datetime("2026-01-0" + runs.ds)), runs.assign(ds=runs.ds.astype("int64"))):
+        got = call(typed).flips
+        assert [r[1:] for r in got.rows] == [r[1:] for r in want.rows]
+
+
 def test_three_sources_each_against_the_reference():
     runs, labels = random_data(9, systems=("a", "b", "c"), queries=5)
     other = labels[labels.source == "model"].assign(source="model-v2")
@@ -271,18 +290,20 @@ def check_engine(con, load, label: str) -> None:
     tied = random_data(2, systems=("a", "b", "c", "d"), queries=5)  # d copies c: ties in both orders
     for ids in ("text", "int", "tied"):
         runs, labels = tied if ids == "tied" else flip_case(ids)[:2]
-        want = sqlndcg.system_order(runs, labels, ["ndcg@2", "p@1"], permutations=100, resamples=100)
+        groups = {}
+        if ids == "int":  # an integer group: the p-values join on the engine's text of it
+            runs = runs.assign(half=(runs.query_id.str[1:].astype("int64") > 3).astype("int64") + 1)
+            groups = {"group_by": "half"}
+        want = sqlndcg.system_order(runs, labels, ["ndcg@2", "p@1"], permutations=100, resamples=100, **groups)
         got = sqlndcg.system_order(load(con, f"so_runs_{ids}", runs), load(con, f"so_labels_{ids}", labels),
-                                   ["ndcg@2", "p@1"], permutations=100, resamples=100, con=con)
+                                   ["ndcg@2", "p@1"], permutations=100, resamples=100, con=con, **groups)
+        assert len(want.flips) and all(f["source_p"] is not None for f in want.flips.to_dicts())
         for part in ("means", "correlation", "flips"):
             assert_same(getattr(got, part), getattr(want, part), f"{label} {ids} ids, {part}",
                         sort_by=lambda r: tuple(str(v) for v in r[:4]))
 
 
-# ClickHouse (chdb), Spark and Snowflake (fakesnow) are left out: system_order hands each source's labels and the
-# per-query tables back to the engine as Arrow tables, which sqlndcg loads into the others but not into those.
-globals().update({name: test for name, test in engine_tests(check_engine).items()
-                  if not any(e in name for e in ("clickhouse", "spark", "snowflake"))})
+globals().update(engine_tests(check_engine))
 
 
 def test_the_docs_worked_example_prints_what_they_say(capsys):

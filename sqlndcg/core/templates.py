@@ -856,6 +856,16 @@ def system_order_labels_sql(p, *, dialect: str = "duckdb") -> str:
     return render.call('_system_order_labels_sql', p, dialect=dialect)
 
 
+def system_order_rows_sql(columns, rows, *, dialect: str = "duckdb") -> str:
+    """``_system_order_rows_sql`` (sql/macros/judgments/system_order.sql): a few rows from Python as a relation."""
+    return render.call('_system_order_rows_sql', columns, rows, dialect=dialect)
+
+
+def system_order_groups_sql(means, groups, *, dialect: str = "duckdb") -> str:
+    """``_system_order_groups_sql`` (sql/macros/judgments/system_order.sql): the groups and the engine's text of them."""
+    return render.call('_system_order_groups_sql', means, groups, dialect=dialect)
+
+
 def system_order_means_sql(p, *, dialect: str = "duckdb") -> str:
     """``_system_order_means_sql`` (sql/macros/judgments/system_order.sql): per (group, metric, source, system)
     the mean over queries and the system's rank."""

@@ -105,53 +105,65 @@ def ppi_compare(
 def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: str | None, con, run_format,
          judgments_format, settings: dict) -> PPIResult:
     """ppi_evaluate (baseline None) or ppi_compare: the checks, evaluate twice, the PPI statement."""
-    ppi, interval = modes
+    _check_modes(*modes)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    with Runner.session(con) as runner:
+        return _ppi_in(runner, run, model_labels, audit, names, modes, baseline, run_format, judgments_format,
+                       settings)
+
+
+def _check_modes(ppi: str, interval: str) -> None:
+    """Refuse an unknown ppi= or interval=."""
     if ppi not in ("ppi", "ppi++"):
         raise SettingError(f"ppi must be 'ppi' (lam = 1) or 'ppi++' (the power-tuned lam), got {ppi!r}")
     if interval not in ("normal", "t"):
         raise SettingError(f"interval must be 'normal' (z = 1.96, as ppi_py) or 't' (Student's t with the audited "
                            f"queries less one as degrees of freedom, for small audits), got {interval!r}")
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+
+
+def _ppi_in(runner: Runner, run, model_labels, audit, names: list, modes: tuple[str, str], baseline: str | None,
+            run_format, judgments_format, settings: dict) -> PPIResult:
+    """_ppi in the runner's session, whose tables (the per-query ones) a caller may read on (ppi_stratified)."""
+    ppi, interval = modes
     spec = make_spec(names, **settings_of("evaluate", settings))
-    with Runner.session(con) as runner:
-        model_in, audit_in = runner.inputs((model_labels, "model_labels", judgments_format),
-                                           (audit, "audit", judgments_format))
-        assert model_in is not None and audit_in is not None
-        rel = settings.get("rel", "rel")
-        scales = [runner.rows(templates.ppi_grades_sql(i.described["sql"], rel, dialect=runner.dialect))[0]
-                  for i in (model_in, audit_in)]
-        if scales[1][0] is None:
-            raise DataError(f"{audit_in.label}: the audit is empty; it holds the human labels of the audited "
-                            "queries, at least one")
-        if tuple(scales[0]) != tuple(scales[1]):
-            raise DataError(f"the model labels grade from {scales[0][0]} to {scales[0][1]} and the audit from "
-                            f"{scales[1][0]} to {scales[1][1]}: the two sources must use the same grade scale "
-                            "(map one onto the other first)")
-        if baseline is not None:  # a dict of runs: one table with the system column, as compare makes it
-            run, _ = _systems_input(runner.ses, run, settings["group_by"][-1], run_format)
-        # evaluate's statement, twice; the per-query tables stay in the engine for the PPI statement.
-        (model, model_pq), (human, human_pq) = [_scored(runner, spec, run, labels, run_format, judgments_format, tag)
-                                                for labels, tag in ((model_labels, "model"), (audit, "audit"))]
-        groups = list(model.settings.get("group_by") or [])
-        query = model.per_query.columns[len(groups)]
-        if baseline is not None:
-            systems = sorted({str(v) for v in model.per_query.column(groups[-1])})
-            if baseline not in systems or len(systems) < 2:
-                raise SettingError(f"baseline {baseline!r} must be one of the systems in the {groups[-1]!r} column, "
-                                   f"with at least one other; they are {systems}")
-        p = {"model": model_pq, "human": human_pq,
-             "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi,
-             "baseline": baseline, "interval": interval}
-        missing = runner.rows(templates.ppi_missing_sql(p, dialect=runner.dialect))
-        if missing:
-            shown = ", ".join("/".join(str(v) for v in r) for r in missing[:5])
-            raise DataError(f"{audit_in.label}: {len(missing)} audited queries have no model-labelled value "
-                            f"(the model labels lack them): {shown}")
-        sql = templates.ppi_summary_sql(p, dialect=runner.dialect)
-        out_settings = dict(model.settings, ppi=ppi, interval=interval, audit=audit_in.label,
-                            **({"baseline": baseline} if baseline is not None else {}))
-        summary = runner.fetch(sql, out_settings)
-        pairs = runner.fetch(templates.ppi_pairs_sql(p, dialect=runner.dialect), out_settings)
+    model_in, audit_in = runner.inputs((model_labels, "model_labels", judgments_format),
+                                       (audit, "audit", judgments_format))
+    assert model_in is not None and audit_in is not None
+    rel = settings.get("rel", "rel")
+    scales = [runner.rows(templates.ppi_grades_sql(i.described["sql"], rel, dialect=runner.dialect))[0]
+              for i in (model_in, audit_in)]
+    if scales[1][0] is None:
+        raise DataError(f"{audit_in.label}: the audit is empty; it holds the human labels of the audited "
+                        "queries, at least one")
+    if tuple(scales[0]) != tuple(scales[1]):
+        raise DataError(f"the model labels grade from {scales[0][0]} to {scales[0][1]} and the audit from "
+                        f"{scales[1][0]} to {scales[1][1]}: the two sources must use the same grade scale "
+                        "(map one onto the other first)")
+    if baseline is not None:  # a dict of runs: one table with the system column, as compare makes it
+        run, _ = _systems_input(runner.ses, run, settings["group_by"][-1], run_format)
+    # evaluate's statement, twice; the per-query tables stay in the engine for the PPI statement.
+    (model, model_pq), (human, human_pq) = [_scored(runner, spec, run, labels, run_format, judgments_format, tag)
+                                            for labels, tag in ((model_labels, "model"), (audit, "audit"))]
+    groups = list(model.settings.get("group_by") or [])
+    query = model.per_query.columns[len(groups)]
+    if baseline is not None:
+        systems = sorted({str(v) for v in model.per_query.column(groups[-1])})
+        if baseline not in systems or len(systems) < 2:
+            raise SettingError(f"baseline {baseline!r} must be one of the systems in the {groups[-1]!r} column, "
+                               f"with at least one other; they are {systems}")
+    p = {"model": model_pq, "human": human_pq,
+         "groups": groups, "query": query, "metrics": list(model.settings["metrics"]), "ppi": ppi,
+         "baseline": baseline, "interval": interval}
+    missing = runner.rows(templates.ppi_missing_sql(p, dialect=runner.dialect))
+    if missing:
+        shown = ", ".join("/".join(str(v) for v in r) for r in missing[:5])
+        raise DataError(f"{audit_in.label}: {len(missing)} audited queries have no model-labelled value "
+                        f"(the model labels lack them): {shown}")
+    sql = templates.ppi_summary_sql(p, dialect=runner.dialect)
+    out_settings = dict(model.settings, ppi=ppi, interval=interval, audit=audit_in.label,
+                        **({"baseline": baseline} if baseline is not None else {}))
+    summary = runner.fetch(sql, out_settings)
+    pairs = runner.fetch(templates.ppi_pairs_sql(p, dialect=runner.dialect), out_settings)
     return PPIResult(pairs, summary, out_settings, sql, _warnings(summary, groups))
 
 

@@ -11,7 +11,7 @@ from ..core import templates
 from ..errors import DataError, SettingError
 from ..present.audit import StratifiedPPI
 from .judgments import Runner
-from .ppi import ppi_evaluate
+from .ppi import _check_modes, _ppi_in
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -58,17 +58,22 @@ def ppi_stratified(
         raise SettingError("ppi_stratified scores the queries both the run and the labels have (queries='both'), so "
                            "that each stratum holds its own queries")
     given: dict = dict(settings, group_by=names, queries="both")
-    per = ppi_evaluate(run, model_labels, audit, metrics, ppi=ppi, con=con, run_format=run_format,
-                       judgments_format=judgments_format, **given)
-    bad = [r for r in per.summary.to_dicts() if r["lam"] is None or r["audited"] < 2]
-    if bad:
-        shown = ", ".join("/".join(str(r[c]) for c in names) + f" ({r['audited']} audited, {r['unaudited']} not)"
-                          for r in bad[:5])
-        raise DataError(f"every stratum needs at least 2 audited queries and 1 not audited; {len(bad)} do not: {shown}")
+    _check_modes(ppi, "normal")
+    metric_names = [metrics] if isinstance(metrics, str) else list(metrics)
     with Runner.session(con) as runner:
-        (inp,) = runner.inputs((per.summary.to_arrow(), "ppi_strata", None))
-        assert inp is not None
-        sql = templates.ppi_stratified_sql({"summary": inp.described["sql"]}, dialect=runner.dialect)
+        per = _ppi_in(runner, run, model_labels, audit, metric_names, (ppi, "normal"), None, run_format,
+                      judgments_format, given)
+        bad = [r for r in per.summary.to_dicts() if r["lam"] is None or r["audited"] < 2]
+        if bad:
+            shown = ", ".join("/".join(str(r[c]) for c in names) + f" ({r['audited']} audited, {r['unaudited']} not)"
+                              for r in bad[:5])
+            raise DataError(f"every stratum needs at least 2 audited queries and 1 not audited; {len(bad)} do not: "
+                            f"{shown}")
+        # the per-stratum summary stays in the engine, a table of the session, for the combining statement
+        table = runner.ses.table_name("sqlndcg_ppi_strata")
+        with runner.ses.explained("could not compute the result"):
+            runner.ses.materialize(table, per.sql)
+        sql = templates.ppi_stratified_sql({"summary": table}, dialect=runner.dialect)
         out = dict(per.settings, strata=names)
         out.pop("group_by", None)
         summary = runner.fetch(sql, out)

@@ -1,18 +1,23 @@
 """Do two label sources rank systems the same way? :func:`system_order` evaluates every system with each source's
 labels (a model's, the humans'), as :func:`sqlndcg.compare` does, and compares each source's order of the systems
 with the reference's: Kendall's tau-b, tau-AP and the pairs whose winner flips with compare's p-values under each.
-The per-query values are compare's (SQL); the means, ranks, tau, tau-AP and flips are
+The per-query values are evaluate's as compare computes them, kept in the engine with each source's labels
+and the p-values (compare's, from Python: a few rows written into the SQL); the means, ranks, tau, tau-AP and flips are
 ``sql/macros/judgments/system_order.sql``."""
 
 from __future__ import annotations
 
+import dataclasses
+import uuid
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..core import templates
+from ..core.settings import settings_of
+from ..core.spec import make_spec
 from ..errors import DataError, InputError, SettingError
-from ..present.results import Table
 from ..present.system_order import SystemOrder
-from .compare import compare
+from . import scoring
+from .compare import _PPI_FREE, _group_by, _systems_input, compare
 from .judgments import Input, Runner
 
 if TYPE_CHECKING:
@@ -90,30 +95,43 @@ def system_order(
              "columns": [c for c in columns if c != source], "shared": query_set == "shared"}
         _check_shared(runner, p, query_set)
         systems = _systems(runner, runs, system, run_format)
-        per_query, pvalues, strata, evaluated = [], [], [], {}
-        for value in sources:
-            table = runner.fetch(templates.system_order_labels_sql(dict(p, value=value), dialect=runner.dialect))
-            done = [compare(runs, table.to_arrow(), names, baseline=b, system=system, con=con, run_format=run_format,
-                            **settings) for b in systems[:-1]]
-            strata = list(done[0].settings["strata"])
+        given = settings_of("compare", {k: v for k, v in settings.items() if k not in _PPI_FREE})
+        strata = _group_by(given, system)
+        spec = make_spec(names, group_by=[*strata, system], **given)
+        run, _ = _systems_input(runner.ses, runs, system, run_format)
+        runner.ses.register(run)  # here, till the session ends: compare's own sessions read it, not register it
+        run = dataclasses.replace(run, frame=None, frame_name=None)
+        tables, pvalues, evaluated = [], [], {}
+        for i, value in enumerate(sources):
+            # the source's labels, its per-query values and (below) the pairs' p-values stay in the engine
+            labels_src = _kept(runner, templates.system_order_labels_sql(dict(p, value=value), dialect=runner.dialect),
+                               f"sqlndcg_labels_{i}", "judgments", f"{labels.label}, the labels of {value!r}")
+            done = [compare(run, labels_src, names, baseline=b, system=system, con=runner.ses.eng, **settings)
+                    for b in systems[:-1]]
             evaluated = done[0].settings
-            per_query.append((value, done[0].per_query))
+            prepared = scoring.prepare(runner.ses, spec, run, labels_src)
+            name = runner.ses.table_name(f"sqlndcg_per_query_{i}")
+            scoring.execute(runner.ses, prepared, per_query_table=name, summary=False)
+            tables.append({"source": value, "sql": name})
             pvalues.extend(_pvalues(done, value, systems, system, strata, TESTS[test]))
-        inputs = runner.inputs(*[(t.to_arrow(), f"per_query_{i}", None) for i, (_, t) in enumerate(per_query)])
-        q = {"per_query": [{"source": v, "sql": i.described["sql"]} for (v, _), i in zip(per_query, inputs)
-                           if i is not None],
-             "groups": strata, "system": system, "metrics": list(evaluated["metrics"]), "source": source,
-             "reference": str(reference)}
+        q = {"per_query": tables, "groups": strata, "system": system, "metrics": list(evaluated["metrics"]),
+             "source": source, "reference": str(reference)}
         means_sql = templates.system_order_means_sql(q, dialect=runner.dialect)
         out = {k: v for k, v in evaluated.items() if k not in ("baseline", "correction", "bootstrap", "resamples")}
         out.update(group_by=strata, system=system, source=source, reference=str(reference), test=test, query_set=query_set,
                    sources=sources)
         means = runner.fetch(means_sql, out)
-        pv_columns = tuple(strata) + ("source", "metric", "system_a", "system_b", "p")
-        means_in, pv_in = runner.inputs((means.to_arrow(), "means", None),
-                                        (Table(pv_columns, pvalues).to_arrow(), "pvalues", None))
-        assert means_in is not None and pv_in is not None
-        r = dict(q, means=means_in.described["sql"], pvalues=pv_in.described["sql"])
+        means_name = runner.ses.table_name("sqlndcg_means")
+        with runner.ses.explained("could not compute the result"):
+            runner.ses.materialize(means_name, means_sql)
+        pv_columns = list(strata) + ["source", "metric", "system_a", "system_b", "p"]
+        if strata and pvalues:  # the groups as the engine writes them as text, to join on whatever their type
+            texts = {tuple(r[:len(strata)]): tuple(r[len(strata):]) for r in
+                     runner.rows(templates.system_order_groups_sql(means_name, strata, dialect=runner.dialect))}
+            pvalues = [texts.get(tuple(r[:len(strata)]), (None,) * len(strata)) + tuple(r[len(strata):])
+                       for r in pvalues]
+        pv_sql = (templates.system_order_rows_sql(pv_columns, pvalues, dialect=runner.dialect) if pvalues else None)
+        r = dict(q, means=means_name, pvalues=None if pv_sql is None else f"({pv_sql})")
         corr_sql = templates.system_order_correlation_sql(r, dialect=runner.dialect)
         flips_sql = templates.system_order_flips_sql(r, dialect=runner.dialect)
         correlation = runner.fetch(corr_sql, out)
@@ -124,6 +142,16 @@ def system_order(
                       "correlation": templates.system_order_correlation_sql(shown, dialect=runner.dialect),
                       "flips": templates.system_order_flips_sql(shown, dialect=runner.dialect)}
     return SystemOrder(means, correlation, flips, out, statements)
+
+
+def _kept(runner: Runner, sql: str, prefix: str, role: str, label: str):
+    """The rows of ``sql`` as a table of the session (dropped as it closes), read as an input of ``role``."""
+    table = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with runner.ses.explained("could not compute the result"):
+        runner.ses.materialize(runner.ses.eng.quote(table), sql)
+    src = runner.ses.resolve(table, role)
+    src.label = label
+    return src
 
 
 def _sources(runner: Runner, labels: Input, source: str, reference) -> list[str]:

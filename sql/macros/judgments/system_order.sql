@@ -51,6 +51,31 @@ JOIN {{ sqlndcg._system_order_shared(p) }} sh ON sh.{{ sqlndcg._quote(p.query) }
 WHERE CAST(j.{{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.text_literal(p.value) }}
 {%- endmacro -%}
 
+{#- A few rows computed in Python (the pairs' p-values) as a relation: one SELECT per row, UNION ALL (every engine
+    reads it; a VALUES list names its columns differently in each). columns: names; rows: tuples of texts,
+    numbers (as doubles) and None (NULL, a double when the column is named p). -#}
+{%- macro _system_order_rows_sql(columns, rows) -%}
+{%- for row in rows %}
+SELECT {% for c in columns %}{% set v = row[loop.index0] -%}
+{%- if v is none %}{{ sqlndcg.null_double() if c == 'p' else 'NULL' }}
+{%- elif v is string %}{{ sqlndcg.text_literal(v) }}
+{%- elif v is sameas true or v is sameas false %}{{ sqlndcg.text_literal(v) }}
+{%- elif v is integer %}{{ v }}
+{%- else %}{{ sqlndcg._number(v) }}{% endif %} AS {{ sqlndcg._quote(c) }}{{ ', ' if not loop.last }}
+{%- endfor %}
+{%- if not loop.last %}
+UNION ALL
+{%- endif %}
+{%- endfor %}
+{%- endmacro -%}
+
+{#- The groups of a means table and the engine's text of each (keys of the p-values, which come from Python). -#}
+{%- macro _system_order_groups_sql(means, groups) -%}
+SELECT DISTINCT {% for k in groups %}m.{{ sqlndcg._quote(k) }} AS {{ sqlndcg._quote(k) }}, {% endfor %}
+{%- for k in groups %}CAST(m.{{ sqlndcg._quote(k) }} AS {{ sqlndcg.text_type() }}) AS {{ sqlndcg._quote('text_' ~ loop.index0) }}{{ ', ' if not loop.last }}{% endfor %}
+FROM {{ means }} m
+{%- endmacro -%}
+
 {#- The means table: per (group, metric, source, system) the queries with a value, their mean and the system's rank
     under that source (1 = the highest mean; equal means share the best rank). p: {per_query: [{source, sql}]
     (compare's per-query tables), groups, system, metrics, source (the output's source column)}. -#}
@@ -90,8 +115,8 @@ ORDER BY {% for k in by %}{{ k }}, {% endfor %}metric, {{ src }}, {{ sqlndcg._qu
 r AS (SELECT * FROM {{ p.means }} x WHERE {{ ref }} AND {{ mean }} IS NOT NULL),
 s AS (SELECT * FROM {{ p.means }} x WHERE NOT ({{ ref }}) AND {{ mean }} IS NOT NULL),
 pairs AS (
-  SELECT {% for k in p.groups %}s1.{{ sqlndcg._quote(k) }}, {% endfor %}s1.metric, s1.{{ src }},
-         s1.{{ sys }} AS system_a, s2.{{ sys }} AS system_b, r1.{{ mean }} AS ref_a, r2.{{ mean }} AS ref_b,
+  SELECT {% for k in p.groups %}s1.{{ sqlndcg._quote(k) }} AS {{ sqlndcg._quote(k) }}, {% endfor %}s1.metric AS metric,
+         s1.{{ src }} AS {{ src }}, s1.{{ sys }} AS system_a, s2.{{ sys }} AS system_b, r1.{{ mean }} AS ref_a, r2.{{ mean }} AS ref_b,
          s1.{{ mean }} AS src_a, s2.{{ mean }} AS src_b
   FROM s s1
   JOIN s s2 ON s2.metric = s1.metric AND s2.{{ src }} = s1.{{ src }} AND s2.{{ sys }} <> s1.{{ sys }}
@@ -114,7 +139,7 @@ pairs AS (
 {%- for k in by + ['metric', src] %}{% do on_c.append('c.' ~ k ~ ' = n.' ~ k) %}{% do on_ap.append('ap.' ~ k ~ ' = n.' ~ k) %}{% endfor -%}
 WITH {{ sqlndcg._system_order_pairs_ctes(p) }},
 n AS (
-  SELECT {% for k in by %}s.{{ k }}, {% endfor %}s.metric, s.{{ src }}, COUNT(*) AS systems
+  SELECT {% for k in by %}s.{{ k }} AS {{ k }}, {% endfor %}s.metric AS metric, s.{{ src }} AS {{ src }}, COUNT(*) AS systems
   FROM s JOIN r ON r.metric = s.metric AND r.{{ sys }} = s.{{ sys }}
   {%- for k in by %} AND r.{{ k }} = s.{{ k }}{% endfor %}
   GROUP BY {% for k in by %}s.{{ k }}, {% endfor %}s.metric, s.{{ src }}
@@ -132,12 +157,12 @@ n AS (
                   ELSE CAST(0 AS {{ d }}) END) / COUNT(*) AS share
   FROM pairs WHERE src_b > src_a GROUP BY {{ keys }}, system_a
 ), ap AS (
-  SELECT {{ keys }}, 2 * AVG(share) - 1 AS tau_ap FROM above GROUP BY {{ keys }}
+  SELECT {{ keys }}, 2 * AVG(share) - 1 AS tau_ap, 1 AS ap_found FROM above GROUP BY {{ keys }}
 )
-SELECT {% for k in by + ['metric', src] %}n.{{ k }}, {% endfor %}n.systems,
+SELECT {% for k in by + ['metric', src] %}n.{{ k }} AS {{ k }}, {% endfor %}n.systems AS systems,
        CASE WHEN (c.n0 - c.n1) * (c.n0 - c.n2) > 0
             THEN (CAST(c.concordant AS {{ d }}) - c.discordant) / SQRT((c.n0 - c.n1) * (c.n0 - c.n2)) END AS tau_b,
-       ap.tau_ap, COALESCE(c.concordant, 0) AS concordant, COALESCE(c.discordant, 0) AS flipped
+       CASE WHEN ap.ap_found = 1 THEN ap.tau_ap END AS tau_ap, COALESCE(c.concordant, 0) AS concordant, COALESCE(c.discordant, 0) AS flipped
 FROM n
 LEFT JOIN c ON {{ on_c | join(' AND ') }}
 LEFT JOIN ap ON {{ on_ap | join(' AND ') }}
@@ -146,13 +171,15 @@ ORDER BY {% for k in by + ['metric', src] %}n.{{ k }}{{ ', ' if not loop.last }}
 
 {#- Per (group, metric, source): every pair of systems whose winner flips, system_a the reference's winner, the
     mean differences a - b under each and the p-values of the paired test under each (p.pvalues: a relation of
-    (groups, source, metric, system_a, system_b, p), the systems as text, both orders of a pair; none: NULL). -#}
+    (groups, source, metric, system_a, system_b, p), the groups and systems as text (the engine's text of them:
+    _system_order_groups_sql), both orders of a pair; none: NULL). -#}
 {%- macro _system_order_flips_sql(p) -%}
 {%- set t = sqlndcg.text_type() -%}
 {%- set src = sqlndcg._quote(p.source) -%}
 {%- set by = [] -%}{%- for k in p.groups %}{% do by.append(sqlndcg._quote(k)) %}{% endfor -%}
 WITH {{ sqlndcg._system_order_pairs_ctes(p) }}
-SELECT {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b,
+SELECT {% for k in by %}x.{{ k }} AS {{ k }}, {% endfor %}x.metric AS metric, x.{{ src }} AS {{ src }}, x.system_a AS system_a,
+       x.system_b AS system_b,
        x.ref_a - x.ref_b AS reference_difference, x.src_a - x.src_b AS source_difference,
        {% if p.pvalues is none %}{{ sqlndcg.null_double() }} AS reference_p, {{ sqlndcg.null_double() }} AS source_p
        {%- else %}pr.p AS reference_p, ps.p AS source_p{% endif %}
@@ -160,7 +187,7 @@ FROM pairs x
 {%- if p.pvalues is not none %}{%- for alias, value in [('pr', sqlndcg.text_literal(p.reference)), ('ps', 'CAST(x.' ~ src ~ ' AS ' ~ t ~ ')')] %}
 LEFT JOIN {{ p.pvalues }} {{ alias }} ON {{ alias }}.metric = x.metric AND {{ alias }}.source = {{ value }}
   AND {{ alias }}.system_a = CAST(x.system_a AS {{ t }}) AND {{ alias }}.system_b = CAST(x.system_b AS {{ t }})
-  {%- for k in by %} AND {{ alias }}.{{ k }} = x.{{ k }}{% endfor %}
+  {%- for k in by %} AND {{ alias }}.{{ k }} = CAST(x.{{ k }} AS {{ t }}){% endfor %}
 {%- endfor %}{% endif %}
 WHERE x.ref_a > x.ref_b AND x.src_a < x.src_b
 ORDER BY {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b

@@ -20,7 +20,7 @@ WITH s AS (
 ), t AS (
   SELECT metric, SUM(nh) AS total FROM s GROUP BY metric
 ), c AS (
-  SELECT s.metric, SUM(s.nh / t.total * s.mean) AS mean, SQRT(SUM((s.nh / t.total) * (s.nh / t.total) * s.se * s.se)) AS se,
+  SELECT s.metric AS metric, SUM(s.nh / t.total * s.mean) AS mean, SQRT(SUM((s.nh / t.total) * (s.nh / t.total) * s.se * s.se)) AS se,
          SUM(s.nh / t.total * s.naive_mean) AS naive_mean, SUM(s.nh / t.total * s.human_mean) AS human_mean,
          SUM(s.n) AS audited, SUM(s.nh - s.n) AS unaudited, COUNT(*) AS strata
   FROM s JOIN t ON t.metric = s.metric
