@@ -8,7 +8,6 @@ and PostgreSQL give DuckDB's parts."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ import sqlndcg
 from sqlndcg import DataError, InputError, SettingError
 from sqlndcg.verbs import judge_findings
 
-from engine_parity import assert_same
+from engine_parity import assert_same, engine_tests
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -312,17 +311,17 @@ def test_the_docs_worked_example_prints_what_they_say(capsys):
         assert f"`{name}` = {getattr(judge_findings, name):g}" in section
 
 
-def check_engine(con, label: str) -> None:
+def check_engine(con, load, label: str) -> None:
     """Every part on ``con`` equals DuckDB's to 1e-9, the findings word for word (text ids, with a baseline, and
-    integer ids per system). ClickHouse, Spark and Snowflake are left out as for system_order and PPI: the labels and
-    per-query tables go back to the engine as Arrow tables."""
+    integer ids per system), on every engine of tests/engine_parity.py."""
     runs, labels, _, _ = data(seed=8)
     ints = (runs.assign(system=runs.system.map({"A": 1, "B": 2, "C": 3}), query_id=runs.query_id.str[1:].astype(int)),
             labels.assign(source=labels.source.map({"human": 0, "llm": 9}),
                           query_id=labels.query_id.str[1:].astype(int)))
-    for (r, j), kw in (((runs, labels), {"baseline": "A"}), (ints, {"reference": 0})):
+    for (r, j), kw, ids in (((runs, labels), {"baseline": "A"}, "text"), (ints, {"reference": 0}, "int")):
         want = sqlndcg.judge_check(r, j, ["ndcg@5", "p@3"], width=0.3, **kw)
-        got = sqlndcg.judge_check(r, j, ["ndcg@5", "p@3"], width=0.3, con=con, **kw)
+        got = sqlndcg.judge_check(load(con, f"jc_runs_{ids}", r), load(con, f"jc_labels_{ids}", j), ["ndcg@5", "p@3"],
+                                  width=0.3, con=con, **kw)
         assert got.findings == want.findings, label
         for g, w in ((got.agreement.pairs, want.agreement.pairs), (got.agreement.per_grade, want.agreement.per_grade),
                      (got.order.means, want.order.means), (got.order.correlation, want.order.correlation),
@@ -331,13 +330,7 @@ def check_engine(con, label: str) -> None:
             assert_same(g, w, label, sort_by=lambda row: tuple(str(v) for v in row[:4]))
 
 
-def test_sqlite_equals_duckdb():
-    check_engine(sqlite3.connect(":memory:"), "SQLite")
-
-
-def test_postgres_equals_duckdb(postgres):
-    with postgres.connect() as con:
-        check_engine(con, "PostgreSQL")
+globals().update(engine_tests(check_engine))
 
 
 def test_an_audit_no_size_reaches():

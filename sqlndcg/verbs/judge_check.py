@@ -91,35 +91,38 @@ def judge_check(
         query = str(settings.get("judgments_query_id") or settings.get("query_id") or "query_id")
         candidate = checked_sources(runner, labels, source, reference, candidate, query)
         columns = [c["name"] for c in labels.described["columns"]]
-        split = {}
-        for value in (reference, candidate):
-            p = {"judgments": labels.described["sql"], "source": source, "query": query, "columns": columns,
-                 "shared": False, "value": str(value)}
-            split[str(value)] = runner.fetch(templates.system_order_labels_sql(p, dialect=runner.dialect)).to_arrow()
-    human, model = split[str(reference)], split[str(candidate)]
-    checked_queries(labels.label, human, model, reference, candidate, query)
-    import pyarrow as pa
-
-    both = pa.concat_tables([human, model], promote_options="default")
-    common = dict(con=con, **settings)
-    agreed = agreement(both, annotator=source, between=(str(reference), str(candidate)),
-                       query_id=query, doc_id=str(settings.get("judgments_doc_id") or settings.get("doc_id")
-                                                  or "doc_id"),
-                       rel=str(settings.get("rel") or "rel"), con=con)
-    order = system_order(runs, both, names, source=source, reference=str(reference), system=system,
-                         run_format=run_format, **common)
-    corrected: PPIResult | None = None
-    sizes: Table | None = None
-    if agreed.settings.get("grade_scales"):  # PPI would refuse: the agreement and the order still say why
-        pass
-    elif baseline is None:
-        corrected = ppi_evaluate(runs, model, human, names, ppi=ppi, run_format=run_format,
-                                 **dict(common, group_by=[system]))
-    else:
-        corrected = ppi_compare(runs, model, human, names, baseline=baseline, system=system, ppi=ppi,
-                                run_format=run_format, **common)
+        p = {"judgments": labels.described["sql"], "source": source, "query": query, "columns": columns,
+             "shared": False}
+        # the two sources' labels stay in the engine as tables of this session; every part reads them there
+        kept = {key: runner.keep(templates.system_order_labels_sql(dict(p, value=value), dialect=runner.dialect),
+                                 f"sqlndcg_{key}_labels", "judgments", f"{labels.label}, the labels of {shown}")
+                for key, value, shown in (("human", str(reference), repr(str(reference))),
+                                          ("model", str(candidate), repr(str(candidate))),
+                                          ("both", [str(reference), str(candidate)],
+                                           f"{str(reference)!r} and {str(candidate)!r}"))}
+        judged = {key: {v for (v,) in runner.rows(templates.system_order_values_sql(kept[key].sql, query,
+                                                                                    dialect=runner.dialect))}
+                  for key in ("human", "model")}
+        checked_queries(labels.label, judged["human"], judged["model"], reference, candidate, query)
+        common = dict(con=runner.ses.eng, **settings)
+        agreed = agreement(kept["both"], annotator=source, between=(str(reference), str(candidate)),
+                           query_id=query, doc_id=str(settings.get("judgments_doc_id") or settings.get("doc_id")
+                                                      or "doc_id"),
+                           rel=str(settings.get("rel") or "rel"), con=runner.ses.eng)
+        order = system_order(runs, kept["both"], names, source=source, reference=str(reference), system=system,
+                             run_format=run_format, **common)
+        corrected: PPIResult | None = None
+        sizes: Table | None = None
+        if agreed.settings.get("grade_scales"):  # PPI would refuse: the agreement and the order still say why
+            pass
+        elif baseline is None:
+            corrected = ppi_evaluate(runs, kept["model"], kept["human"], names, ppi=ppi, run_format=run_format,
+                                     **dict(common, group_by=[system]))
+        else:
+            corrected = ppi_compare(runs, kept["model"], kept["human"], names, baseline=baseline, system=system,
+                                    ppi=ppi, run_format=run_format, **common)
     if corrected is not None and width is not None:
-        sizes = audit_sizes(corrected, width, system, con)
+        sizes = audit_sizes(corrected, width, system)
     out = {"source": source, "reference": str(reference), "candidate": str(candidate), "system": system,
            "baseline": None if baseline is None else str(baseline), "metrics": list(order.settings["metrics"]),
            "ppi": ppi, "width": width, "judgments": labels.label, "thresholds": dict(THRESHOLDS)}
@@ -155,10 +158,9 @@ def checked_sources(runner: Runner, labels: Input, source: str, reference, candi
     return candidate
 
 
-def checked_queries(label: str, human, model, reference, candidate, query: str) -> None:
-    """The other refusals, on the two sources' labels (Arrow tables): no query both judged; queries the reference
-    judged that the candidate did not (the human labels audit a sample of the model's queries)."""
-    ours, theirs = (set(t.column(query).drop_null().to_pylist()) for t in (human, model))
+def checked_queries(label: str, ours: set, theirs: set, reference, candidate, query: str) -> None:
+    """The other refusals, on the queries each source judged: no query both judged; queries the reference judged
+    that the candidate did not (the human labels audit a sample of the model's queries)."""
     shared = ours & theirs
     if not shared:
         raise DataError(f"{label}: no query of column {query!r} is judged by both {str(reference)!r} "
@@ -171,9 +173,10 @@ def checked_queries(label: str, human, model, reference, candidate, query: str) 
                         "the human labels audit the model's, so label them with the model too or leave them out")
 
 
-def audit_sizes(corrected, width: float, system: str, con) -> Table:
+def audit_sizes(corrected, width: float, system: str) -> Table:
     """audit_size per row of the corrected summary, that row's per-query pairs as the pilot (for a difference:
-    the system's pairs minus the baseline's, query by query). A row no audit reaches says why in ``note``."""
+    the system's pairs minus the baseline's, query by query). A row no audit reaches says why in ``note``. The
+    pairs are the corrected result's, already fetched: their moments are taken in the embedded DuckDB."""
     pairs = corrected.per_query.to_dicts()
     baseline = corrected.settings.get("baseline")
     query = corrected.per_query.columns[1]
@@ -190,7 +193,7 @@ def audit_sizes(corrected, width: float, system: str, con) -> Table:
         pilot = Table((query, "metric", "model_value", "human_value", "audited"),
                       tuple((p[query], p["metric"], p["model_value"], p["human_value"], p["audited"]) for p in mine))
         try:
-            s = audit_size(pilot.to_arrow(), width=width, ppi=corrected.settings["ppi"], con=con)
+            s = audit_size(pilot.to_arrow(), width=width, ppi=corrected.settings["ppi"])
             rows.append((r[system], r["metric"], s.queries, s.audited, s.expected_width, s.lam, s.human_only,
                          s.saving, None))
         except (SettingError, InputError) as e:

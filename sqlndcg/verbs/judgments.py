@@ -8,6 +8,7 @@ itself lives in ``sql/macros/judgments/`` and renders for dbt too.
 
 from __future__ import annotations
 
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import cast
@@ -61,6 +62,16 @@ class Runner:
         with self.ses.explained("could not compute the result"):
             names, rows = self.ses.fetch(sql)
         return Table(tuple(names), tuple(tuple(r) for r in rows), dict(settings or {}))
+
+    def keep(self, sql: str, prefix: str, role: str, label: str) -> sources.Source:
+        """The rows of ``sql`` as a table of the session (dropped as it closes), to pass to another verb as an input
+        of ``role`` on the same connection: what stays in the engine works on every engine, frames do not."""
+        table = f"{prefix}_{uuid.uuid4().hex[:12]}"
+        with self.ses.explained("could not compute the result"):
+            self.ses.materialize(self.ses.eng.quote(table), sql)
+        src = self.ses.resolve(table, role)
+        src.label = label
+        return src
 
     def check(self, inp: Input, checks: list[dict], identity: list[str], keys: list[str] | None = None,
               key_meaning: str = "rows", hint: str = "",

@@ -8,7 +8,6 @@ and the p-values (compare's, from Python: a few rows written into the SQL); the 
 from __future__ import annotations
 
 import dataclasses
-import uuid
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..core import templates
@@ -104,8 +103,8 @@ def system_order(
         tables, pvalues, evaluated = [], [], {}
         for i, value in enumerate(sources):
             # the source's labels, its per-query values and (below) the pairs' p-values stay in the engine
-            labels_src = _kept(runner, templates.system_order_labels_sql(dict(p, value=value), dialect=runner.dialect),
-                               f"sqlndcg_labels_{i}", "judgments", f"{labels.label}, the labels of {value!r}")
+            labels_src = runner.keep(templates.system_order_labels_sql(dict(p, value=value), dialect=runner.dialect),
+                                     f"sqlndcg_labels_{i}", "judgments", f"{labels.label}, the labels of {value!r}")
             done = [compare(run, labels_src, names, baseline=b, system=system, con=runner.ses.eng, **settings)
                     for b in systems[:-1]]
             evaluated = done[0].settings
@@ -142,16 +141,6 @@ def system_order(
                       "correlation": templates.system_order_correlation_sql(shown, dialect=runner.dialect),
                       "flips": templates.system_order_flips_sql(shown, dialect=runner.dialect)}
     return SystemOrder(means, correlation, flips, out, statements)
-
-
-def _kept(runner: Runner, sql: str, prefix: str, role: str, label: str):
-    """The rows of ``sql`` as a table of the session (dropped as it closes), read as an input of ``role``."""
-    table = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    with runner.ses.explained("could not compute the result"):
-        runner.ses.materialize(runner.ses.eng.quote(table), sql)
-    src = runner.ses.resolve(table, role)
-    src.label = label
-    return src
 
 
 def _sources(runner: Runner, labels: Input, source: str, reference) -> list[str]:

@@ -13,7 +13,8 @@
              systems that have some above); one tied with it under the reference counts 1/2. Without ties it is
              the paper's.
     flips    the pairs whose winner differs (strictly better under one, strictly worse under the other).
-  Mean equality is exact: two systems tie when their means are equal doubles.
+  Two systems tie when their means are equal up to float rounding (compare.sql's _within_rounding), so that
+  engines summing in other orders find the same ties.
 -#}
 
 {#- The distinct non-NULL values of a column (the sources, the systems), in order. -#}
@@ -40,7 +41,7 @@ GROUP BY j.{{ src }}
 ORDER BY label_source
 {%- endmacro -%}
 
-{#- One source's judgments (p.value, text), its other columns (p.columns) as evaluate reads them; with p.shared only
+{#- One source's judgments (p.value, text; or a list of sources), its other columns (p.columns) as evaluate reads them; with p.shared only
     the queries every source judged. -#}
 {%- macro _system_order_labels_sql(p) -%}
 SELECT {% for c in p.columns %}j.{{ sqlndcg._quote(c) }}{{ ', ' if not loop.last }}{% endfor %}
@@ -48,7 +49,8 @@ FROM {{ p.judgments }} j
 {%- if p.shared %}
 JOIN {{ sqlndcg._system_order_shared(p) }} sh ON sh.{{ sqlndcg._quote(p.query) }} = j.{{ sqlndcg._quote(p.query) }}
 {%- endif %}
-WHERE CAST(j.{{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) = {{ sqlndcg.text_literal(p.value) }}
+{%- set values = [p.value] if p.value is string else p.value %}
+WHERE CAST(j.{{ sqlndcg._quote(p.source) }} AS {{ sqlndcg.text_type() }}) IN ({% for v in values %}{{ sqlndcg.text_literal(v) }}{{ ', ' if not loop.last }}{% endfor %})
 {%- endmacro -%}
 
 {#- A few rows computed in Python (the pairs' p-values) as a relation: one SELECT per row, UNION ALL (every engine
@@ -77,7 +79,8 @@ FROM {{ means }} m
 {%- endmacro -%}
 
 {#- The means table: per (group, metric, source, system) the queries with a value, their mean and the system's rank
-    under that source (1 = the highest mean; equal means share the best rank). p: {per_query: [{source, sql}]
+    under that source (1 = the highest mean; means equal up to float rounding, compare.sql's _within_rounding,
+    share the best rank). p: {per_query: [{source, sql}]
     (compare's per-query tables), groups, system, metrics, source (the output's source column)}. -#}
 {%- macro _system_order_means_sql(p) -%}
 {%- set d = sqlndcg.double() -%}
@@ -98,17 +101,26 @@ WITH vals AS (
          AVG(value) AS {{ sqlndcg._quote('mean') }}
   FROM vals GROUP BY {% for k in keys %}{{ sqlndcg._quote(k) }}, {% endfor %}metric, {{ src }}
 )
-SELECT {% for k in by %}m.{{ k }}, {% endfor %}m.metric, m.{{ src }}, m.{{ sqlndcg._quote(p.system) }}, m.queries,
-       m.{{ sqlndcg._quote('mean') }}, RANK() OVER (PARTITION BY {% for k in by %}{{ k }}, {% endfor %}metric, {{ src }}
-                         ORDER BY CASE WHEN {{ sqlndcg._quote('mean') }} IS NULL THEN 1 ELSE 0 END,
-                                  {{ sqlndcg._quote('mean') }} DESC) AS {{ sqlndcg._quote('rank') }}
-FROM m
+{%- set mean = sqlndcg._quote('mean') %}
+SELECT {% for k in by %}m.{{ k }} AS {{ k }}, {% endfor %}m.metric AS metric, m.{{ src }} AS {{ src }},
+       m.{{ sqlndcg._quote(p.system) }} AS {{ sqlndcg._quote(p.system) }}, MAX(m.queries) AS queries, MAX(m.{{ mean }}) AS {{ mean }},
+       1 + SUM(CASE WHEN o.{{ mean }} IS NULL THEN 0 WHEN m.{{ mean }} IS NULL THEN 1
+                    WHEN o.{{ mean }} > m.{{ mean }} AND NOT ({{ sqlndcg._within_rounding('o.' ~ mean ~ ' - m.' ~ mean, 'o.' ~ mean, 'm.' ~ mean) }})
+                    THEN 1 ELSE 0 END) AS {{ sqlndcg._quote('rank') }}
+FROM m JOIN m o ON o.metric = m.metric AND o.{{ src }} = m.{{ src }}{% for k in by %} AND o.{{ k }} = m.{{ k }}{% endfor %}
+GROUP BY {% for k in by %}m.{{ k }}, {% endfor %}m.metric, m.{{ src }}, m.{{ sqlndcg._quote(p.system) }}
 ORDER BY {% for k in by %}{{ k }}, {% endfor %}metric, {{ src }}, {{ sqlndcg._quote('rank') }}, {{ sqlndcg._quote(p.system) }}
 {%- endmacro -%}
 
 {#- Every ordered pair of systems (a, b) with a mean under the reference and under another source: the means
     table's relation p.means, p.reference (text). CTEs r, s, pairs(groups, metric, source, system_a, system_b,
-    ref_a, ref_b, src_a, src_b). -#}
+    ref_a, ref_b, src_a, src_b, ref_sign, src_sign: the sign of a - b, 0 when equal up to float rounding). -#}
+{#- 1, 0 or -1: the sign of a - b, 0 when a and b are equal up to float rounding (compare.sql's ties), so that
+    means summed in another order on another engine tie alike. -#}
+{%- macro _system_order_sign(a, b) -%}
+CASE WHEN {{ sqlndcg._within_rounding(a ~ ' - ' ~ b, a, b) }} THEN 0 WHEN {{ a }} > {{ b }} THEN 1 ELSE -1 END
+{%- endmacro -%}
+
 {%- macro _system_order_pairs_ctes(p) -%}
 {%- set src = sqlndcg._quote(p.source) -%}{%- set sys = sqlndcg._quote(p.system) -%}{%- set mean = sqlndcg._quote('mean') -%}
 {%- set ref = 'CAST(' ~ src ~ ' AS ' ~ sqlndcg.text_type() ~ ') = ' ~ sqlndcg.text_literal(p.reference) -%}
@@ -117,7 +129,9 @@ s AS (SELECT * FROM {{ p.means }} x WHERE NOT ({{ ref }}) AND {{ mean }} IS NOT 
 pairs AS (
   SELECT {% for k in p.groups %}s1.{{ sqlndcg._quote(k) }} AS {{ sqlndcg._quote(k) }}, {% endfor %}s1.metric AS metric,
          s1.{{ src }} AS {{ src }}, s1.{{ sys }} AS system_a, s2.{{ sys }} AS system_b, r1.{{ mean }} AS ref_a, r2.{{ mean }} AS ref_b,
-         s1.{{ mean }} AS src_a, s2.{{ mean }} AS src_b
+         s1.{{ mean }} AS src_a, s2.{{ mean }} AS src_b,
+         {{ sqlndcg._system_order_sign('r1.' ~ mean, 'r2.' ~ mean) }} AS ref_sign,
+         {{ sqlndcg._system_order_sign('s1.' ~ mean, 's2.' ~ mean) }} AS src_sign
   FROM s s1
   JOIN s s2 ON s2.metric = s1.metric AND s2.{{ src }} = s1.{{ src }} AND s2.{{ sys }} <> s1.{{ sys }}
   JOIN r r1 ON r1.metric = s1.metric AND r1.{{ sys }} = s1.{{ sys }}
@@ -145,17 +159,17 @@ n AS (
   GROUP BY {% for k in by %}s.{{ k }}, {% endfor %}s.metric, s.{{ src }}
 ), c AS (
   SELECT {{ keys }},
-         SUM(CASE WHEN ref_a > ref_b AND src_a > src_b THEN 1 ELSE 0 END) AS concordant,
-         SUM(CASE WHEN ref_a > ref_b AND src_a < src_b THEN 1 ELSE 0 END) AS discordant,
+         SUM(CASE WHEN ref_sign = 1 AND src_sign = 1 THEN 1 ELSE 0 END) AS concordant,
+         SUM(CASE WHEN ref_sign = 1 AND src_sign = -1 THEN 1 ELSE 0 END) AS discordant,
          CAST(COUNT(*) AS {{ d }}) / 2 AS n0,
-         CAST(SUM(CASE WHEN ref_a = ref_b THEN 1 ELSE 0 END) AS {{ d }}) / 2 AS n1,
-         CAST(SUM(CASE WHEN src_a = src_b THEN 1 ELSE 0 END) AS {{ d }}) / 2 AS n2
+         CAST(SUM(CASE WHEN ref_sign = 0 THEN 1 ELSE 0 END) AS {{ d }}) / 2 AS n1,
+         CAST(SUM(CASE WHEN src_sign = 0 THEN 1 ELSE 0 END) AS {{ d }}) / 2 AS n2
   FROM pairs GROUP BY {{ keys }}
 ), above AS (
   SELECT {{ keys }}, system_a,
-         SUM(CASE WHEN ref_b > ref_a THEN CAST(1 AS {{ d }}) WHEN ref_b = ref_a THEN CAST(0.5 AS {{ d }})
+         SUM(CASE WHEN ref_sign = -1 THEN CAST(1 AS {{ d }}) WHEN ref_sign = 0 THEN CAST(0.5 AS {{ d }})
                   ELSE CAST(0 AS {{ d }}) END) / COUNT(*) AS share
-  FROM pairs WHERE src_b > src_a GROUP BY {{ keys }}, system_a
+  FROM pairs WHERE src_sign = -1 GROUP BY {{ keys }}, system_a
 ), ap AS (
   SELECT {{ keys }}, 2 * AVG(share) - 1 AS tau_ap, 1 AS ap_found FROM above GROUP BY {{ keys }}
 )
@@ -189,7 +203,7 @@ LEFT JOIN {{ p.pvalues }} {{ alias }} ON {{ alias }}.metric = x.metric AND {{ al
   AND {{ alias }}.system_a = CAST(x.system_a AS {{ t }}) AND {{ alias }}.system_b = CAST(x.system_b AS {{ t }})
   {%- for k in by %} AND {{ alias }}.{{ k }} = CAST(x.{{ k }} AS {{ t }}){% endfor %}
 {%- endfor %}{% endif %}
-WHERE x.ref_a > x.ref_b AND x.src_a < x.src_b
+WHERE x.ref_sign = 1 AND x.src_sign = -1
 ORDER BY {% for k in by %}x.{{ k }}, {% endfor %}x.metric, x.{{ src }}, x.system_a, x.system_b
 {%- endmacro -%}
 
