@@ -8,12 +8,11 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
-from .output import emit_text, write_table
+from .output import emit_text, result_text
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"audit-sample": "a stratified, seeded sample of queries to send to human judges",
@@ -79,15 +78,7 @@ def _sample(args) -> None:
                            model_labels=args.model_labels, metric=args.metric, system=args.system,
                            query_id=args.query_id, con=con,
                            **{k: v for k, v in settings_from(args).items() if k in SETTINGS})
-    out = io.StringIO()
-    if args.format == "json":
-        json.dump(res.to_dict(), out, indent=2, default=str)
-        out.write("\n")
-    elif args.format == "text":
-        out.write(str(res) + "\n")
-    else:
-        write_table(res.strata if args.strata_table else res.sample, args.format, out)
-    emit_text(out.getvalue(), args.output)
+    emit_text(result_text(res, args.format, res.strata if args.strata_table else res.sample), args.output)
     for w in res.warnings if args.format != "text" else []:
         print(f"sqlndcg: warning: {w}", file=sys.stderr)
 

@@ -6,10 +6,9 @@
 
 from __future__ import annotations
 
-import json
 
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
-from .output import emit_text
+from .output import emit_text, result_text
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"judge-check": "before switching to model labels: agreement, system order, corrected means, audit size"}
@@ -49,8 +48,7 @@ def _run(args) -> None:
                           candidate=args.candidate, system=args.system, baseline=args.baseline, width=args.width,
                           ppi=args.ppi, con=con, run_format=args.run_format, judgments_format=args.judgments_format,
                           **settings_from(args))
-    text = json.dumps(res.to_dict(), indent=2, default=str) if args.format == "json" else str(res)
-    emit_text(text + "\n", args.output)
+    emit_text(result_text(res, args.format), args.output)
 
 
 def run(args) -> int:

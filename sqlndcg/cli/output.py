@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 
@@ -36,6 +37,18 @@ def save_table(table, path: str | None) -> None:
     else:
         with open(path, "w", newline="", encoding="utf-8") as f:
             write_table(table, "csv", f)
+
+
+def result_text(res, fmt: str, table=None) -> str:
+    """A verb's result as one printout: json (its ``to_dict()``), text (its ``str``, the page it reads as), or
+    ``table`` (one of its tables) in a table format."""
+    if fmt == "json":
+        return json.dumps(res.to_dict(), indent=2, default=str) + "\n"
+    if fmt == "text" or table is None:
+        return str(res) + "\n"
+    out = io.StringIO()
+    write_table(table, fmt, out)
+    return out.getvalue()
 
 
 def emit_text(text: str, output: str | None) -> None:

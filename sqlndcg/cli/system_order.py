@@ -6,11 +6,9 @@
 
 from __future__ import annotations
 
-import io
-import json
 
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
-from .output import emit_text, write_table
+from .output import emit_text, result_text
 
 #: The verbs of this module, with their one-line help.
 VERBS = {"system-order": "whether model labels rank systems as human labels do: Kendall's tau, tau-AP, flipped pairs"}
@@ -50,15 +48,7 @@ def _run(args) -> None:
         res = system_order(args.runs, args.judgments, metrics, source=args.source, reference=args.reference,
                            system=args.system, test=args.test, query_set=args.query_set, con=con,
                            run_format=args.run_format, judgments_format=args.judgments_format, **settings_from(args))
-    out = io.StringIO()
-    if args.format == "json":
-        json.dump(res.to_dict(), out, indent=2, default=str)
-        out.write("\n")
-    elif args.format == "text":
-        out.write(str(res) + "\n")
-    else:
-        write_table(getattr(res, args.table), args.format, out)
-    emit_text(out.getvalue(), args.output)
+    emit_text(result_text(res, args.format, getattr(res, args.table)), args.output)
 
 
 def run(args) -> int:
