@@ -19,7 +19,7 @@ from .audit_size import audit_size
 from .judge_findings import THRESHOLDS, findings
 from .judgments import Input, Runner
 from .ppi import ppi_compare, ppi_evaluate
-from .system_order import system_order
+from .system_order import label_sources, system_order
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -130,27 +130,18 @@ def judge_check(
 
 
 def checked_sources(runner: Runner, labels: Input, source: str, reference, candidate, query: str):
-    """The refusals about the sources: the source column, the query column, the reference, the candidate (needed
-    when the column holds several sources besides the reference). Returns the candidate."""
-    where = f"the column {source!r} of {labels.label}"
+    """The refusals about the sources: system_order's (the source column, the reference, another source), the
+    query column, and the candidate (needed when the column holds several sources besides the reference).
+    Returns the candidate."""
     columns = [c["name"] for c in labels.described["columns"]]
-    if not isinstance(source, str) or source not in columns:
-        raise InputError(f"{labels.label} has no source column {source!r}; its columns are {', '.join(columns)}. "
-                         "Name the column that tells the label sources apart with source=")
+    sources = label_sources(runner, labels, source, reference)
     if query not in columns:
         raise InputError(f"{labels.label} has no query id column {query!r}; its columns are {', '.join(columns)}")
-    found = [str(v) for (v,) in runner.rows(templates.system_order_values_sql(labels.described["sql"], source,
-                                                                              dialect=runner.dialect))]
-    shown = ", ".join(map(repr, found)) or "no value"
-    if str(reference) not in found:
-        raise SettingError(f"reference={reference!r} is not a label source: {where} holds {shown}")
-    others = [v for v in found if v != str(reference)]
+    where, shown, others = f"the column {source!r} of {labels.label}", ", ".join(map(repr, sources)), sources[1:]
     if candidate is None:
         if len(others) != 1:
             raise SettingError(f"{where} holds {shown}: name the model source to check with candidate= (one of "
-                               f"{', '.join(map(repr, others))})" if others else
-                               f"{where} holds only the reference {str(reference)!r}: there is no model source to "
-                               "check")
+                               f"{', '.join(map(repr, others))})")
         candidate = others[0]
     elif str(candidate) not in others:
         raise SettingError(f"candidate={candidate!r} is not a label source other than the reference: {where} "

@@ -80,10 +80,7 @@ def system_order(
         (labels,) = runner.inputs((judgments, "judgments", judgments_format))
         assert labels is not None
         columns = [c["name"] for c in labels.described["columns"]]
-        if source not in columns:
-            raise InputError(f"{labels.label} has no source column {source!r}; its columns are "
-                             f"{', '.join(columns)}. Name the column that tells the label sources apart with source=")
-        sources = _sources(runner, labels, source, reference)
+        sources = label_sources(runner, labels, source, reference)
         query = str(settings.get("judgments_query_id") or settings.get("query_id") or "query_id")
         doc = str(settings.get("judgments_doc_id") or settings.get("doc_id") or "doc_id")
         if query in columns and doc in columns:  # else evaluate names the missing column
@@ -143,8 +140,13 @@ def system_order(
     return SystemOrder(means, correlation, flips, out, statements)
 
 
-def _sources(runner: Runner, labels: Input, source: str, reference) -> list[str]:
-    """The label sources, the reference first, once it is one of them and there is another."""
+def label_sources(runner: Runner, labels: Input, source: str, reference) -> list[str]:
+    """The label sources of the column ``source`` of ``labels``, the reference first; refuses a missing column, a
+    reference that is not one of them and a column holding only the reference (judge_check's refusals too)."""
+    columns = [c["name"] for c in labels.described["columns"]]
+    if not isinstance(source, str) or source not in columns:
+        raise InputError(f"{labels.label} has no source column {source!r}; its columns are "
+                         f"{', '.join(columns)}. Name the column that tells the label sources apart with source=")
     found = [str(v) for (v,) in runner.rows(templates.system_order_values_sql(labels.described["sql"], source,
                                                                               dialect=runner.dialect))]
     if str(reference) not in found:
