@@ -450,21 +450,15 @@ _PPI_FREE = {"correction": "holm", "permutations": 10000, "seed": 0, "bootstrap"
 
 def _ppi(runs, judgments, metrics, audit, modes: tuple, given: dict, settings: dict) -> Comparison:
     """compare's hand-over to ppi_compare: ``judgments`` are the model's labels, ``audit`` the humans'."""
+    from .ppi import check_hand_over, ppi_compare
+
     ppi, interval = modes
-    if audit is None:
-        chosen = f"ppi={ppi!r}" if ppi is not None else f"interval={interval!r}"
-        raise SettingError(f"compare: {chosen} corrects model labels by a human audit: pass the human labels of "
-                           "the audited queries as audit=")
-    changed = sorted(k for k, default in _PPI_FREE.items()
-                     if ((given[k] is not None) if default is None else given[k] != default))
-    if changed:
-        raise SettingError(f"compare: {changed[0]}= is not available with audit= (prediction-powered differences "
-                           "take the metrics' settings, system=, baseline= and the inputs' formats)")
+    check_hand_over("compare", audit, f"ppi={ppi!r}" if ppi is not None else f"interval={interval!r}", given,
+                    _PPI_FREE, "differences take the metrics' settings, system=, baseline= and the inputs' formats")
     if isinstance(runs, Mapping) and given["baseline"] is None and runs:
         given["baseline"] = next(iter(runs))
     if given["baseline"] is None:
         raise SettingError("compare: with audit=, name the baseline system (baseline=)")
-    from .ppi import ppi_compare
 
     return cast(Comparison, ppi_compare(runs, judgments, audit, metrics, baseline=given["baseline"],
                                         system=given["system"], ppi=ppi or "ppi++", interval=interval or "normal",

@@ -135,16 +135,10 @@ _PPI_FREE = {"dialect": None, "delimiter": None, "decimal": None, "query_weights
 def _ppi(run, judgments, names: list, audit, ppi, con, run_format, judgments_format, given: dict,
          settings: dict) -> Result:
     """evaluate's hand-over to ppi_evaluate: ``judgments`` are the model's labels, ``audit`` the humans'."""
-    if audit is None:
-        chosen = f"ppi={ppi!r}" if ppi is not None else f"interval={given['interval']!r}"
-        raise SettingError(f"evaluate: {chosen} corrects model labels by a human audit: pass the human labels "
-                           "of the audited queries as audit=")
-    changed = sorted(k for k, default in _PPI_FREE.items()
-                     if ((given[k] is not None) if default is None else given[k] != default))
-    if changed:
-        raise SettingError(f"evaluate: {changed[0]}= is not available with audit= (prediction-powered metrics take "
-                           "the metrics' settings and the inputs' formats)")
-    from .ppi import ppi_evaluate
+    from .ppi import check_hand_over, ppi_evaluate
+
+    check_hand_over("evaluate", audit, f"ppi={ppi!r}" if ppi is not None else f"interval={given['interval']!r}",
+                    given, _PPI_FREE, "metrics take the metrics' settings and the inputs' formats")
 
     return cast(Result, ppi_evaluate(run, judgments, audit, names, ppi=ppi or "ppi++",
                                      interval=given["interval"] or "normal", con=con,

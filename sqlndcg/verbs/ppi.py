@@ -112,6 +112,19 @@ def _ppi(run, model_labels, audit, metrics, modes: tuple[str, str], baseline: st
                        settings)
 
 
+def check_hand_over(verb: str, audit, chosen: str, given: dict, free: dict, takes: str) -> None:
+    """evaluate's and compare's refusals before they hand a call over: ``chosen`` (ppi= or interval=, as given)
+    needs ``audit=``; a keyword of ``free`` (the verb's keywords PPI does not take, with their defaults) set to
+    something else than its default is refused. ``takes`` says what the prediction-powered side does take."""
+    if audit is None:
+        raise SettingError(f"{verb}: {chosen} corrects model labels by a human audit: pass the human labels of the "
+                           "audited queries as audit=")
+    changed = sorted(k for k, default in free.items()
+                     if ((given[k] is not None) if default is None else given[k] != default))
+    if changed:
+        raise SettingError(f"{verb}: {changed[0]}= is not available with audit= (prediction-powered {takes})")
+
+
 def _check_modes(ppi: str, interval: str) -> None:
     """Refuse an unknown ppi= or interval=."""
     if ppi not in ("ppi", "ppi++"):
