@@ -11,6 +11,7 @@ from numbers import Real
 from ..core import templates
 from ..errors import InputError, SettingError
 from ..present.ppi import PPIResult
+from ..present.results import Table
 from ..run.session import Session
 from ..stats import audit as stats_audit
 
@@ -72,23 +73,27 @@ def _var(xs: list[float]) -> float:
 
 
 def _pairs(pilot, pilot_format: str | None, con) -> tuple[list[dict], dict]:
-    """The per-query pairs (metric, model_value, human_value, audited) of a PPIResult, or of a table, file or frame
-    holding them (ppi_evaluate's ``per_query``)."""
+    """The per-query pairs (metric, model_value, human_value, audited) of a PPIResult, or of a Table (read
+    already), table, file or frame holding them (ppi_evaluate's ``per_query``)."""
     if isinstance(pilot, PPIResult):
         if "baseline" in pilot.settings:
             raise SettingError("audit_size reads a ppi_evaluate pilot; for ppi_compare's differences give the "
                                "numbers (sd_human=, sd_model=, correlation= of the per-query differences)")
         return pilot.per_query.to_dicts(), dict(pilot.settings)
-    with Session(con) as ses:
-        src = ses.resolve(pilot, "pilot", pilot_format)
-        ses.describe(src)
-        columns, rows = ses.fetch(templates.all_rows(src.sql, dialect=ses.dialect))
+    if isinstance(pilot, Table):  # such pairs already read (judge_check's, per system or difference)
+        records, columns, label = pilot.to_dicts(), list(pilot.columns), "the pilot (Table)"
+    else:
+        with Session(con) as ses:
+            src = ses.resolve(pilot, "pilot", pilot_format)
+            ses.describe(src)
+            columns, rows = ses.fetch(templates.all_rows(src.sql, dialect=ses.dialect))
+        records, label = [dict(zip(columns, r)) for r in rows], src.label
     need = ["metric", "model_value", "human_value", "audited"]
     missing = [c for c in need if c not in columns]
     if missing:
-        raise InputError(f"{src.label}: no column {', '.join(map(repr, missing))} (its columns: {', '.join(columns)}); "
-                         "the pilot is ppi_evaluate's per-query pairs")
-    return [dict(zip(columns, r)) for r in rows], {}
+        raise InputError(f"{label}: no column {', '.join(map(repr, missing))} (its columns: "
+                         f"{', '.join(columns)}); the pilot is ppi_evaluate's per-query pairs")
+    return records, {}
 
 
 def _from_pilot(pilot, metric: str | None, pilot_format: str | None,
@@ -128,7 +133,7 @@ def audit_size(pilot=None, *, width: float, queries: int | None = None, ppi: str
     evaluated (default: the pilot's audited + unaudited), and what a human-only audit needs for the same width.
 
     The pilot is a :class:`~sqlndcg.PPIResult` of :func:`sqlndcg.ppi_evaluate` (its per-query pairs give the
-    moments; ``ppi`` defaults to the pilot's) or its ``per_query`` pairs as a table, file or frame, or numbers: ``sd_human``, ``sd_model`` and ``correlation`` (per-query
+    moments; ``ppi`` defaults to the pilot's) or its ``per_query`` pairs (a :class:`~sqlndcg.Table`, or a table, file or frame), or numbers: ``sd_human``, ``sd_model`` and ``correlation`` (per-query
     values; PPI++ re-tunes lam for each n, ``"ppi"`` keeps lam = 1), or ``sd_rectifier`` (of Y - lam Yh), ``lam`` and
     ``sd_model`` (a fixed lam; ``sd_human`` optional, for the human-only count). Standard deviations are divided
     by their counts, as ppi_evaluate's.

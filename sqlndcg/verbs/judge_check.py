@@ -166,8 +166,7 @@ def checked_queries(label: str, ours: set, theirs: set, reference, candidate, qu
 
 def audit_sizes(corrected, width: float, system: str) -> Table:
     """audit_size per row of the corrected summary, that row's per-query pairs as the pilot (for a difference:
-    the system's pairs minus the baseline's, query by query). A row no audit reaches says why in ``note``. The
-    pairs are the corrected result's, already fetched: their moments are taken in the embedded DuckDB."""
+    the system's pairs minus the baseline's, query by query). A row no audit reaches says why in ``note``."""
     pairs = corrected.per_query.to_dicts()
     baseline = corrected.settings.get("baseline")
     query = corrected.per_query.columns[1]
@@ -184,7 +183,7 @@ def audit_sizes(corrected, width: float, system: str) -> Table:
         pilot = Table((query, "metric", "model_value", "human_value", "audited"),
                       tuple((p[query], p["metric"], p["model_value"], p["human_value"], p["audited"]) for p in mine))
         try:
-            s = audit_size(pilot.to_arrow(), width=width, ppi=corrected.settings["ppi"])
+            s = audit_size(pilot, width=width, ppi=corrected.settings["ppi"])
             rows.append((r[system], r["metric"], s.queries, s.audited, s.expected_width, s.lam, s.human_only,
                          s.saving, None))
         except (SettingError, InputError) as e:
