@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from .common import DATABASES, add_setting_flags, database, run_verb, settings_from
@@ -91,11 +90,7 @@ def _size(args) -> None:
                          alpha=args.alpha, sd_human=args.sd_human, sd_model=args.sd_model,
                          correlation=args.correlation, sd_rectifier=args.sd_rectifier, lam=args.lam, con=con,
                          pilot_format=args.pilot_format)
-    if args.format == "json":
-        json.dump(res.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(res)
+    sys.stdout.write(result_text(res, args.format))
 
 
 _FLAGS = {"budget=": "--budget", "strata=": "--strata", "by=": "--by", "bins=": "--bins", "allocation=": "--allocation",
